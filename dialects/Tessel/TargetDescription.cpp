@@ -1,0 +1,212 @@
+//===- TargetDescription.cpp - Host detection and GPU presets -------------===//
+#include "dialects/Tessel/TargetDescription.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+TargetAttr
+TargetDescription::toAttr(MLIRContext *ctx,
+                          function_ref<InFlightDiagnostic()> emitError) const {
+  Builder b(ctx);
+  ArrayAttr mmaAttr;
+  if (!mma.empty()) {
+    SmallVector<Attribute> shapes;
+    for (const std::string &shape : mma)
+      shapes.push_back(b.getStringAttr(shape));
+    mmaAttr = b.getArrayAttr(shapes);
+  }
+  return TargetAttr::getChecked(emitError, ctx, StringRef(kind), StringRef(triple),
+                         StringRef(chip), StringRef(features), vectorBits,
+                         vectorRegisters, cacheLine, l1, l2, l3, cores,
+                         smCount, smemPerBlock, registersPerBlock, warpSize,
+                         maxThreadsPerBlock, mmaAttr);
+}
+
+/// Reads a small sysfs file; empty when absent.
+static std::string readSysfs(const Twine &path) {
+  auto buffer = llvm::MemoryBuffer::getFileAsStream(path);
+  if (!buffer)
+    return {};
+  return (*buffer)->getBuffer().trim().str();
+}
+
+/// Parses sysfs cache sizes such as "32K", "1024K", "32768K", "16M".
+static int64_t parseCacheSize(StringRef text) {
+  int64_t multiplier = 1;
+  if (text.consume_back("K"))
+    multiplier = 1024;
+  else if (text.consume_back("M"))
+    multiplier = 1024 * 1024;
+  int64_t value = 0;
+  if (text.getAsInteger(10, value))
+    return 0;
+  return value * multiplier;
+}
+
+TargetDescription mlir::tessel::detectHostCPU() {
+  TargetDescription desc;
+  desc.kind = "cpu";
+  desc.triple = llvm::Triple::normalize(llvm::sys::getProcessTriple());
+  desc.chip = llvm::sys::getHostCPUName().str();
+
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  SmallVector<std::string> enabled;
+  for (const auto &feature : features)
+    if (feature.second)
+      enabled.push_back("+" + feature.first().str());
+  llvm::sort(enabled);
+  desc.features = llvm::join(enabled, ",");
+
+  auto has = [&](StringRef name) { return features.lookup(name); };
+  if (has("avx512f")) {
+    desc.vectorBits = 512;
+    desc.vectorRegisters = 32;
+  } else if (has("avx")) {
+    desc.vectorBits = 256;
+    desc.vectorRegisters = 16;
+  } else if (has("neon") || has("sve")) {
+    desc.vectorBits = 128;
+    desc.vectorRegisters = 32;
+  } else {
+    desc.vectorBits = 128;
+    desc.vectorRegisters = 16;
+  }
+
+  // Fallbacks are a typical modern core; sysfs overrides them when readable.
+  desc.cacheLine = 64;
+  desc.l1 = 32 * 1024;
+  desc.l2 = 1024 * 1024;
+  desc.l3 = 32 * 1024 * 1024;
+  for (int index = 0; index < 8; ++index) {
+    std::string dir =
+        "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    std::string level = readSysfs(dir + "/level");
+    if (level.empty())
+      break;
+    std::string type = readSysfs(dir + "/type");
+    if (type == "Instruction")
+      continue;
+    int64_t size = parseCacheSize(readSysfs(dir + "/size"));
+    if (size <= 0)
+      continue;
+    if (level == "1")
+      desc.l1 = size;
+    else if (level == "2")
+      desc.l2 = size;
+    else if (level == "3")
+      desc.l3 = size;
+    int64_t line = 0;
+    if (!StringRef(readSysfs(dir + "/coherency_line_size"))
+             .getAsInteger(10, line) &&
+        llvm::isPowerOf2_64(line))
+      desc.cacheLine = line;
+  }
+  // The affinity mask, not the machine's total, bounds the cores we may use.
+  desc.cores = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+  return desc;
+}
+
+namespace {
+struct GPUPreset {
+  const char *kind, *chip, *triple, *features;
+  int64_t smCount, smemPerBlock, registersPerBlock, warpSize, maxThreads,
+      cacheLine, l1, l2;
+  const char *mma; // comma-separated
+};
+} // namespace
+
+// Published per-chip figures (vendor architecture whitepapers / occupancy
+// tables). l1 is the per-SM L1 left beside the shared-memory carve-out.
+static const GPUPreset kGPUPresets[] = {
+    {"nvgpu", "sm_80", "nvptx64-nvidia-cuda", "+ptx70", 108, 166912, 65536,
+     32, 1024, 128, 28 * 1024, 40 * 1024 * 1024,
+     "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
+     "m16n16k16:f16xf16->f32"},
+    {"nvgpu", "sm_86", "nvptx64-nvidia-cuda", "+ptx71", 84, 101376, 65536, 32,
+     1024, 128, 28 * 1024, 6 * 1024 * 1024,
+     "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
+     "m16n16k16:f16xf16->f32"},
+    {"nvgpu", "sm_89", "nvptx64-nvidia-cuda", "+ptx78", 128, 101376, 65536, 32,
+     1024, 128, 28 * 1024, 72 * 1024 * 1024,
+     "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
+     "m16n16k16:f16xf16->f32"},
+    {"nvgpu", "sm_90", "nvptx64-nvidia-cuda", "+ptx80", 132, 232448, 65536, 32,
+     1024, 128, 28 * 1024, 50 * 1024 * 1024,
+     "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
+     "m16n16k16:f16xf16->f32"},
+    {"nvgpu", "sm_90a", "nvptx64-nvidia-cuda", "+ptx80", 132, 232448, 65536,
+     32, 1024, 128, 28 * 1024, 50 * 1024 * 1024,
+     "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
+     "m16n16k16:f16xf16->f32,wgmma.m64nNk16:f16xf16->f32,"
+     "wgmma.m64nNk32:i8xi8->i32"},
+    {"amdgpu", "gfx90a", "amdgcn-amd-amdhsa", "", 104, 65536, 131072, 64, 1024,
+     128, 16 * 1024, 8 * 1024 * 1024,
+     "mfma.32x32x8:f16xf16->f32,mfma.16x16x16:f16xf16->f32,"
+     "mfma.32x32x16:i8xi8->i32"},
+    {"amdgpu", "gfx942", "amdgcn-amd-amdhsa", "", 304, 65536, 131072, 64,
+     1024, 128, 32 * 1024, 4 * 1024 * 1024,
+     "mfma.32x32x8:f16xf16->f32,mfma.16x16x16:f16xf16->f32,"
+     "mfma.32x32x16:i8xi8->i32"},
+    {"amdgpu", "gfx1100", "amdgcn-amd-amdhsa", "", 96, 65536, 65536, 32, 1024,
+     128, 32 * 1024, 6 * 1024 * 1024, "wmma.16x16x16:f16xf16->f32"},
+};
+
+FailureOr<TargetDescription>
+mlir::tessel::getTargetPreset(StringRef kind, StringRef chip,
+                              std::string &error) {
+  if (kind == "cpu") {
+    TargetDescription host = detectHostCPU();
+    // A named CPU only changes the name LLVM schedules for; the rest stays
+    // the host's and can be overridden field by field.
+    if (!chip.empty() && chip != "host")
+      host.chip = chip.str();
+    return host;
+  }
+  if (kind != "nvgpu" && kind != "amdgpu") {
+    error = ("unknown target kind '" + kind +
+             "' (expected cpu, nvgpu or amdgpu)")
+                .str();
+    return failure();
+  }
+  if (chip.empty())
+    chip = kind == "nvgpu" ? "sm_80" : "gfx90a";
+  for (const GPUPreset &preset : kGPUPresets) {
+    if (kind != preset.kind || chip != preset.chip)
+      continue;
+    TargetDescription desc;
+    desc.kind = preset.kind;
+    desc.chip = preset.chip;
+    desc.triple = preset.triple;
+    desc.features = preset.features;
+    desc.smCount = preset.smCount;
+    desc.smemPerBlock = preset.smemPerBlock;
+    desc.registersPerBlock = preset.registersPerBlock;
+    desc.warpSize = preset.warpSize;
+    desc.maxThreadsPerBlock = preset.maxThreads;
+    desc.cacheLine = preset.cacheLine;
+    desc.l1 = preset.l1;
+    desc.l2 = preset.l2;
+    desc.vectorBits = 128; // widest global/shared access per thread
+    SmallVector<StringRef> shapes;
+    StringRef(preset.mma).split(shapes, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef shape : shapes)
+      desc.mma.push_back(shape.str());
+    return desc;
+  }
+  std::string known;
+  for (const GPUPreset &preset : kGPUPresets)
+    if (kind == preset.kind)
+      known += (known.empty() ? "" : ", ") + std::string(preset.chip);
+  error = ("unknown " + kind + " chip '" + chip + "' (known: " + known +
+           ")")
+              .str();
+  return failure();
+}

@@ -1,0 +1,90 @@
+//===- AllocateDeviceBuffers.cpp - Host temporaries kernels use → device --===//
+#include "passes/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#define DEBUG_TYPE "tessel-allocate-device-buffers"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_ALLOCATEDEVICEBUFFERSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+
+namespace {
+/// Where a buffer is touched: inside kernels, on the host, or both.
+struct BufferUses {
+  bool onDevice = false;
+  bool onHost = false;
+};
+} // namespace
+
+/// Follows `value` through view-like ops (subview, reshapes, casts), which
+/// alias the buffer, and classifies every other use.
+static void classifyUses(Value value, BufferUses &uses) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<memref::DeallocOp>(user))
+      continue;
+    if (user->getParentOfType<gpu::LaunchOp>() ||
+        isa<gpu::LaunchFuncOp>(user)) {
+      uses.onDevice = true;
+      continue;
+    }
+    if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+        view && view.getViewSource() == value) {
+      for (Value result : user->getResults())
+        classifyUses(result, uses);
+      continue;
+    }
+    uses.onHost = true;
+  }
+}
+
+namespace {
+struct AllocateDeviceBuffersPass
+    : public tessel::impl::AllocateDeviceBuffersPassBase<
+          AllocateDeviceBuffersPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    bool ok = true;
+    getOperation().walk([&](Operation *op) {
+      if (!isa<memref::AllocOp, memref::AllocaOp>(op) ||
+          op->getParentOfType<gpu::LaunchOp>() ||
+          op->getParentOfType<gpu::GPUModuleOp>())
+        return;
+      Value buffer = op->getResult(0);
+      BufferUses uses;
+      classifyUses(buffer, uses);
+      if (!uses.onDevice)
+        return;
+      if (isa<memref::AllocaOp>(op)) {
+        op->emitError() << "stack buffer is used by a GPU kernel; kernels "
+                           "cannot reach host stack memory";
+        ok = false;
+        return;
+      }
+      auto alloc = cast<memref::AllocOp>(op);
+      rewriter.setInsertionPoint(alloc);
+      // A buffer both sides touch must be visible to both: managed memory.
+      auto deviceAlloc = gpu::AllocOp::create(
+          rewriter, alloc.getLoc(), alloc.getType(), /*asyncToken=*/Type(),
+          /*asyncDependencies=*/ValueRange(), alloc.getDynamicSizes(),
+          alloc.getSymbolOperands(), /*hostShared=*/uses.onHost);
+      for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
+        if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
+          rewriter.setInsertionPoint(dealloc);
+          gpu::DeallocOp::create(rewriter, dealloc.getLoc(),
+                                 /*asyncToken=*/Type(), ValueRange(),
+                                 deviceAlloc.getMemref());
+          rewriter.eraseOp(dealloc);
+        }
+      rewriter.replaceOp(alloc, deviceAlloc.getMemref());
+    });
+    if (!ok)
+      signalPassFailure();
+  }
+};
+} // namespace

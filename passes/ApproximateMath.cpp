@@ -1,0 +1,32 @@
+//===- ApproximateMath.cpp - Polynomial approximations of f32 math --------===//
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "tessel-approximate-math"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_APPROXIMATEMATHPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+
+namespace {
+struct ApproximateMathPass
+    : public tessel::impl::ApproximateMathPassBase<ApproximateMathPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    // Upstream's default set: f32 expansions plus the polynomial rewrites,
+    // without target-specific (AVX2) intrinsics so every target can use it.
+    populateMathPolynomialApproximationPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      getOperation().emitRemark()
+          << "math approximation did not converge; remaining math ops go "
+             "to libm";
+  }
+};
+} // namespace

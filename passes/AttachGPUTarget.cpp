@@ -1,0 +1,51 @@
+//===- AttachGPUTarget.cpp - #tessel.target → #nvvm/#rocdl.target --------===//
+#include "passes/Passes.h"
+
+#define DEBUG_TYPE "tessel-attach-gpu-target"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_ATTACHGPUTARGETPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+/// Debian's ROCm device libraries (rocm-device-libs 5.2) ship ABI versions
+/// 400 and 500 only; upstream's default of 600 would look for bitcode that
+/// is not there.
+static constexpr StringLiteral kROCDLAbiVersion = "500";
+
+namespace {
+struct AttachGPUTargetPass
+    : public tessel::impl::AttachGPUTargetPassBase<AttachGPUTargetPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    TargetAttr target = TargetAttr::lookup(module);
+    if (!target || !target.isGPU()) {
+      module.emitError() << "needs a #tessel.target of kind nvgpu or amdgpu "
+                            "(run tessel-attach-target{kind=nvgpu|amdgpu} "
+                            "first)";
+      return signalPassFailure();
+    }
+    auto emitError = [&] { return module.emitError(); };
+    Attribute deviceTarget;
+    if (target.getKind() == "nvgpu")
+      deviceTarget = NVVM::NVVMTargetAttr::getChecked(
+          emitError, &getContext(), static_cast<int>(optLevel), target.getTriple(),
+          target.getChip(), target.getFeatures());
+    else
+      deviceTarget = ROCDL::ROCDLTargetAttr::getChecked(
+          emitError, &getContext(), static_cast<int>(optLevel), target.getTriple(),
+          target.getChip(), target.getFeatures(), StringRef(kROCDLAbiVersion));
+    if (!deviceTarget)
+      return signalPassFailure();
+
+    ArrayAttr targets = ArrayAttr::get(&getContext(), {deviceTarget});
+    for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
+      gpuModule.setTargetsAttr(targets);
+  }
+};
+} // namespace

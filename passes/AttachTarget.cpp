@@ -1,0 +1,78 @@
+//===- AttachTarget.cpp - Attach #tessel.target to the module -------------===//
+#include "dialects/Tessel/TargetDescription.h"
+#include "passes/Passes.h"
+
+#define DEBUG_TYPE "tessel-attach-target"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_ATTACHTARGETPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+struct AttachTargetPass
+    : public tessel::impl::AttachTargetPassBase<AttachTargetPass> {
+  using Base::Base;
+
+  /// Applies every option the user set on top of the preset.
+  void applyOverrides(TargetDescription &desc) const {
+    if (!triple.empty())
+      desc.triple = triple;
+    if (!features.empty())
+      desc.features = features;
+    auto override = [](int64_t &field, int64_t value) {
+      if (value > 0)
+        field = value;
+    };
+    override(desc.vectorBits, vectorBits);
+    override(desc.vectorRegisters, vectorRegisters);
+    override(desc.cacheLine, cacheLine);
+    override(desc.l1, l1);
+    override(desc.l2, l2);
+    override(desc.l3, l3);
+    override(desc.cores, cores);
+    override(desc.smCount, smCount);
+    override(desc.smemPerBlock, smemPerBlock);
+    override(desc.registersPerBlock, registersPerBlock);
+    override(desc.warpSize, warpSize);
+    override(desc.maxThreadsPerBlock, maxThreadsPerBlock);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    StringRef attrName = TesselDialect::getTargetAttrName();
+
+    if (Attribute existing = module->getAttr(attrName); existing && !force) {
+      auto target = dyn_cast<TargetAttr>(existing);
+      if (!target) {
+        module.emitError() << "'" << attrName
+                           << "' must be a #tessel.target, got " << existing;
+        return signalPassFailure();
+      }
+      if (target.getKind() != kind) {
+        module.emitError() << "module targets '" << target.getKind()
+                           << "' but this pipeline compiles for '" << kind
+                           << "'";
+        return signalPassFailure();
+      }
+      return; // The user's own description wins.
+    }
+
+    std::string error;
+    FailureOr<TargetDescription> desc = getTargetPreset(kind, chip, error);
+    if (failed(desc)) {
+      module.emitError() << error;
+      return signalPassFailure();
+    }
+    applyOverrides(*desc);
+    TargetAttr target =
+        desc->toAttr(&getContext(), [&] { return module.emitError(); });
+    if (!target)
+      return signalPassFailure();
+    module->setAttr(attrName, target);
+  }
+};
+} // namespace

@@ -1,0 +1,25 @@
+//===- ExportCInterface.cpp - Mark public functions for the C ABI --------===//
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+#define DEBUG_TYPE "tessel-export-c-interface"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_EXPORTCINTERFACEPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+
+namespace {
+struct ExportCInterfacePass
+    : public tessel::impl::ExportCInterfacePassBase<ExportCInterfacePass> {
+  void runOnOperation() override {
+    UnitAttr unit = UnitAttr::get(&getContext());
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isExternal())
+        func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), unit);
+  }
+};
+} // namespace

@@ -1,0 +1,241 @@
+//===- Passes.td - Tessel passes ---------------------------*- tablegen -*-===//
+//
+// Every Tessel transformation. Each def generates the C++ declaration
+// (-gen-pass-decls) and the C API entry points mlirCreateTessel<Def> /
+// mlirRegisterTessel<Def> (-gen-pass-capi-header/-impl).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_PASSES_TD
+#define TESSEL_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AttachTargetPass : Pass<"tessel-attach-target", "::mlir::ModuleOp"> {
+  let summary = "Attach the #tessel.target description the cost models read";
+  let description = [{
+    Attaches `tessel.target = #tessel.target<...>` to the module. The
+    description starts from a preset: for `kind=cpu` the host this compiler
+    runs on (LLVM's host queries for triple, CPU and features; sysfs for the
+    caches; the affinity mask for cores), for `nvgpu`/`amdgpu` the figures
+    of `chip`. Any field can then be overridden by its option.
+
+    A module that already carries a target keeps it (so a user can run
+    `tessel-attach-target{...}` with their own overrides before a named
+    pipeline, whose own attach step then leaves it alone), unless `force` is
+    set. A kept target whose kind differs from `kind` is an error: the
+    pipeline cannot compile for a machine of another kind.
+
+    Before:
+
+    ```mlir
+    module { ... }
+    ```
+
+    After `tessel-attach-target{kind=nvgpu chip=sm_90a}`:
+
+    ```mlir
+    module attributes {tessel.target = #tessel.target<kind = "nvgpu",
+        triple = "nvptx64-nvidia-cuda", chip = "sm_90a", ...>} { ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::tessel::TesselDialect"];
+  let options = [
+    Option<"kind", "kind", "std::string", "\"cpu\"",
+           "Target kind: cpu, nvgpu or amdgpu">,
+    Option<"chip", "chip", "std::string", "\"\"",
+           "CPU name or GPU chip (sm_80, sm_90a, gfx90a, gfx1100); empty: "
+           "the host CPU, sm_80 or gfx90a">,
+    Option<"force", "force", "bool", "false",
+           "Replace a target the module already carries">,
+    Option<"triple", "triple", "std::string", "\"\"", "Override the triple">,
+    Option<"features", "features", "std::string", "\"\"",
+           "Override the LLVM target features">,
+    Option<"vectorBits", "vector-bits", "int64_t", "0",
+           "Override the vector register width in bits (0: keep)">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "0",
+           "Override the number of vector registers (0: keep)">,
+    Option<"cacheLine", "cache-line", "int64_t", "0",
+           "Override the cache line size in bytes (0: keep)">,
+    Option<"l1", "l1", "int64_t", "0", "Override the L1 size per core (0: keep)">,
+    Option<"l2", "l2", "int64_t", "0", "Override the L2 size per core (0: keep)">,
+    Option<"l3", "l3", "int64_t", "0", "Override the last-level cache size (0: keep)">,
+    Option<"cores", "cores", "int64_t", "0", "Override the core count (0: keep)">,
+    Option<"smCount", "sm-count", "int64_t", "0",
+           "Override the SM/CU count (0: keep)">,
+    Option<"smemPerBlock", "smem-per-block", "int64_t", "0",
+           "Override shared memory per block in bytes (0: keep)">,
+    Option<"registersPerBlock", "registers-per-block", "int64_t", "0",
+           "Override 32-bit registers per block (0: keep)">,
+    Option<"warpSize", "warp-size", "int64_t", "0",
+           "Override the warp/wavefront width (0: keep)">,
+    Option<"maxThreadsPerBlock", "max-threads-per-block", "int64_t", "0",
+           "Override the max threads per block (0: keep)">
+  ];
+}
+
+def ValidateInputPass : Pass<"tessel-validate-input", "::mlir::ModuleOp"> {
+  let summary = "Reject programs Tessel cannot compile, naming the op and why";
+  let description = [{
+    Checks the input contract before anything is transformed, so that bad
+    input fails with a diagnostic at the offending op instead of a crash or
+    silently wrong code later:
+
+    - every op comes from a dialect Tessel accepts as input (builtin, func,
+      linalg, tensor, arith, math, memref, bufferization, tosa, scf, affine,
+      ml_program);
+    - every tensor and memref is statically shaped (dynamic sizes are not
+      handled yet);
+    - element types are i1/i8/i16/i32/i64/index or f16/bf16/f32/f64;
+    - memref function arguments have the identity layout the C ABI assumes;
+    - no value is larger than the address space can hold.
+
+    ```mlir
+    func.func @f(%a: tensor<?x4xf32>) -> tensor<?x4xf32>
+    // error: 'func.func' argument #0 has dynamic shape tensor<?x4xf32>:
+    //        Tessel needs static shapes
+    ```
+  }];
+}
+
+def ExportCInterfacePass : Pass<"tessel-export-c-interface", "::mlir::ModuleOp"> {
+  let summary = "Give every public function a _mlir_ciface_ C entry point";
+  let description = [{
+    Marks each public `func.func` that has a body with
+    `llvm.emit_c_interface`, so that `convert-func-to-llvm` emits a
+    `_mlir_ciface_<name>` wrapper taking pointers to upstream's strided
+    memref descriptors: the stable C ABI of Tessel's compiled objects.
+
+    ```mlir
+    func.func @mm(%a: memref<4x4xf32>) { ... }
+    // becomes
+    func.func @mm(%a: memref<4x4xf32>) attributes {llvm.emit_c_interface} { ... }
+    ```
+  }];
+}
+
+def LowerLinalgToAffinePass
+    : Pass<"tessel-lower-linalg-to-affine", "::mlir::func::FuncOp"> {
+  let summary = "Lower bufferized linalg ops to affine loop nests";
+  let description = [{
+    Lowers every linalg op on memrefs (named ops such as matmul and the
+    convolutions, and `linalg.generic`) to an `affine.for` nest whose loads
+    and stores keep the op's indexing maps as affine access functions, the
+    form the polyhedral transformations analyze. `memref.copy` (which
+    bufferization leaves behind) goes the same way, as a `linalg.copy`, so
+    compiled code needs no runtime copy helper. Uses upstream's
+    `linalgOpToAffineLoops`; what this pass adds is the contract check: an op
+    still on tensors (not bufferized) or one that cannot be expressed with
+    affine accesses is an error at that op, never left behind silently.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x2xf32>)
+                  outs(%c : memref<4x2xf32>)
+    // becomes
+    affine.for %i = 0 to 4 {
+      affine.for %j = 0 to 2 {
+        affine.for %k = 0 to 8 {
+          %0 = affine.load %a[%i, %k] : memref<4x8xf32>
+          ...
+          affine.store %3, %c[%i, %j] : memref<4x2xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def AllocateDeviceBuffersPass
+    : Pass<"tessel-allocate-device-buffers", "::mlir::ModuleOp"> {
+  let summary = "Place host-side temporaries that kernels touch in device memory";
+  let description = [{
+    After loops are mapped to `gpu.launch`, buffers that a host function
+    allocates with `memref.alloc` are read and written by kernels, so they
+    must live in device memory. This pass rewrites such allocations (and
+    their deallocations) to `gpu.alloc` / `gpu.dealloc`. Buffers used only on
+    the host are left alone.
+
+    ```mlir
+    %t = memref.alloc() : memref<64xf32>
+    gpu.launch ... { memref.store %v, %t[%i] ... }
+    memref.dealloc %t : memref<64xf32>
+    // becomes
+    %t = gpu.alloc () : memref<64xf32>
+    ...
+    gpu.dealloc %t : memref<64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def AttachGPUTargetPass : Pass<"tessel-attach-gpu-target", "::mlir::ModuleOp"> {
+  let summary = "Attach the NVVM/ROCDL target of #tessel.target to gpu.modules";
+  let description = [{
+    Reads the module's `#tessel.target` (kind nvgpu or amdgpu) and attaches
+    the matching `#nvvm.target` or `#rocdl.target` (triple, chip, features)
+    to every `gpu.module`, so that `gpu-module-to-binary` serializes for the
+    chip the cost models assumed: the target description stays the single
+    source of truth.
+
+    ```mlir
+    module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_90a", ...>} {
+      gpu.module @k { ... }
+    // becomes
+      gpu.module @k [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] { ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect",
+                           "::mlir::ROCDL::ROCDLDialect"];
+  let options = [
+    Option<"optLevel", "O", "unsigned", "3", "Device code optimization level">
+  ];
+}
+
+def ApproximateMathPass : Pass<"tessel-approximate-math", "::mlir::func::FuncOp"> {
+  let summary = "Replace f32 transcendentals by polynomial approximations";
+  let description = [{
+    Rewrites f32 `math` ops (tanh, erf, exp, log, sin, cos, atan, ...) into
+    arithmetic: minimax polynomials and range reduction, accurate to a few
+    ulp. Such code vectorizes and fuses like any other elementwise op instead
+    of calling libm once per element. Upstream has these rewrites only as
+    pattern sets (and a test pass), so this pass makes them a pipeline step.
+    Ops on other types are left for `convert-math-to-libm`.
+
+    ```mlir
+    %y = math.tanh %x : f32
+    // becomes a clamped rational polynomial in %x (arith.mulf/addf/divf)
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def FinalizeTargetPass : Pass<"tessel-finalize-target", "::mlir::ModuleOp"> {
+  let summary = "Hand the target to LLVM and drop #tessel.target";
+  let description = [{
+    The last step of every pipeline. For a CPU target it records the
+    description where LLVM reads it: the module's `llvm.target_triple`, and
+    `target_cpu` / `target_features` on every defined `llvm.func`, so that
+    a plain `clang -O3` on the translated module generates code for the
+    chip the cost models assumed. It then removes `tessel.target`, so the
+    output is pure upstream IR that stock `mlir-translate-22` accepts
+    without the plugin. (GPU targets were already handed to the device
+    serializer by `tessel-attach-gpu-target`.)
+
+    ```mlir
+    module attributes {tessel.target = #tessel.target<kind = "cpu",
+        triple = "x86_64-pc-linux-gnu", chip = "znver4", features = "+avx512f", ...>} {
+      llvm.func @f() { ... }
+    }
+    // becomes
+    module attributes {llvm.target_triple = "x86_64-pc-linux-gnu"} {
+      llvm.func @f() attributes {target_cpu = "znver4",
+          target_features = #llvm.target_features<["+avx512f"]>} { ... }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // TESSEL_PASSES_TD

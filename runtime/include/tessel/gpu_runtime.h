@@ -1,0 +1,131 @@
+/* The mgpu* ABI that MLIR 22 emits calls to, as implemented by
+ * libtessel_cuda_runtime.so (CUDA driver API) and libtessel_hip_runtime.so
+ * (HIP). Signatures match what `gpu-to-llvm` and the gpu.binary LLVM
+ * translation (SelectObjectAttr) declare; handles are opaque pointers, exactly
+ * as the generated code sees them (CUmodule/hipModule_t, CUstream/hipStream_t
+ * and so on).
+ *
+ * Errors are reported on stderr as
+ *   tessel-cuda: <driver call>(...) failed: <CUDA error name>
+ * (tessel-hip: ... for HIP) and the call returns NULL or does nothing, like
+ * upstream's wrappers: generated code has no way to receive an error. */
+#ifndef TESSEL_GPU_RUNTIME_H
+#define TESSEL_GPU_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessel/runtime.h" /* TESSEL_RT_EXPORT, memref descriptors */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Modules and kernels. `data` is a cubin/fatbin/HSA code object
+ * (mgpuModuleLoad) or NUL-terminated PTX (mgpuModuleLoadJIT, CUDA only). */
+TESSEL_RT_EXPORT void *mgpuModuleLoad(void *data, size_t data_size);
+TESSEL_RT_EXPORT void *mgpuModuleLoadJIT(void *data, int opt_level);
+TESSEL_RT_EXPORT void mgpuModuleUnload(void *module);
+TESSEL_RT_EXPORT void *mgpuModuleGetFunction(void *module, const char *name);
+
+/* `params` holds one pointer per kernel argument (to the argument's value).
+ * Dimensions are intptr_t because they come from MLIR `index` values. */
+TESSEL_RT_EXPORT void mgpuLaunchKernel(void *function, intptr_t grid_x,
+                                       intptr_t grid_y, intptr_t grid_z,
+                                       intptr_t block_x, intptr_t block_y,
+                                       intptr_t block_z,
+                                       int32_t dynamic_shared_bytes,
+                                       void *stream, void **params,
+                                       void **extra, size_t param_count);
+/* MLIR 22 passes no param_count here (14 arguments); the trailing parameter
+ * mirrors upstream's wrapper and is ignored, which is ABI-safe because it is
+ * never read. */
+TESSEL_RT_EXPORT void mgpuLaunchClusterKernel(
+    void *function, intptr_t cluster_x, intptr_t cluster_y,
+    intptr_t cluster_z, intptr_t grid_x, intptr_t grid_y, intptr_t grid_z,
+    intptr_t block_x, intptr_t block_y, intptr_t block_z,
+    int32_t dynamic_shared_bytes, void *stream, void **params, void **extra,
+    size_t param_count);
+
+/* Streams and events. */
+TESSEL_RT_EXPORT void *mgpuStreamCreate(void);
+TESSEL_RT_EXPORT void mgpuStreamDestroy(void *stream);
+TESSEL_RT_EXPORT void mgpuStreamSynchronize(void *stream);
+TESSEL_RT_EXPORT void mgpuStreamWaitEvent(void *stream, void *event);
+TESSEL_RT_EXPORT void *mgpuEventCreate(void);
+TESSEL_RT_EXPORT void mgpuEventDestroy(void *event);
+TESSEL_RT_EXPORT void mgpuEventSynchronize(void *event);
+TESSEL_RT_EXPORT void mgpuEventRecord(void *event, void *stream);
+
+/* Memory. `is_host_shared` (gpu.alloc host_shared) gives managed memory that
+ * the host may also dereference. Memset counts are in elements. */
+TESSEL_RT_EXPORT void *mgpuMemAlloc(uint64_t size_bytes, void *stream,
+                                    bool is_host_shared);
+TESSEL_RT_EXPORT void mgpuMemFree(void *ptr, void *stream);
+TESSEL_RT_EXPORT void mgpuMemcpy(void *dst, void *src, size_t size_bytes,
+                                 void *stream);
+TESSEL_RT_EXPORT void mgpuMemset16(void *dst, uint16_t value, size_t count,
+                                   void *stream);
+TESSEL_RT_EXPORT void mgpuMemset32(void *dst, uint32_t value, size_t count,
+                                   void *stream);
+
+/* Page-locks host memory. The memref forms take a pointer to a ranked
+ * descriptor of `rank` (gpu.host_register on memref<*xT>) and register the
+ * span its sizes and strides cover. */
+TESSEL_RT_EXPORT void mgpuMemHostRegister(void *ptr, uint64_t size_bytes);
+TESSEL_RT_EXPORT void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
+                                                int64_t element_size_bytes);
+TESSEL_RT_EXPORT void mgpuMemHostUnregister(void *ptr);
+TESSEL_RT_EXPORT void mgpuMemHostUnregisterMemRef(int64_t rank,
+                                                  void *descriptor,
+                                                  int64_t element_size_bytes);
+
+/* Device used by later calls on this thread. */
+TESSEL_RT_EXPORT void mgpuSetDefaultDevice(int32_t device);
+
+/* CUDA only: TMA descriptors (nvgpu.tma.create.descriptor).
+ * mgpuTensorMapEncodeTiled fills a host CUtensorMap (128 bytes, 64-aligned);
+ * the enum-typed parameters of cuTensorMapEncodeTiled are int-sized.
+ * mgpuTensorMapEncodeTiledMemref builds one from a ranked memref descriptor
+ * and box sizes (outermost first) and returns a device copy of it, which is
+ * what the kernel consumes; enum values arrive as i64 from MLIR. */
+TESSEL_RT_EXPORT void mgpuTensorMapEncodeTiled(
+    void *tensor_map, int32_t data_type, uint32_t rank, void *global_address,
+    const uint64_t *global_dims, const uint64_t *global_strides_bytes,
+    const uint32_t *box_dims, const uint32_t *element_strides,
+    int32_t interleave, int32_t swizzle, int32_t l2_promotion,
+    int32_t oob_fill);
+TESSEL_RT_EXPORT void *mgpuTensorMapEncodeTiledMemref(
+    int64_t rank, void *descriptor, int64_t data_type, int64_t interleave,
+    int64_t swizzle, int64_t l2_promotion, int64_t oob_fill,
+    int64_t *box_dims);
+
+/* HIP only, mirroring upstream's ROCm wrappers: device view of registered
+ * host memory as a 1-D memref. */
+TESSEL_RT_EXPORT tessel_memref_f32_1d mgpuMemGetDeviceMemRef1dFloat(
+    float *allocated, float *aligned, int64_t offset, int64_t size,
+    int64_t stride);
+TESSEL_RT_EXPORT tessel_memref_i32_1d mgpuMemGetDeviceMemRef1dInt32(
+    int32_t *allocated, int32_t *aligned, int64_t offset, int64_t size,
+    int64_t stride);
+
+/* Tessel helpers for tests and harnesses. */
+
+/* Number of CUDA devices; 0 (silently) when libcuda.so.1 is missing, the
+ * driver fails to initialise, or there is no GPU, so tests can skip. */
+TESSEL_RT_EXPORT int tessel_cuda_device_count(void);
+/* "ok", or why CUDA is unusable (missing libcuda.so.1, cuInit's error, ...),
+ * so a skipping test can say why instead of hiding a broken setup. */
+TESSEL_RT_EXPORT const char *tessel_cuda_status(void);
+/* Returns 0 and fills major and minor on success, -1 on failure. */
+TESSEL_RT_EXPORT int tessel_cuda_compute_capability(int device, int *major,
+                                                    int *minor);
+/* Number of HIP devices; 0 when HIP reports none or fails. */
+TESSEL_RT_EXPORT int tessel_hip_device_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSEL_GPU_RUNTIME_H */

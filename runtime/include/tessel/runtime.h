@@ -1,0 +1,234 @@
+/* Tessel CPU runtime: helpers shared by tests, demos and benchmarks.
+ *
+ * Plain C11 with no MLIR dependency, so any harness (C, Python ctypes,
+ * MLIR-generated code) can link it. */
+#ifndef TESSEL_RUNTIME_H
+#define TESSEL_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define TESSEL_RT_EXPORT __declspec(dllexport)
+#else
+#define TESSEL_RT_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Aligned allocation
+ * ------------------------------------------------------------------------- */
+
+/* A cache line, and enough for AVX-512 loads of a whole vector. */
+#define TESSEL_DEFAULT_ALIGNMENT 64
+
+/* Allocates count * element_size bytes aligned to `alignment` (0 means
+ * TESSEL_DEFAULT_ALIGNMENT). Returns NULL if the product overflows, the
+ * alignment is not a power of two, or memory is exhausted. The memory is not
+ * zeroed. A zero-byte request still returns a unique pointer so callers need
+ * not special-case empty shapes. Release with tessel_free. */
+TESSEL_RT_EXPORT void *tessel_aligned_alloc(size_t count, size_t element_size,
+                                            size_t alignment);
+
+/* tessel_aligned_alloc(byte_count, 1, TESSEL_DEFAULT_ALIGNMENT). */
+TESSEL_RT_EXPORT void *tessel_alloc(size_t byte_count);
+
+/* Frees memory from tessel_aligned_alloc/tessel_alloc; NULL is a no-op. */
+TESSEL_RT_EXPORT void tessel_free(void *ptr);
+
+/* ---------------------------------------------------------------------------
+ * Timing
+ * ------------------------------------------------------------------------- */
+
+/* Seconds on a monotonic clock; only differences are meaningful. */
+TESSEL_RT_EXPORT double tessel_now_seconds(void);
+
+/* Median of `count` values without modifying them (the mean of the two
+ * middle values for even counts). Returns NaN for count == 0 or if scratch
+ * memory cannot be allocated. Median, not mean, because one preempted
+ * benchmark repetition should not move the reported time. */
+TESSEL_RT_EXPORT double tessel_median(const double *values, size_t count);
+
+/* ---------------------------------------------------------------------------
+ * MLIR strided memref descriptors
+ *
+ * Same C layout as upstream MLIR's StridedMemRefType<T, N>
+ * (mlir/ExecutionEngine/CRunnerUtils.h), which is what the LLVM lowering of
+ * memref<...> passes by pointer to C interface functions:
+ *   { T *allocated; T *aligned; int64_t offset; int64_t sizes[N];
+ *     int64_t strides[N]; }
+ * Rank 0 has no sizes/strides arrays at all (C forbids zero-length arrays,
+ * and upstream specialises rank 0 the same way).
+ * ------------------------------------------------------------------------- */
+
+/* Defines `tessel_memref_<tag>_<rank>d` for rank >= 1. */
+#define TESSEL_DEFINE_MEMREF(tag, element_type, rank)                         \
+  typedef struct tessel_memref_##tag##_##rank##d {                           \
+    element_type *allocated;                                                  \
+    element_type *aligned;                                                    \
+    int64_t offset;                                                           \
+    int64_t sizes[rank];                                                      \
+    int64_t strides[rank];                                                    \
+  } tessel_memref_##tag##_##rank##d
+
+/* Defines `tessel_memref_<tag>_0d`. */
+#define TESSEL_DEFINE_MEMREF_0D(tag, element_type)                            \
+  typedef struct tessel_memref_##tag##_0d {                                   \
+    element_type *allocated;                                                  \
+    element_type *aligned;                                                    \
+    int64_t offset;                                                           \
+  } tessel_memref_##tag##_0d
+
+/* Names the type defined above: TESSEL_MEMREF_TYPE(f32, float, 2) is
+ * tessel_memref_f32_2d. The element type is accepted so call sites read like
+ * the memref type they mirror; it must match the tag's definition. */
+#define TESSEL_MEMREF_TYPE(tag, element_type, rank) tessel_memref_##tag##_##rank##d
+
+#define TESSEL_DEFINE_MEMREF_RANKS_0_TO_4(tag, element_type)                  \
+  TESSEL_DEFINE_MEMREF_0D(tag, element_type);                                 \
+  TESSEL_DEFINE_MEMREF(tag, element_type, 1);                                 \
+  TESSEL_DEFINE_MEMREF(tag, element_type, 2);                                 \
+  TESSEL_DEFINE_MEMREF(tag, element_type, 3);                                 \
+  TESSEL_DEFINE_MEMREF(tag, element_type, 4)
+
+TESSEL_DEFINE_MEMREF_RANKS_0_TO_4(f32, float);
+TESSEL_DEFINE_MEMREF_RANKS_0_TO_4(f64, double);
+TESSEL_DEFINE_MEMREF_RANKS_0_TO_4(i8, int8_t);
+TESSEL_DEFINE_MEMREF_RANKS_0_TO_4(i16, int16_t);
+TESSEL_DEFINE_MEMREF_RANKS_0_TO_4(i32, int32_t);
+TESSEL_DEFINE_MEMREF_RANKS_0_TO_4(i64, int64_t);
+
+/* Any-rank, any-element view of a ranked descriptor: sizes are
+ * sizes_and_strides[0, rank), strides are sizes_and_strides[rank, 2*rank).
+ * Valid because all pointers share one representation and the arrays are
+ * adjacent int64_t with no padding. */
+typedef struct tessel_memref_view {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes_and_strides[];
+} tessel_memref_view;
+
+/* Upstream UnrankedMemRefType: what memref<*xT> lowers to. */
+typedef struct tessel_unranked_memref {
+  int64_t rank;
+  void *descriptor; /* points at a ranked descriptor of that rank */
+} tessel_unranked_memref;
+
+/* Fills a ranked descriptor of any rank (>= 0) with `data` as both pointers,
+ * offset 0, the given sizes and identity (row-major contiguous) strides.
+ * `descriptor` must point at a descriptor of exactly that rank. */
+TESSEL_RT_EXPORT void tessel_memref_init_identity(void *descriptor, void *data,
+                                                  int64_t rank,
+                                                  const int64_t *sizes);
+
+/* Product of sizes (1 for rank 0). Returns -1 on overflow or a negative size,
+ * so shape bugs surface instead of wrapping. */
+TESSEL_RT_EXPORT int64_t tessel_num_elements(int64_t rank, const int64_t *sizes);
+
+/* Typed, ranked wrappers: tessel_memref_<tag>_init_<rank>d(desc, data, d0..).
+ * Inline so they cost nothing and need no exported symbol per type. */
+#define TESSEL_DEFINE_MEMREF_INIT_HELPERS(tag, element_type)                  \
+  static inline void tessel_memref_##tag##_init_1d(                           \
+      tessel_memref_##tag##_1d *desc, element_type *data, int64_t d0) {       \
+    const int64_t sizes[1] = {d0};                                            \
+    tessel_memref_init_identity(desc, data, 1, sizes);                        \
+  }                                                                           \
+  static inline void tessel_memref_##tag##_init_2d(                           \
+      tessel_memref_##tag##_2d *desc, element_type *data, int64_t d0,         \
+      int64_t d1) {                                                           \
+    const int64_t sizes[2] = {d0, d1};                                        \
+    tessel_memref_init_identity(desc, data, 2, sizes);                        \
+  }                                                                           \
+  static inline void tessel_memref_##tag##_init_3d(                           \
+      tessel_memref_##tag##_3d *desc, element_type *data, int64_t d0,         \
+      int64_t d1, int64_t d2) {                                               \
+    const int64_t sizes[3] = {d0, d1, d2};                                    \
+    tessel_memref_init_identity(desc, data, 3, sizes);                        \
+  }                                                                           \
+  static inline void tessel_memref_##tag##_init_4d(                           \
+      tessel_memref_##tag##_4d *desc, element_type *data, int64_t d0,         \
+      int64_t d1, int64_t d2, int64_t d3) {                                   \
+    const int64_t sizes[4] = {d0, d1, d2, d3};                                \
+    tessel_memref_init_identity(desc, data, 4, sizes);                        \
+  }
+
+TESSEL_DEFINE_MEMREF_INIT_HELPERS(f32, float)
+TESSEL_DEFINE_MEMREF_INIT_HELPERS(f64, double)
+TESSEL_DEFINE_MEMREF_INIT_HELPERS(i8, int8_t)
+TESSEL_DEFINE_MEMREF_INIT_HELPERS(i16, int16_t)
+TESSEL_DEFINE_MEMREF_INIT_HELPERS(i32, int32_t)
+TESSEL_DEFINE_MEMREF_INIT_HELPERS(i64, int64_t)
+
+/* ---------------------------------------------------------------------------
+ * Test data
+ * ------------------------------------------------------------------------- */
+
+/* Fills data[i] with a pseudo-random value in [-1, 1) that depends only on
+ * (seed, i): reproducible across runs and platforms, and independent of
+ * `count`, so a prefix of a larger buffer gets the same values. */
+TESSEL_RT_EXPORT void tessel_fill_random_f32(float *data, size_t count,
+                                             uint64_t seed);
+TESSEL_RT_EXPORT void tessel_fill_random_f64(double *data, size_t count,
+                                             uint64_t seed);
+
+/* Prints one line to stdout: `label: f32[d0x d1...] = [v0, v1, ...]`, showing
+ * at most `max_elements` leading elements (row-major) followed by "..." when
+ * truncated. `shape` may be NULL for rank 0. */
+TESSEL_RT_EXPORT void tessel_print_buffer_f32(const char *label,
+                                              const float *data, int64_t rank,
+                                              const int64_t *shape,
+                                              size_t max_elements);
+TESSEL_RT_EXPORT void tessel_print_buffer_f64(const char *label,
+                                              const double *data, int64_t rank,
+                                              const int64_t *shape,
+                                              size_t max_elements);
+
+/* Outcome of a tolerance comparison. Indices are SIZE_MAX when unset. */
+typedef struct tessel_compare_stats {
+  size_t mismatch_count;
+  size_t first_mismatch_index;
+  double first_mismatch_actual;
+  double first_mismatch_expected;
+  double max_abs_error;
+  double max_rel_error;
+  size_t max_rel_error_index;
+} tessel_compare_stats;
+
+/* Compares actual[i] with a double-precision expected[i]. An element matches
+ * when |actual - expected| <= abs_tol + rel_tol * |expected| (numpy.isclose),
+ * when both are NaN, or when both are the same infinity. The relative error
+ * reported is |actual - expected| / max(|expected|, abs_tol) so that
+ * near-zero references do not dominate it.
+ * If `label` is non-NULL and there are mismatches, one line describing the
+ * first mismatch and the max relative error goes to stderr. `stats` may be
+ * NULL. Returns the number of mismatching elements. */
+TESSEL_RT_EXPORT size_t tessel_compare_f32(const char *label,
+                                           const float *actual,
+                                           const double *expected,
+                                           size_t count, double rel_tol,
+                                           double abs_tol,
+                                           tessel_compare_stats *stats);
+TESSEL_RT_EXPORT size_t tessel_compare_f64(const char *label,
+                                           const double *actual,
+                                           const double *expected,
+                                           size_t count, double rel_tol,
+                                           double abs_tol,
+                                           tessel_compare_stats *stats);
+/* Both buffers float: e.g. a kernel against a float reference implementation.
+ * The comparison itself is done in double. */
+TESSEL_RT_EXPORT size_t tessel_compare_f32_f32(const char *label,
+                                               const float *actual,
+                                               const float *expected,
+                                               size_t count, double rel_tol,
+                                               double abs_tol,
+                                               tessel_compare_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSEL_RUNTIME_H */

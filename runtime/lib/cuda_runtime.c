@@ -1,0 +1,686 @@
+/* The mgpu* ABI over the CUDA driver API, modelled on upstream MLIR's
+ * mlir/lib/ExecutionEngine/CudaRuntimeWrappers.cpp but in C, with the
+ * signatures MLIR 22 emits (see tessel/gpu_runtime.h).
+ *
+ * libcuda.so.1 is dlopen'ed by soname on first use rather than linked:
+ * a hard DT_NEEDED on it would stop every program linked against this
+ * library from even starting on a machine without the NVIDIA driver, and
+ * tests must be able to ask "is there a GPU?" and skip. cuda.h still types
+ * every entry point, so calls are checked exactly as with direct linking. */
+
+/* dlopen/dlsym and pthreads are POSIX, not ISO C11. */
+#if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda.h>
+
+#include "gpu_common.h"
+#include "tessel/gpu_runtime.h"
+
+_Static_assert(sizeof(void *) == sizeof(void (*)(void)),
+               "dlsym results are stored into function pointers");
+
+/* ------------------------------------------------------------------------- */
+/* Driver entry points                                                       */
+/* ------------------------------------------------------------------------- */
+
+/* Everything this file calls. Names are the cuda.h spellings; cuda.h maps
+ * some to versioned symbols (cuMemAlloc -> cuMemAlloc_v2), which the loader
+ * below resolves by stringifying after macro expansion. */
+#define TESSEL_CUDA_REQUIRED_FUNCTIONS(X)                                     \
+  X(cuInit)                                                                   \
+  X(cuGetErrorName)                                                           \
+  X(cuDeviceGet)                                                              \
+  X(cuDeviceGetCount)                                                         \
+  X(cuDeviceGetAttribute)                                                     \
+  X(cuDevicePrimaryCtxRetain)                                                 \
+  X(cuCtxPushCurrent)                                                         \
+  X(cuCtxPopCurrent)                                                          \
+  X(cuModuleLoadData)                                                         \
+  X(cuModuleLoadDataEx)                                                       \
+  X(cuModuleUnload)                                                           \
+  X(cuModuleGetFunction)                                                      \
+  X(cuFuncSetAttribute)                                                       \
+  X(cuLaunchKernel)                                                           \
+  X(cuStreamCreate)                                                           \
+  X(cuStreamDestroy)                                                          \
+  X(cuStreamSynchronize)                                                      \
+  X(cuStreamWaitEvent)                                                        \
+  X(cuEventCreate)                                                            \
+  X(cuEventDestroy)                                                           \
+  X(cuEventSynchronize)                                                       \
+  X(cuEventRecord)                                                            \
+  X(cuMemAlloc)                                                               \
+  X(cuMemAllocManaged)                                                        \
+  X(cuMemFree)                                                                \
+  X(cuMemcpyAsync)                                                            \
+  X(cuMemcpyHtoD)                                                             \
+  X(cuMemsetD16Async)                                                         \
+  X(cuMemsetD32Async)                                                         \
+  X(cuMemHostRegister)                                                        \
+  X(cuMemHostUnregister)
+
+/* Newer than the oldest driver we can otherwise run on; the mgpu functions
+ * that need them report a clear error when the driver lacks them. */
+#if CUDA_VERSION >= 12000
+#define TESSEL_HAVE_CUDA_12 1
+#define TESSEL_CUDA_OPTIONAL_FUNCTIONS(X)                                     \
+  X(cuLaunchKernelEx)                                                         \
+  X(cuTensorMapEncodeTiled)
+#else
+#define TESSEL_HAVE_CUDA_12 0
+#define TESSEL_CUDA_OPTIONAL_FUNCTIONS(X)
+#endif
+
+#define TESSEL_DECLARE_DRIVER_POINTER(name) static __typeof__(&name) driver_##name;
+TESSEL_CUDA_REQUIRED_FUNCTIONS(TESSEL_DECLARE_DRIVER_POINTER)
+TESSEL_CUDA_OPTIONAL_FUNCTIONS(TESSEL_DECLARE_DRIVER_POINTER)
+
+typedef enum driver_state {
+  DRIVER_NOT_FOUND,   /* no libcuda.so.1 */
+  DRIVER_INCOMPLETE,  /* a required symbol is missing */
+  DRIVER_INIT_FAILED, /* cuInit failed, e.g. no GPU */
+  DRIVER_READY,
+} driver_state;
+
+static pthread_once_t driver_load_once = PTHREAD_ONCE_INIT;
+static driver_state loaded_driver_state = DRIVER_NOT_FOUND;
+static char driver_problem[512] = "not loaded yet";
+
+static const char *cuda_error_name(CUresult result) {
+  static _Thread_local char fallback[48];
+  const char *name = NULL;
+  if (driver_cuGetErrorName)
+    driver_cuGetErrorName(result, &name);
+  if (name)
+    return name;
+  snprintf(fallback, sizeof fallback, "CUDA error %d", (int)result);
+  return fallback;
+}
+
+static CUresult report_cuda_failure(const char *call, CUresult result) {
+  if (result != CUDA_SUCCESS)
+    fprintf(stderr, "tessel-cuda: %s(...) failed: %s\n", call,
+            cuda_error_name(result));
+  return result;
+}
+
+static CUresult report_missing_function(const char *call) {
+  fprintf(stderr,
+          "tessel-cuda: %s(...) failed: not provided by the installed CUDA "
+          "driver\n",
+          call);
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+/* Calls a driver function and reports failure with its name. `name` is used
+ * only with # and ##, so it stays the unversioned cuda.h spelling. */
+#define CUDA_CALL(name, ...)                                                  \
+  (driver_##name ? report_cuda_failure(#name, driver_##name(__VA_ARGS__))     \
+                 : report_missing_function(#name))
+
+static bool resolve_driver_symbol(void *library, const char *symbol_name,
+                                  void *function_pointer_slot) {
+  void *symbol = dlsym(library, symbol_name);
+  memcpy(function_pointer_slot, &symbol, sizeof symbol);
+  return symbol != NULL;
+}
+
+static void load_driver(void) {
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *reason = dlerror();
+    snprintf(driver_problem, sizeof driver_problem, "cannot load libcuda.so.1: %s",
+             reason ? reason : "unknown error");
+    loaded_driver_state = DRIVER_NOT_FOUND;
+    return;
+  }
+  const char *first_missing = NULL;
+#define TESSEL_RESOLVE_REQUIRED(name)                                         \
+  if (!resolve_driver_symbol(library, TESSEL_STRINGIFY(name), &driver_##name) \
+      && !first_missing)                                                      \
+    first_missing = TESSEL_STRINGIFY(name);
+#define TESSEL_RESOLVE_OPTIONAL(name)                                         \
+  resolve_driver_symbol(library, TESSEL_STRINGIFY(name), &driver_##name);
+  TESSEL_CUDA_REQUIRED_FUNCTIONS(TESSEL_RESOLVE_REQUIRED)
+  TESSEL_CUDA_OPTIONAL_FUNCTIONS(TESSEL_RESOLVE_OPTIONAL)
+#undef TESSEL_RESOLVE_REQUIRED
+#undef TESSEL_RESOLVE_OPTIONAL
+  if (first_missing) {
+    snprintf(driver_problem, sizeof driver_problem,
+             "libcuda.so.1 lacks %s (driver too old?)", first_missing);
+    loaded_driver_state = DRIVER_INCOMPLETE;
+    return;
+  }
+  CUresult init_result = driver_cuInit(0);
+  if (init_result != CUDA_SUCCESS) {
+    snprintf(driver_problem, sizeof driver_problem, "cuInit(...) failed: %s",
+             cuda_error_name(init_result));
+    loaded_driver_state = DRIVER_INIT_FAILED;
+    return;
+  }
+  snprintf(driver_problem, sizeof driver_problem, "ok");
+  loaded_driver_state = DRIVER_READY;
+}
+
+static bool driver_is_ready(void) {
+  pthread_once(&driver_load_once, load_driver);
+  return loaded_driver_state == DRIVER_READY;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Context handling                                                          */
+/* ------------------------------------------------------------------------- */
+
+/* Like upstream: a thread-local default device, whose primary context is
+ * retained once (lazily, never released: it lives as long as the process)
+ * and made current only for the duration of each mgpu* call, so callers'
+ * own context stacks are left as they were. Unlike upstream, contexts are
+ * cached per device, so mgpuSetDefaultDevice after first use still works. */
+enum { TESSEL_MAX_CUDA_DEVICES = 64 };
+static _Thread_local int32_t default_device = 0;
+static pthread_mutex_t primary_context_mutex = PTHREAD_MUTEX_INITIALIZER;
+static CUcontext primary_contexts[TESSEL_MAX_CUDA_DEVICES];
+
+static bool push_default_context(void) {
+  if (!driver_is_ready()) {
+    fprintf(stderr, "tessel-cuda: CUDA is unavailable: %s\n", driver_problem);
+    return false;
+  }
+  int32_t ordinal = default_device;
+  if (ordinal < 0 || ordinal >= TESSEL_MAX_CUDA_DEVICES) {
+    fprintf(stderr, "tessel-cuda: device %d is out of range\n", (int)ordinal);
+    return false;
+  }
+  pthread_mutex_lock(&primary_context_mutex);
+  CUcontext context = primary_contexts[ordinal];
+  if (!context) {
+    CUdevice device;
+    if (CUDA_CALL(cuDeviceGet, &device, ordinal) == CUDA_SUCCESS &&
+        CUDA_CALL(cuDevicePrimaryCtxRetain, &context, device) == CUDA_SUCCESS)
+      primary_contexts[ordinal] = context;
+    else
+      context = NULL;
+  }
+  pthread_mutex_unlock(&primary_context_mutex);
+  return context && CUDA_CALL(cuCtxPushCurrent, context) == CUDA_SUCCESS;
+}
+
+static void pop_context(void) {
+  CUcontext popped;
+  CUDA_CALL(cuCtxPopCurrent, &popped);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Tessel helpers                                                            */
+/* ------------------------------------------------------------------------- */
+
+int tessel_cuda_device_count(void) {
+  if (!driver_is_ready())
+    return 0;
+  int count = 0;
+  if (driver_cuDeviceGetCount(&count) != CUDA_SUCCESS)
+    return 0;
+  return count;
+}
+
+const char *tessel_cuda_status(void) {
+  driver_is_ready();
+  return driver_problem;
+}
+
+int tessel_cuda_compute_capability(int device_ordinal, int *major,
+                                   int *minor) {
+  if (!driver_is_ready())
+    return -1;
+  CUdevice device;
+  if (CUDA_CALL(cuDeviceGet, &device, device_ordinal) != CUDA_SUCCESS ||
+      CUDA_CALL(cuDeviceGetAttribute, major,
+                CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                device) != CUDA_SUCCESS ||
+      CUDA_CALL(cuDeviceGetAttribute, minor,
+                CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                device) != CUDA_SUCCESS)
+    return -1;
+  return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Modules and launches                                                      */
+/* ------------------------------------------------------------------------- */
+
+void *mgpuModuleLoad(void *data, size_t data_size) {
+  (void)data_size; /* cubin and fatbin headers carry their own size */
+  CUmodule module = NULL;
+  if (!push_default_context())
+    return NULL;
+  CUDA_CALL(cuModuleLoadData, &module, data);
+  pop_context();
+  return module;
+}
+
+void *mgpuModuleLoadJIT(void *data, int opt_level) {
+  CUmodule module = NULL;
+  if (!push_default_context())
+    return NULL;
+  /* ptxas diagnostics only reach us through this buffer. */
+  char jit_error_log[4096] = {0};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_OPTIMIZATION_LEVEL};
+  void *option_values[] = {jit_error_log,
+                           (void *)(uintptr_t)sizeof jit_error_log,
+                           (void *)(uintptr_t)(unsigned)opt_level};
+  if (CUDA_CALL(cuModuleLoadDataEx, &module, data, 3, options,
+                option_values) != CUDA_SUCCESS &&
+      jit_error_log[0])
+    fprintf(stderr, "tessel-cuda: PTX JIT log:\n%s\n", jit_error_log);
+  pop_context();
+  return module;
+}
+
+void mgpuModuleUnload(void *module) {
+  if (!push_default_context())
+    return;
+  CUDA_CALL(cuModuleUnload, (CUmodule)module);
+  pop_context();
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  CUfunction function = NULL;
+  if (!push_default_context())
+    return NULL;
+  CUDA_CALL(cuModuleGetFunction, &function, (CUmodule)module, name);
+  pop_context();
+  return function;
+}
+
+/* Raises the function's dynamic shared memory limit to what this launch asks
+ * for: above 48 KiB (less any static shared memory) kernels must opt in. */
+static bool allow_dynamic_shared_memory(CUfunction function,
+                                        int32_t dynamic_shared_bytes) {
+  if (dynamic_shared_bytes < 0) {
+    fprintf(stderr, "tessel-cuda: negative dynamic shared memory size %d\n",
+            (int)dynamic_shared_bytes);
+    return false;
+  }
+  if (dynamic_shared_bytes == 0)
+    return true;
+  if (CUDA_CALL(cuFuncSetAttribute, function,
+                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                dynamic_shared_bytes) == CUDA_SUCCESS)
+    return true;
+  CUdevice device;
+  int device_limit = 0;
+  if (driver_cuDeviceGet(&device, default_device) == CUDA_SUCCESS &&
+      driver_cuDeviceGetAttribute(
+          &device_limit, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+          device) == CUDA_SUCCESS)
+    fprintf(stderr,
+            "tessel-cuda: requested %d bytes of dynamic shared memory; the "
+            "device allows at most %d per block\n",
+            (int)dynamic_shared_bytes, device_limit);
+  return false;
+}
+
+void mgpuLaunchKernel(void *function, intptr_t grid_x, intptr_t grid_y,
+                      intptr_t grid_z, intptr_t block_x, intptr_t block_y,
+                      intptr_t block_z, int32_t dynamic_shared_bytes,
+                      void *stream, void **params, void **extra,
+                      size_t param_count) {
+  (void)param_count; /* the driver knows the kernel's parameter layout */
+  const intptr_t dims[6] = {grid_x, grid_y, grid_z, block_x, block_y, block_z};
+  if (!tessel_launch_dims_fit(dims, 6)) {
+    fprintf(stderr,
+            "tessel-cuda: mgpuLaunchKernel: launch dimensions out of range "
+            "(grid %lld,%lld,%lld block %lld,%lld,%lld)\n",
+            (long long)grid_x, (long long)grid_y, (long long)grid_z,
+            (long long)block_x, (long long)block_y, (long long)block_z);
+    return;
+  }
+  if (!push_default_context())
+    return;
+  if (allow_dynamic_shared_memory((CUfunction)function, dynamic_shared_bytes))
+    CUDA_CALL(cuLaunchKernel, (CUfunction)function, (unsigned)grid_x,
+              (unsigned)grid_y, (unsigned)grid_z, (unsigned)block_x,
+              (unsigned)block_y, (unsigned)block_z,
+              (unsigned)dynamic_shared_bytes, (CUstream)stream, params, extra);
+  pop_context();
+}
+
+void mgpuLaunchClusterKernel(void *function, intptr_t cluster_x,
+                             intptr_t cluster_y, intptr_t cluster_z,
+                             intptr_t grid_x, intptr_t grid_y, intptr_t grid_z,
+                             intptr_t block_x, intptr_t block_y,
+                             intptr_t block_z, int32_t dynamic_shared_bytes,
+                             void *stream, void **params, void **extra,
+                             size_t param_count) {
+  (void)param_count; /* not passed by MLIR 22; see gpu_runtime.h */
+  const intptr_t dims[9] = {cluster_x, cluster_y, cluster_z, grid_x, grid_y,
+                            grid_z,    block_x,   block_y,   block_z};
+  if (!tessel_launch_dims_fit(dims, 9)) {
+    fprintf(stderr, "tessel-cuda: mgpuLaunchClusterKernel: launch dimensions "
+                    "out of range\n");
+    return;
+  }
+#if TESSEL_HAVE_CUDA_12
+  if (!push_default_context())
+    return;
+  CUfunction kernel = (CUfunction)function;
+  bool ready = allow_dynamic_shared_memory(kernel, dynamic_shared_bytes);
+  /* Clusters of more than 8 blocks are "non-portable" and need an opt-in. */
+  if (ready && cluster_x * cluster_y * cluster_z > 8)
+    ready = CUDA_CALL(cuFuncSetAttribute, kernel,
+                      CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                      1) == CUDA_SUCCESS;
+  if (ready) {
+    CUlaunchAttribute attributes[2];
+    memset(attributes, 0, sizeof attributes);
+    attributes[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attributes[0].value.clusterDim.x = (unsigned)cluster_x;
+    attributes[0].value.clusterDim.y = (unsigned)cluster_y;
+    attributes[0].value.clusterDim.z = (unsigned)cluster_z;
+    /* Same choice as upstream: spread a cluster's blocks across SMs. */
+    attributes[1].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+    attributes[1].value.clusterSchedulingPolicyPreference =
+        CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+    CUlaunchConfig config = {
+        .gridDimX = (unsigned)grid_x,
+        .gridDimY = (unsigned)grid_y,
+        .gridDimZ = (unsigned)grid_z,
+        .blockDimX = (unsigned)block_x,
+        .blockDimY = (unsigned)block_y,
+        .blockDimZ = (unsigned)block_z,
+        .sharedMemBytes = (unsigned)dynamic_shared_bytes,
+        .hStream = (CUstream)stream,
+        .attrs = attributes,
+        .numAttrs = 2,
+    };
+    CUDA_CALL(cuLaunchKernelEx, &config, kernel, params, extra);
+  }
+  pop_context();
+#else
+  (void)function;
+  (void)dynamic_shared_bytes;
+  (void)stream;
+  (void)params;
+  (void)extra;
+  fprintf(stderr, "tessel-cuda: mgpuLaunchClusterKernel needs CUDA 12 headers "
+                  "(cuLaunchKernelEx); this library was built without them\n");
+#endif
+}
+
+/* ------------------------------------------------------------------------- */
+/* Streams and events                                                        */
+/* ------------------------------------------------------------------------- */
+
+void *mgpuStreamCreate(void) {
+  CUstream stream = NULL;
+  if (!push_default_context())
+    return NULL;
+  /* Non-blocking, as upstream: no implicit sync with the legacy stream. */
+  CUDA_CALL(cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
+  pop_context();
+  return stream;
+}
+
+void mgpuStreamDestroy(void *stream) {
+  if (!push_default_context())
+    return;
+  CUDA_CALL(cuStreamDestroy, (CUstream)stream);
+  pop_context();
+}
+
+void mgpuStreamSynchronize(void *stream) {
+  if (!push_default_context())
+    return;
+  CUDA_CALL(cuStreamSynchronize, (CUstream)stream);
+  pop_context();
+}
+
+void mgpuStreamWaitEvent(void *stream, void *event) {
+  if (!push_default_context())
+    return;
+  CUDA_CALL(cuStreamWaitEvent, (CUstream)stream, (CUevent)event, 0);
+  pop_context();
+}
+
+void *mgpuEventCreate(void) {
+  CUevent event = NULL;
+  if (!push_default_context())
+    return NULL;
+  /* These events only order work; timing would make them slower. */
+  CUDA_CALL(cuEventCreate, &event, CU_EVENT_DISABLE_TIMING);
+  pop_context();
+  return event;
+}
+
+void mgpuEventDestroy(void *event) {
+  if (!push_default_context())
+    return;
+  CUDA_CALL(cuEventDestroy, (CUevent)event);
+  pop_context();
+}
+
+void mgpuEventSynchronize(void *event) {
+  if (!push_default_context())
+    return;
+  CUDA_CALL(cuEventSynchronize, (CUevent)event);
+  pop_context();
+}
+
+void mgpuEventRecord(void *event, void *stream) {
+  if (!push_default_context())
+    return;
+  CUDA_CALL(cuEventRecord, (CUevent)event, (CUstream)stream);
+  pop_context();
+}
+
+/* ------------------------------------------------------------------------- */
+/* Memory                                                                    */
+/* ------------------------------------------------------------------------- */
+
+void *mgpuMemAlloc(uint64_t size_bytes, void *stream, bool is_host_shared) {
+  (void)stream; /* allocation is synchronous, as upstream */
+  CUdeviceptr ptr = 0;
+  if (size_bytes == 0) /* the driver rejects 0; an empty memref needs none */
+    return NULL;
+  if (!push_default_context())
+    return NULL;
+  if (is_host_shared)
+    CUDA_CALL(cuMemAllocManaged, &ptr, size_bytes, CU_MEM_ATTACH_GLOBAL);
+  else
+    CUDA_CALL(cuMemAlloc, &ptr, size_bytes);
+  pop_context();
+  return (void *)(uintptr_t)ptr;
+}
+
+void mgpuMemFree(void *ptr, void *stream) {
+  (void)stream;
+  if (!ptr)
+    return;
+  if (!push_default_context())
+    return;
+  CUDA_CALL(cuMemFree, (CUdeviceptr)(uintptr_t)ptr);
+  pop_context();
+}
+
+void mgpuMemcpy(void *dst, void *src, size_t size_bytes, void *stream) {
+  if (!push_default_context())
+    return;
+  /* Unified addressing lets one call cover every direction. */
+  CUDA_CALL(cuMemcpyAsync, (CUdeviceptr)(uintptr_t)dst,
+            (CUdeviceptr)(uintptr_t)src, size_bytes, (CUstream)stream);
+  pop_context();
+}
+
+void mgpuMemset16(void *dst, uint16_t value, size_t count, void *stream) {
+  if (!push_default_context())
+    return;
+  CUDA_CALL(cuMemsetD16Async, (CUdeviceptr)(uintptr_t)dst, value, count,
+            (CUstream)stream);
+  pop_context();
+}
+
+void mgpuMemset32(void *dst, uint32_t value, size_t count, void *stream) {
+  if (!push_default_context())
+    return;
+  CUDA_CALL(cuMemsetD32Async, (CUdeviceptr)(uintptr_t)dst, value, count,
+            (CUstream)stream);
+  pop_context();
+}
+
+void mgpuMemHostRegister(void *ptr, uint64_t size_bytes) {
+  if (!push_default_context())
+    return;
+  CUDA_CALL(cuMemHostRegister, ptr, size_bytes, 0);
+  pop_context();
+}
+
+void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
+                               int64_t element_size_bytes) {
+  char *first_byte;
+  uint64_t byte_count;
+  if (tessel_memref_byte_span(rank, descriptor, element_size_bytes,
+                              &first_byte, &byte_count))
+    mgpuMemHostRegister(first_byte, byte_count);
+}
+
+void mgpuMemHostUnregister(void *ptr) {
+  if (!push_default_context())
+    return;
+  CUDA_CALL(cuMemHostUnregister, ptr);
+  pop_context();
+}
+
+void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
+                                 int64_t element_size_bytes) {
+  /* Same start address as registration used, or the driver will not find
+   * the registration. */
+  char *first_byte;
+  uint64_t byte_count;
+  if (tessel_memref_byte_span(rank, descriptor, element_size_bytes,
+                              &first_byte, &byte_count))
+    mgpuMemHostUnregister(first_byte);
+}
+
+void mgpuSetDefaultDevice(int32_t device) { default_device = device; }
+
+/* ------------------------------------------------------------------------- */
+/* TMA descriptors                                                           */
+/* ------------------------------------------------------------------------- */
+
+void mgpuTensorMapEncodeTiled(void *tensor_map, int32_t data_type,
+                              uint32_t rank, void *global_address,
+                              const uint64_t *global_dims,
+                              const uint64_t *global_strides_bytes,
+                              const uint32_t *box_dims,
+                              const uint32_t *element_strides,
+                              int32_t interleave, int32_t swizzle,
+                              int32_t l2_promotion, int32_t oob_fill) {
+#if TESSEL_HAVE_CUDA_12
+  if (!push_default_context())
+    return;
+  CUDA_CALL(cuTensorMapEncodeTiled, (CUtensorMap *)tensor_map,
+            (CUtensorMapDataType)data_type, rank, global_address, global_dims,
+            global_strides_bytes, box_dims, element_strides,
+            (CUtensorMapInterleave)interleave, (CUtensorMapSwizzle)swizzle,
+            (CUtensorMapL2promotion)l2_promotion,
+            (CUtensorMapFloatOOBfill)oob_fill);
+  pop_context();
+#else
+  (void)tensor_map, (void)data_type, (void)rank, (void)global_address;
+  (void)global_dims, (void)global_strides_bytes, (void)box_dims;
+  (void)element_strides, (void)interleave, (void)swizzle, (void)l2_promotion;
+  (void)oob_fill;
+  fprintf(stderr, "tessel-cuda: TMA needs CUDA 12 headers; this library was "
+                  "built without them\n");
+#endif
+}
+
+void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
+                                     int64_t data_type, int64_t interleave,
+                                     int64_t swizzle, int64_t l2_promotion,
+                                     int64_t oob_fill, int64_t *box_dims) {
+#if TESSEL_HAVE_CUDA_12
+  /* Bytes per element, indexed by CUtensorMapDataType (UINT8 .. TFLOAT32_FTZ).
+   * Later enumerators are packed sub-byte formats with no per-element size. */
+  static const uint8_t element_bytes[] = {1, 2, 4, 4, 8, 8, 2,
+                                          4, 8, 2, 4, 4, 4};
+  const int64_t known_types = sizeof element_bytes / sizeof element_bytes[0];
+  if (rank < 1 || rank > 5) {
+    fprintf(stderr, "tessel-cuda: mgpuTensorMapEncodeTiledMemref: rank %lld "
+                    "is outside TMA's 1..5\n", (long long)rank);
+    return NULL;
+  }
+  if (data_type < 0 || data_type >= known_types) {
+    fprintf(stderr, "tessel-cuda: mgpuTensorMapEncodeTiledMemref: unsupported "
+                    "tensor map data type %lld\n", (long long)data_type);
+    return NULL;
+  }
+  const tessel_memref_view *view = descriptor;
+  const int64_t *sizes = view->sizes_and_strides;
+  const int64_t *strides = view->sizes_and_strides + rank;
+  const uint64_t element_size = element_bytes[data_type];
+  if (strides[rank - 1] != 1) {
+    fprintf(stderr, "tessel-cuda: mgpuTensorMapEncodeTiledMemref: innermost "
+                    "stride must be 1 for TMA, got %lld\n",
+            (long long)strides[rank - 1]);
+    return NULL;
+  }
+  /* TMA orders dimensions innermost first; memrefs outermost first. Strides
+   * come from the descriptor, so strided (e.g. subview) memrefs work too. */
+  uint64_t global_dims[5] = {1, 1, 1, 1, 1};
+  uint64_t global_strides_bytes[5] = {0};
+  uint32_t box[5] = {1, 1, 1, 1, 1};
+  uint32_t element_strides[5] = {1, 1, 1, 1, 1};
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    global_dims[dim] = (uint64_t)sizes[rank - 1 - dim];
+    box[dim] = (uint32_t)box_dims[rank - 1 - dim];
+  }
+  for (int64_t dim = 0; dim + 1 < rank; ++dim)
+    global_strides_bytes[dim] = (uint64_t)strides[rank - 2 - dim] * element_size;
+  char *global_address =
+      (char *)view->aligned + view->offset * (int64_t)element_size;
+
+  if (!push_default_context())
+    return NULL;
+  CUtensorMap tensor_map;
+  CUdeviceptr device_copy = 0;
+  bool ok =
+      CUDA_CALL(cuTensorMapEncodeTiled, &tensor_map,
+                (CUtensorMapDataType)data_type, (cuuint32_t)rank,
+                global_address, global_dims, global_strides_bytes, box,
+                element_strides, (CUtensorMapInterleave)interleave,
+                (CUtensorMapSwizzle)swizzle,
+                (CUtensorMapL2promotion)l2_promotion,
+                (CUtensorMapFloatOOBfill)oob_fill) == CUDA_SUCCESS;
+  /* Kernels read the map through a pointer argument, so it has to live in
+   * device memory. Like upstream, it is never freed: it is tiny, and the
+   * generated code has no point at which it could release it. */
+  if (ok)
+    ok = CUDA_CALL(cuMemAlloc, &device_copy, sizeof tensor_map) ==
+         CUDA_SUCCESS;
+  if (ok && CUDA_CALL(cuMemcpyHtoD, device_copy, &tensor_map,
+                      sizeof tensor_map) != CUDA_SUCCESS) {
+    CUDA_CALL(cuMemFree, device_copy);
+    ok = false;
+  }
+  pop_context();
+  return ok ? (void *)(uintptr_t)device_copy : NULL;
+#else
+  (void)rank, (void)descriptor, (void)data_type, (void)interleave;
+  (void)swizzle, (void)l2_promotion, (void)oob_fill, (void)box_dims;
+  fprintf(stderr, "tessel-cuda: TMA needs CUDA 12 headers; this library was "
+                  "built without them\n");
+  return NULL;
+#endif
+}

@@ -1,0 +1,49 @@
+# lit configuration for Tessel. Run through the build tree's lit.site.cfg.py.
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "Tessel"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tessel_obj_root, "test")
+
+# Stock LLVM 22 tools first, then Tessel's own binaries.
+path = [config.llvm_tools_dir, os.path.join(config.tessel_obj_root, "bin")]
+config.environment["PATH"] = os.pathsep.join(path + [config.environment.get("PATH", os.environ["PATH"])])
+for var in ("HOME", "TMPDIR", "OMP_NUM_THREADS"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+plugin = config.tessel_plugin
+config.substitutions.append(("%tessel_plugin", plugin))
+# `tessel-opt` is the stock mlir-opt-22 with the plugin loaded both ways.
+config.substitutions.append(
+    ("%tessel-opt", f"mlir-opt --load-dialect-plugin={plugin} --load-pass-plugin={plugin}"))
+config.substitutions.append(("%tessel_src", config.tessel_src_root))
+config.substitutions.append(("%tessel_bin", os.path.join(config.tessel_obj_root, "bin")))
+config.substitutions.append(("%tessel_lib", os.path.join(config.tessel_obj_root, "lib")))
+config.substitutions.append(("%rocm_path", config.tessel_rocm_path))
+runtime_inc = os.path.join(config.tessel_src_root, "runtime", "include")
+config.substitutions.append(
+    ("%cc", f"clang -O2 -std=c11 -I{runtime_inc} -I{os.path.join(config.tessel_obj_root, 'include')}"))
+
+ptxas = os.path.join(config.tessel_cuda_path or "/usr/local/cuda", "bin", "ptxas")
+if os.path.exists(ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+
+def _has_nvidia_gpu():
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=20).returncode == 0
+    except Exception:
+        return False
+
+if _has_nvidia_gpu():
+    config.available_features.add("cuda-gpu")
+else:
+    lit_config.note("no NVIDIA GPU: GPU execution tests are skipped (they are marked REQUIRES: cuda-gpu)")
