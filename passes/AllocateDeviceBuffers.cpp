@@ -61,8 +61,8 @@ struct AllocateDeviceBuffersPass
       if (!uses.onDevice)
         return;
       if (isa<memref::AllocaOp>(op)) {
-        op->emitError() << "stack buffer is used by a GPU kernel; kernels "
-                           "cannot reach host stack memory";
+        op->emitOpError() << "allocates a stack buffer that a GPU kernel "
+                             "uses; kernels cannot reach host stack memory";
         ok = false;
         return;
       }

@@ -25,7 +25,7 @@ struct AttachGPUTargetPass
     ModuleOp module = getOperation();
     TargetAttr target = TargetAttr::lookup(module);
     if (!target || !target.isGPU()) {
-      module.emitError() << "needs a #tessel.target of kind nvgpu or amdgpu "
+      module.emitOpError() << "needs a #tessel.target of kind nvgpu or amdgpu "
                             "(run tessel-attach-target{kind=nvgpu|amdgpu} "
                             "first)";
       return signalPassFailure();

@@ -36,14 +36,14 @@ struct LowerLinalgToAffinePass
     bool ok = true;
     for (linalg::LinalgOp op : ops) {
       if (!op.hasPureBufferSemantics()) {
-        op->emitError() << "operates on tensors; it must be bufferized "
+        op->emitOpError() << "operates on tensors; it must be bufferized "
                            "before lowering to affine loops";
         ok = false;
         continue;
       }
       rewriter.setInsertionPoint(op);
       if (failed(linalg::linalgOpToAffineLoops(rewriter, op))) {
-        op->emitError() << "cannot be lowered to affine loops";
+        op->emitOpError() << "cannot be lowered to affine loops";
         ok = false;
         continue;
       }

@@ -88,7 +88,7 @@ struct ValidateInputPass
       std::string reason = checkType(type);
       if (reason.empty())
         return;
-      op->emitError() << what << " #" << index << " " << reason;
+      op->emitOpError() << what << " #" << index << " " << reason;
       valid = false;
     };
 
@@ -97,17 +97,16 @@ struct ValidateInputPass
         return;
       Dialect *dialect = op->getDialect();
       if (!dialect) {
-        op->emitError() << "unregistered op '" << op->getName()
-                        << "' is not supported by Tessel";
+        op->emitOpError() << "is unregistered; Tessel cannot compile it";
         valid = false;
         return;
       }
       if (!kInputDialects.contains(dialect->getNamespace())) {
-        op->emitError() << "op '" << op->getName() << "' from dialect '"
-                        << dialect->getNamespace()
-                        << "' is not accepted as Tessel input (accepted: "
-                           "linalg, tensor, arith, math, memref, "
-                           "bufferization, tosa, scf, affine, func)";
+        op->emitOpError() << "is from dialect '" << dialect->getNamespace()
+                          << "', which Tessel does not accept as input "
+                             "(accepted: linalg, tensor, arith, math, "
+                             "memref, bufferization, tosa, scf, affine, "
+                             "func, ml_program)";
         valid = false;
         return;
       }
@@ -137,7 +136,7 @@ struct ValidateInputPass
       for (auto [index, input] : llvm::enumerate(type.getInputs())) {
         auto memref = dyn_cast<MemRefType>(input);
         if (memref && !memref.getLayout().isIdentity()) {
-          op->emitError() << "argument #" << index << " has type " << memref
+          op->emitOpError() << "argument #" << index << " has type " << memref
                           << " with a non-identity layout; public functions "
                              "take identity-layout memrefs";
           valid = false;
