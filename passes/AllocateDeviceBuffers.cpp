@@ -14,10 +14,13 @@ namespace mlir::tessel {
 using namespace mlir;
 
 namespace {
-/// Where a buffer is touched: inside kernels, on the host, or both.
+/// Where a buffer is touched: inside kernels, on the host, or both, and
+/// which deallocations free it (directly or through a view of it, as
+/// buffer-deallocation emits for `extract_strided_metadata` bases).
 struct BufferUses {
   bool onDevice = false;
   bool onHost = false;
+  SmallVector<memref::DeallocOp> deallocs;
 };
 } // namespace
 
@@ -26,8 +29,10 @@ struct BufferUses {
 static void classifyUses(Value value, BufferUses &uses) {
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
-    if (isa<memref::DeallocOp>(user))
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
+      uses.deallocs.push_back(dealloc);
       continue;
+    }
     if (user->getParentOfType<gpu::LaunchOp>() ||
         isa<gpu::LaunchFuncOp>(user)) {
       uses.onDevice = true;
@@ -73,15 +78,12 @@ struct AllocateDeviceBuffersPass
           rewriter, alloc.getLoc(), alloc.getType(), /*asyncToken=*/Type(),
           /*asyncDependencies=*/ValueRange(), alloc.getDynamicSizes(),
           alloc.getSymbolOperands(), /*hostShared=*/uses.onHost);
-      for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
-        if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
-          rewriter.setInsertionPoint(dealloc);
-          gpu::DeallocOp::create(rewriter, dealloc.getLoc(),
-                                 /*asyncToken=*/Type(), ValueRange(),
-                                 deviceAlloc.getMemref());
-          rewriter.eraseOp(dealloc);
-        }
       rewriter.replaceOp(alloc, deviceAlloc.getMemref());
+      for (memref::DeallocOp dealloc : uses.deallocs) {
+        rewriter.setInsertionPoint(dealloc);
+        rewriter.replaceOpWithNewOp<gpu::DeallocOp>(
+            dealloc, /*asyncToken=*/Type(), ValueRange(), dealloc.getMemref());
+      }
     });
     if (!ok)
       signalPassFailure();

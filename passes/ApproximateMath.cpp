@@ -19,11 +19,23 @@ namespace {
 struct ApproximateMathPass
     : public tessel::impl::ApproximateMathPassBase<ApproximateMathPass> {
   void runOnOperation() override {
+    // Upstream's rewrites handle scalars and vectors only; math on tensors
+    // (which elementwise-to-linalg turns into scalar code later) is skipped.
+    SmallVector<Operation *> mathOps;
+    getOperation().walk([&](Operation *op) {
+      if (isa_and_nonnull<math::MathDialect>(op->getDialect()) &&
+          llvm::none_of(op->getOperandTypes(), llvm::IsaPred<TensorType>))
+        mathOps.push_back(op);
+    });
+    if (mathOps.empty())
+      return;
     RewritePatternSet patterns(&getContext());
     // Upstream's default set: f32 expansions plus the polynomial rewrites,
     // without target-specific (AVX2) intrinsics so every target can use it.
     populateMathPolynomialApproximationPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    if (failed(applyOpPatternsGreedily(mathOps, std::move(patterns), config)))
       getOperation().emitRemark()
           << "math approximation did not converge; remaining math ops go "
              "to libm";

@@ -61,6 +61,23 @@ struct AttachTargetPass
       return; // The user's own description wins.
     }
 
+    std::pair<StringRef, int64_t> sizes[] = {
+        {"vector-bits", vectorBits}, {"vector-registers", vectorRegisters},
+        {"cache-line", cacheLine},   {"l1", l1},
+        {"l2", l2},                  {"l3", l3},
+        {"cores", cores},            {"sm-count", smCount},
+        {"smem-per-block", smemPerBlock},
+        {"registers-per-block", registersPerBlock},
+        {"warp-size", warpSize},
+        {"max-threads-per-block", maxThreadsPerBlock}};
+    for (auto [name, value] : sizes)
+      if (value < 0) {
+        module.emitOpError() << "option '" << name
+                             << "' must be positive (0 keeps the preset), got "
+                             << value;
+        return signalPassFailure();
+      }
+
     std::string error;
     FailureOr<TargetDescription> desc = getTargetPreset(kind, chip, error);
     if (failed(desc)) {

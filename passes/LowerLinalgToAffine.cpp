@@ -25,7 +25,15 @@ struct LowerLinalgToAffinePass
     // becomes an affine nest like everything else and needs no runtime.
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp op) { copies.push_back(op); });
+    bool ok = true;
     for (memref::CopyOp copy : copies) {
+      if (!isa<MemRefType>(copy.getSource().getType()) ||
+          !isa<MemRefType>(copy.getTarget().getType())) {
+        copy.emitOpError() << "copies unranked memrefs, which cannot be "
+                              "lowered to affine loops";
+        ok = false;
+        continue;
+      }
       rewriter.setInsertionPoint(copy);
       rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
                                                   copy.getTarget());
@@ -33,7 +41,6 @@ struct LowerLinalgToAffinePass
 
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) { ops.push_back(op); });
-    bool ok = true;
     for (linalg::LinalgOp op : ops) {
       if (!op.hasPureBufferSemantics()) {
         op->emitOpError() << "operates on tensors; it must be bufferized "

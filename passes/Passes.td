@@ -142,6 +142,7 @@ def LowerLinalgToAffinePass
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
                            "::mlir::memref::MemRefDialect"];
 }
 
@@ -199,7 +200,8 @@ def ApproximateMathPass : Pass<"tessel-approximate-math", "::mlir::func::FuncOp"
     ulp. Such code vectorizes and fuses like any other elementwise op instead
     of calling libm once per element. Upstream has these rewrites only as
     pattern sets (and a test pass), so this pass makes them a pipeline step.
-    Ops on other types are left for `convert-math-to-libm`.
+    f16 and bf16 ops are computed in f32 and truncated back; f64 ops and
+    ops on tensors are left alone (f64 goes to `convert-math-to-libm`).
 
     ```mlir
     %y = math.tanh %x : f32

@@ -1,7 +1,9 @@
 //===- TesselPlugin.cpp - Entry points for mlir-opt's plugin loaders ------===//
 //
-// The same shared library is both a pass plugin and a dialect plugin; either
-// way it registers the dialect, every pass and the named pipelines, once.
+// The same shared library is both a pass plugin and a dialect plugin. Either
+// way it registers every pass and the named pipelines (once); the dialect
+// plugin entry also adds the tessel dialect, which parsing #tessel.target in
+// input needs. Passes that create the attribute load the dialect themselves.
 //
 //===----------------------------------------------------------------------===//
 #include "plugin/Registration.h"

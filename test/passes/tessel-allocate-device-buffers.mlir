@@ -1,0 +1,182 @@
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(tessel-allocate-device-buffers)' | FileCheck %s
+
+// A temporary only kernels touch moves to device memory; its dealloc follows.
+
+// CHECK-LABEL: func.func @device_only(
+// CHECK-SAME: %[[V:.*]]: f32)
+// CHECK-NOT: memref.alloc
+// CHECK: %[[BUF:.*]] = gpu.alloc () : memref<64xf32>
+// CHECK: gpu.launch
+// CHECK: memref.store %[[V]], %[[BUF]][%{{.*}}] : memref<64xf32>
+// CHECK: gpu.terminator
+// CHECK: gpu.dealloc %[[BUF]] : memref<64xf32>
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+func.func @device_only(%v: f32) {
+  %c1 = arith.constant 1 : index
+  %t = memref.alloc() : memref<64xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    memref.store %v, %t[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  memref.dealloc %t : memref<64xf32>
+  return
+}
+
+// -----
+
+// A buffer both the host and a kernel touch must be visible to both.
+
+// CHECK-LABEL: func.func @host_and_device(
+// CHECK: %[[BUF:.*]] = gpu.alloc host_shared () : memref<64xf32>
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %[[BUF]][%{{.*}}] : memref<64xf32>
+// CHECK: %[[R:.*]] = memref.load %[[BUF]][%{{.*}}] : memref<64xf32>
+// CHECK: gpu.dealloc %[[BUF]] : memref<64xf32>
+// CHECK: return %[[R]] : f32
+func.func @host_and_device(%v: f32) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = memref.alloc() : memref<64xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    memref.store %v, %t[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  %r = memref.load %t[%c0] : memref<64xf32>
+  memref.dealloc %t : memref<64xf32>
+  return %r : f32
+}
+
+// -----
+
+// Buffers only the host touches stay where they are, heap and stack alike.
+
+// CHECK-LABEL: func.func @host_only(
+// CHECK: %[[HEAP:.*]] = memref.alloc() : memref<64xf32>
+// CHECK: %[[STACK:.*]] = memref.alloca() : memref<4xf32>
+// CHECK: memref.store %{{.*}}, %[[HEAP]]
+// CHECK: memref.store %{{.*}}, %[[STACK]]
+// CHECK: memref.dealloc %[[HEAP]] : memref<64xf32>
+// CHECK-NOT: gpu.
+// CHECK: return
+func.func @host_only(%v: f32) {
+  %c0 = arith.constant 0 : index
+  %heap = memref.alloc() : memref<64xf32>
+  %stack = memref.alloca() : memref<4xf32>
+  memref.store %v, %heap[%c0] : memref<64xf32>
+  memref.store %v, %stack[%c0] : memref<4xf32>
+  memref.dealloc %heap : memref<64xf32>
+  return
+}
+
+// -----
+
+// Uses through a view count as uses of the buffer: a subview a kernel
+// writes makes the buffer a device buffer (and only a device buffer).
+
+// CHECK-LABEL: func.func @through_subview(
+// CHECK: %[[BUF:.*]] = gpu.alloc () : memref<8x8xf32>
+// CHECK: %[[VIEW:.*]] = memref.subview %[[BUF]][0, 0] [4, 4] [1, 1]
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %[[VIEW]][
+// CHECK: gpu.dealloc %[[BUF]] : memref<8x8xf32>
+func.func @through_subview(%v: f32) {
+  %c1 = arith.constant 1 : index
+  %t = memref.alloc() : memref<8x8xf32>
+  %s = memref.subview %t[0, 0] [4, 4] [1, 1] : memref<8x8xf32> to memref<4x4xf32, strided<[8, 1]>>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    memref.store %v, %s[%tx, %ty] : memref<4x4xf32, strided<[8, 1]>>
+    gpu.terminator
+  }
+  memref.dealloc %t : memref<8x8xf32>
+  return
+}
+
+// -----
+
+// After outlining, the kernel use is a gpu.launch_func operand; dynamic
+// sizes carry over to gpu.alloc.
+
+
+// CHECK-LABEL: func.func @outlined(
+// CHECK-SAME: %[[N:.*]]: index)
+// CHECK: %[[BUF:.*]] = gpu.alloc (%[[N]]) : memref<?xf32>
+// CHECK: %[[CAST:.*]] = memref.cast %[[BUF]] : memref<?xf32> to memref<64xf32>
+// CHECK: gpu.launch_func @kernels::@k {{.*}} args(%[[CAST]] : memref<64xf32>)
+// CHECK: gpu.dealloc %[[BUF]] : memref<?xf32>
+// CHECK-NOT: memref.dealloc
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%m: memref<64xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func @outlined(%n: index) {
+    %c1 = arith.constant 1 : index
+    %t = memref.alloc(%n) : memref<?xf32>
+    %s = memref.cast %t : memref<?xf32> to memref<64xf32>
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%s : memref<64xf32>)
+    memref.dealloc %t : memref<?xf32>
+    return
+  }
+}
+
+// -----
+
+// Allocations inside a kernel are the kernel's own business.
+
+// CHECK-LABEL: func.func @alloca_in_kernel(
+// CHECK: gpu.launch
+// CHECK: %[[LOCAL:.*]] = memref.alloca() : memref<4xf32>
+// CHECK: memref.store %{{.*}}, %[[LOCAL]]
+func.func @alloca_in_kernel(%v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %local = memref.alloca() : memref<4xf32>
+    memref.store %v, %local[%c0] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @host_stack_in_kernel(%v: f32) {
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'memref.alloca' op allocates a stack buffer that a GPU kernel uses; kernels cannot reach host stack memory}}
+  %t = memref.alloca() : memref<64xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    memref.store %v, %t[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// buffer-deallocation frees through the base of extract_strided_metadata;
+// that dealloc must free device memory too.
+
+// CHECK-LABEL: func.func @dealloc_through_view(
+// CHECK: %[[BUF:.*]] = gpu.alloc () : memref<64xf32>
+// CHECK: %[[BASE:.*]], %{{.*}}, %{{.*}}, %{{.*}} = memref.extract_strided_metadata %[[BUF]]
+// CHECK: gpu.dealloc %[[BASE]] : memref<f32>
+// CHECK-NOT: memref.dealloc
+func.func @dealloc_through_view(%v: f32) {
+  %c1 = arith.constant 1 : index
+  %t = memref.alloc() : memref<64xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    memref.store %v, %t[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  %base, %offset, %size, %stride = memref.extract_strided_metadata %t : memref<64xf32> -> memref<f32>, index, index, index
+  memref.dealloc %base : memref<f32>
+  return
+}

@@ -1,0 +1,116 @@
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-approximate-math))' | FileCheck %s
+
+// tanh: a clamped odd rational polynomial, x * P(x^2) / Q(x^2), with tanh(x)
+// ~ x near zero.
+
+// CHECK-LABEL: func.func @tanh_f32(
+// CHECK-SAME: %[[X:.*]]: f32) -> f32
+// CHECK-NOT: math.tanh
+// CHECK: %[[LO:.*]] = arith.select %{{.*}}, %[[X]], %{{.*}} : f32
+// CHECK: %[[CLAMPED:.*]] = arith.select %{{.*}}, %[[LO]], %{{.*}} : f32
+// CHECK: %[[ABS:.*]] = math.absf %[[X]] : f32
+// CHECK: %[[SQ:.*]] = arith.mulf %[[CLAMPED]], %[[CLAMPED]] : f32
+// CHECK: math.fma %[[SQ]]
+// CHECK: %[[NUM:.*]] = arith.mulf %[[CLAMPED]], %{{.*}} : f32
+// CHECK: %[[RATIO:.*]] = arith.divf %[[NUM]], %{{.*}} : f32
+// CHECK: %[[R:.*]] = arith.select %{{.*}}, %[[CLAMPED]], %[[RATIO]] : f32
+// CHECK-NOT: math.tanh
+// CHECK: return %[[R]] : f32
+func.func @tanh_f32(%x: f32) -> f32 {
+  %0 = math.tanh %x : f32
+  return %0 : f32
+}
+
+// -----
+
+// erf: odd, so evaluated on |x| with a rational polynomial per interval and
+// the sign restored at the end.
+
+// CHECK-LABEL: func.func @erf_f32(
+// CHECK-SAME: %[[X:.*]]: f32) -> f32
+// CHECK-NOT: math.erf
+// CHECK: %[[NEG:.*]] = arith.negf %[[X]] : f32
+// CHECK: %[[ABS:.*]] = arith.select %[[ISNEG:.*]], %[[NEG]], %[[X]] : f32
+// CHECK: math.fma %[[ABS]]
+// CHECK: arith.divf
+// CHECK: %[[POS:.*]] = arith.select
+// CHECK: %[[FLIP:.*]] = arith.negf %[[POS]] : f32
+// CHECK: %[[R:.*]] = arith.select %[[ISNEG]], %[[FLIP]], %[[POS]] : f32
+// CHECK-NOT: math.erf
+// CHECK: return %[[R]] : f32
+func.func @erf_f32(%x: f32) -> f32 {
+  %0 = math.erf %x : f32
+  return %0 : f32
+}
+
+// -----
+
+// exp: range reduction x = k ln2 + r, a polynomial in r, and 2^k built in
+// the exponent bits.
+
+// CHECK-LABEL: func.func @exp_f32(
+// CHECK-SAME: %[[X:.*]]: f32) -> f32
+// CHECK-NOT: math.exp
+// CHECK: math.floor
+// CHECK: math.fma
+// CHECK: %[[K:.*]] = arith.fptosi %{{.*}} : f32 to i32
+// CHECK: %[[BIASED:.*]] = arith.addi %[[K]], %{{.*}} : i32
+// CHECK: %[[BITS:.*]] = arith.shli %[[BIASED]], %{{.*}} : i32
+// CHECK: %[[POW2:.*]] = arith.bitcast %[[BITS]] : i32 to f32
+// CHECK: %[[R:.*]] = arith.mulf %{{.*}}, %[[POW2]] : f32
+// CHECK-NOT: math.exp
+// CHECK: return %[[R]] : f32
+func.func @exp_f32(%x: f32) -> f32 {
+  %0 = math.exp %x : f32
+  return %0 : f32
+}
+
+// -----
+
+// Vectors of f32 are approximated element-wise, in vector form.
+
+// CHECK-LABEL: func.func @tanh_vector(
+// CHECK-SAME: %[[X:.*]]: vector<8xf32>) -> vector<8xf32>
+// CHECK-NOT: math.tanh
+// CHECK: math.absf %[[X]] : vector<8xf32>
+// CHECK: arith.divf %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK-NOT: math.tanh
+// CHECK: return %{{.*}} : vector<8xf32>
+func.func @tanh_vector(%x: vector<8xf32>) -> vector<8xf32> {
+  %0 = math.tanh %x : vector<8xf32>
+  return %0 : vector<8xf32>
+}
+
+// -----
+
+// f64 ops are left for convert-math-to-libm, also next to rewritten f32 ones.
+
+// CHECK-LABEL: func.func @f64_stays(
+// CHECK-SAME: %[[X:.*]]: f64, %[[Y:.*]]: f32)
+// CHECK: %[[T:.*]] = math.tanh %[[X]] : f64
+// CHECK-NEXT: %[[E:.*]] = math.erf %[[X]] : f64
+// CHECK-NEXT: %[[P:.*]] = math.exp %[[X]] : f64
+// CHECK-NOT: math.tanh
+// CHECK: math.absf %[[Y]] : f32
+// CHECK-NOT: math.tanh
+// CHECK: return %[[T]], %[[E]], %[[P]], %{{.*}} : f64, f64, f64, f32
+func.func @f64_stays(%x: f64, %y: f32) -> (f64, f64, f64, f32) {
+  %0 = math.tanh %x : f64
+  %1 = math.erf %x : f64
+  %2 = math.exp %x : f64
+  %3 = math.tanh %y : f32
+  return %0, %1, %2, %3 : f64, f64, f64, f32
+}
+
+// Math on tensors is left alone (the upstream rewrites handle scalars and
+// vectors only); convert-elementwise-to-linalg turns it into scalar code
+// before this pass runs in the pipelines.
+
+// CHECK-LABEL: func.func @tensor_left_alone(
+// CHECK: math.exp %{{.*}} : tensor<4xf32>
+// CHECK-NOT: math.exp %{{.*}} : f32
+func.func @tensor_left_alone(%x: tensor<4xf32>, %y: f32) -> (tensor<4xf32>, f32) {
+  %0 = math.exp %x : tensor<4xf32>
+  %1 = math.exp %y : f32
+  return %0, %1 : tensor<4xf32>, f32
+}
