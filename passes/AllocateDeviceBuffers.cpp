@@ -52,8 +52,17 @@ namespace {
 struct AllocateDeviceBuffersPass
     : public tessel::impl::AllocateDeviceBuffersPassBase<
           AllocateDeviceBuffersPass> {
+  Type tokenType;
+
+  /// `gpu.wait async`: a token with no dependencies to order an op on.
+  Value waitAsync(RewriterBase &rewriter, Location loc) {
+    return gpu::WaitOp::create(rewriter, loc, tokenType, ValueRange())
+        .getAsyncToken();
+  }
+
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    tokenType = gpu::AsyncTokenType::get(&getContext());
     bool ok = true;
     getOperation().walk([&](Operation *op) {
       if (!isa<memref::AllocOp, memref::AllocaOp>(op) ||
@@ -72,17 +81,41 @@ struct AllocateDeviceBuffersPass
         return;
       }
       auto alloc = cast<memref::AllocOp>(op);
+      Location loc = alloc.getLoc();
       rewriter.setInsertionPoint(alloc);
-      // A buffer both sides touch must be visible to both: managed memory.
-      auto deviceAlloc = gpu::AllocOp::create(
-          rewriter, alloc.getLoc(), alloc.getType(), /*asyncToken=*/Type(),
-          /*asyncDependencies=*/ValueRange(), alloc.getDynamicSizes(),
-          alloc.getSymbolOperands(), /*hostShared=*/uses.onHost);
-      rewriter.replaceOp(alloc, deviceAlloc.getMemref());
+      Value deviceBuffer;
+      if (uses.onHost) {
+        // Both sides touch it: managed memory, which gpu-to-llvm lowers
+        // only in the synchronous form.
+        deviceBuffer = gpu::AllocOp::create(
+                           rewriter, loc, alloc.getType(), /*asyncToken=*/Type(),
+                           ValueRange(), alloc.getDynamicSizes(),
+                           alloc.getSymbolOperands(), /*hostShared=*/true)
+                           .getMemref();
+      } else {
+        // Device memory: gpu-to-llvm lowers only the async form, so the
+        // allocation is issued on a fresh token and waited for at once.
+        Value ready = waitAsync(rewriter, loc);
+        auto deviceAlloc = gpu::AllocOp::create(
+            rewriter, loc, alloc.getType(), tokenType, ready,
+            alloc.getDynamicSizes(), alloc.getSymbolOperands(),
+            /*hostShared=*/false);
+        gpu::WaitOp::create(rewriter, loc, Type(),
+                            ValueRange{deviceAlloc.getAsyncToken()});
+        deviceBuffer = deviceAlloc.getMemref();
+      }
+      rewriter.replaceOp(alloc, deviceBuffer);
       for (memref::DeallocOp dealloc : uses.deallocs) {
         rewriter.setInsertionPoint(dealloc);
-        rewriter.replaceOpWithNewOp<gpu::DeallocOp>(
-            dealloc, /*asyncToken=*/Type(), ValueRange(), dealloc.getMemref());
+        Location deallocLoc = dealloc.getLoc();
+        // gpu-to-llvm lowers deallocation only in the async form, managed
+        // memory included.
+        Value ready = waitAsync(rewriter, deallocLoc);
+        auto freed = gpu::DeallocOp::create(rewriter, deallocLoc, tokenType,
+                                            ready, dealloc.getMemref());
+        gpu::WaitOp::create(rewriter, deallocLoc, Type(),
+                            ValueRange{freed.getAsyncToken()});
+        rewriter.eraseOp(dealloc);
       }
     });
     if (!ok)

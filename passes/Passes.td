@@ -88,6 +88,9 @@ def ValidateInputPass : Pass<"tessel-validate-input", "::mlir::ModuleOp"> {
       handled yet);
     - element types are i1/i8/i16/i32/i64/index or f16/bf16/f32/f64;
     - memref function arguments have the identity layout the C ABI assumes;
+    - the input frees no buffer itself (`memref.dealloc`): Tessel places
+      deallocations, and the ownership analysis doing so cannot reason about
+      frees it did not insert;
     - no value is larger than the address space can hold.
 
     ```mlir
@@ -99,19 +102,49 @@ def ValidateInputPass : Pass<"tessel-validate-input", "::mlir::ModuleOp"> {
 }
 
 def ExportCInterfacePass : Pass<"tessel-export-c-interface", "::mlir::ModuleOp"> {
-  let summary = "Give every public function a _mlir_ciface_ C entry point";
+  let summary = "Define the C ABI of public functions";
   let description = [{
-    Marks each public `func.func` that has a body with
-    `llvm.emit_c_interface`, so that `convert-func-to-llvm` emits a
-    `_mlir_ciface_<name>` wrapper taking pointers to upstream's strided
-    memref descriptors: the stable C ABI of Tessel's compiled objects.
+    Runs before bufferization and fixes what callers of the compiled object
+    rely on (docs/ABI.md):
+
+    - each public `func.func` with a body is marked `llvm.emit_c_interface`,
+      so that `convert-func-to-llvm` emits a `_mlir_ciface_<name>` wrapper
+      taking pointers to upstream's strided memref descriptors;
+    - its tensor arguments are marked `bufferization.writable = false`:
+      tensors are values, so the caller's input buffers are never written,
+      even when the function updates an argument "in place" (bufferization
+      then copies instead).
 
     ```mlir
-    func.func @mm(%a: memref<4x4xf32>) { ... }
+    func.func @mm(%a: tensor<4x4xf32>) -> tensor<4x4xf32> { ... }
     // becomes
-    func.func @mm(%a: memref<4x4xf32>) attributes {llvm.emit_c_interface} { ... }
+    func.func @mm(%a: tensor<4x4xf32> {bufferization.writable = false})
+        -> tensor<4x4xf32> attributes {llvm.emit_c_interface} { ... }
     ```
   }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def DecomposeAggregatesPass
+    : Pass<"tessel-decompose-aggregates", "::mlir::func::FuncOp"> {
+  let summary = "Decompose aggregate linalg ops (softmax, ...) into linalg ops";
+  let description = [{
+    Ops such as `linalg.softmax` are not structured ops themselves; they
+    implement `AggregatedOpInterface` and describe their meaning as a
+    sequence of `linalg.generic`/named ops. This pass applies that
+    decomposition (upstream's `decomposeOperation`) so that everything after
+    it (fusion, tiling, lowering) sees only structured ops. An op whose
+    decomposition fails is an error at the op.
+
+    ```mlir
+    %r = linalg.softmax dimension(1) ins(%x : tensor<2x16xf32>) outs(%e : tensor<2x16xf32>) -> tensor<2x16xf32>
+    // becomes: max-reduce, sub + exp, sum-reduce, divide as linalg.generic ops
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def LowerLinalgToAffinePass
@@ -121,9 +154,7 @@ def LowerLinalgToAffinePass
     Lowers every linalg op on memrefs (named ops such as matmul and the
     convolutions, and `linalg.generic`) to an `affine.for` nest whose loads
     and stores keep the op's indexing maps as affine access functions, the
-    form the polyhedral transformations analyze. `memref.copy` (which
-    bufferization leaves behind) goes the same way, as a `linalg.copy`, so
-    compiled code needs no runtime copy helper. Uses upstream's
+    form the polyhedral transformations analyze. Uses upstream's
     `linalgOpToAffineLoops`; what this pass adds is the contract check: an op
     still on tensors (not bufferized) or one that cannot be expressed with
     affine accesses is an error at that op, never left behind silently.
@@ -142,8 +173,27 @@ def LowerLinalgToAffinePass
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
-                           "::mlir::linalg::LinalgDialect",
                            "::mlir::memref::MemRefDialect"];
+}
+
+def ConvertCopyToLinalgPass
+    : Pass<"tessel-convert-copy-to-linalg", "::mlir::func::FuncOp"> {
+  let summary = "Turn memref.copy into linalg.copy";
+  let description = [{
+    Bufferization leaves copies as `memref.copy`. Upstream lowers those to
+    `llvm.memcpy` or, for strided views, to a call into
+    `libmlir_c_runner_utils`; on a GPU target either would run on the host
+    over device memory. As `linalg.copy` they take the same road as every
+    other op: affine loops on the CPU, a kernel on the GPU. Unranked copies
+    are an error at the op.
+
+    ```mlir
+    memref.copy %a, %b : memref<4x8xf32> to memref<4x8xf32>
+    // becomes
+    linalg.copy ins(%a : memref<4x8xf32>) outs(%b : memref<4x8xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def AllocateDeviceBuffersPass

@@ -110,6 +110,13 @@ struct ValidateInputPass
         valid = false;
         return;
       }
+      if (isa<memref::DeallocOp>(op)) {
+        op->emitOpError() << "frees a buffer in the input; Tessel places "
+                             "deallocations itself, so remove explicit "
+                             "memref.dealloc ops";
+        valid = false;
+        return;
+      }
       for (OpResult result : op->getResults())
         check(op, result.getType(), "result", result.getResultNumber());
       for (Region &region : op->getRegions())

@@ -23,7 +23,7 @@ static void printToFile(MlirStringRef chunk, void *userData) {
 
 static int hasCInterface(MlirModule module, const char *name) {
   MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
-  for (; !mlirOperationIsNull(op); op = mlirOperationGetNextInModule(op)) {
+  for (; !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
     MlirAttribute sym = mlirOperationGetAttributeByName(
         op, mlirStringRefCreateFromCString("sym_name"));
     MlirStringRef symName = mlirStringAttrGetValue(sym);

@@ -1,15 +1,20 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(tessel-allocate-device-buffers)' | FileCheck %s
 
-// A temporary only kernels touch moves to device memory; its dealloc follows.
+// A temporary only kernels touch moves to device memory, allocated and freed
+// in the async form gpu-to-llvm lowers, each waited on at once.
 
 // CHECK-LABEL: func.func @device_only(
 // CHECK-SAME: %[[V:.*]]: f32)
 // CHECK-NOT: memref.alloc
-// CHECK: %[[BUF:.*]] = gpu.alloc () : memref<64xf32>
+// CHECK: %[[T0:.*]] = gpu.wait async
+// CHECK: %[[BUF:.*]], %[[T1:.*]] = gpu.alloc async [%[[T0]]] () : memref<64xf32>
+// CHECK: gpu.wait [%[[T1]]]
 // CHECK: gpu.launch
 // CHECK: memref.store %[[V]], %[[BUF]][%{{.*}}] : memref<64xf32>
 // CHECK: gpu.terminator
-// CHECK: gpu.dealloc %[[BUF]] : memref<64xf32>
+// CHECK: %[[T2:.*]] = gpu.wait async
+// CHECK: %[[T3:.*]] = gpu.dealloc async [%[[T2]]] %[[BUF]] : memref<64xf32>
+// CHECK: gpu.wait [%[[T3]]]
 // CHECK-NOT: memref.dealloc
 // CHECK: return
 func.func @device_only(%v: f32) {
@@ -33,7 +38,9 @@ func.func @device_only(%v: f32) {
 // CHECK: gpu.launch
 // CHECK: memref.store %{{.*}}, %[[BUF]][%{{.*}}] : memref<64xf32>
 // CHECK: %[[R:.*]] = memref.load %[[BUF]][%{{.*}}] : memref<64xf32>
-// CHECK: gpu.dealloc %[[BUF]] : memref<64xf32>
+// CHECK: %[[T2:.*]] = gpu.wait async
+// CHECK: %[[T3:.*]] = gpu.dealloc async [%[[T2]]] %[[BUF]] : memref<64xf32>
+// CHECK: gpu.wait [%[[T3]]]
 // CHECK: return %[[R]] : f32
 func.func @host_and_device(%v: f32) -> f32 {
   %c0 = arith.constant 0 : index
@@ -77,11 +84,15 @@ func.func @host_only(%v: f32) {
 // writes makes the buffer a device buffer (and only a device buffer).
 
 // CHECK-LABEL: func.func @through_subview(
-// CHECK: %[[BUF:.*]] = gpu.alloc () : memref<8x8xf32>
+// CHECK: %[[T0:.*]] = gpu.wait async
+// CHECK: %[[BUF:.*]], %[[T1:.*]] = gpu.alloc async [%[[T0]]] () : memref<8x8xf32>
+// CHECK: gpu.wait [%[[T1]]]
 // CHECK: %[[VIEW:.*]] = memref.subview %[[BUF]][0, 0] [4, 4] [1, 1]
 // CHECK: gpu.launch
 // CHECK: memref.store %{{.*}}, %[[VIEW]][
-// CHECK: gpu.dealloc %[[BUF]] : memref<8x8xf32>
+// CHECK: %[[T2:.*]] = gpu.wait async
+// CHECK: %[[T3:.*]] = gpu.dealloc async [%[[T2]]] %[[BUF]] : memref<8x8xf32>
+// CHECK: gpu.wait [%[[T3]]]
 func.func @through_subview(%v: f32) {
   %c1 = arith.constant 1 : index
   %t = memref.alloc() : memref<8x8xf32>
@@ -103,10 +114,14 @@ func.func @through_subview(%v: f32) {
 
 // CHECK-LABEL: func.func @outlined(
 // CHECK-SAME: %[[N:.*]]: index)
-// CHECK: %[[BUF:.*]] = gpu.alloc (%[[N]]) : memref<?xf32>
+// CHECK: %[[T0:.*]] = gpu.wait async
+// CHECK: %[[BUF:.*]], %[[T1:.*]] = gpu.alloc async [%[[T0]]] (%[[N]]) : memref<?xf32>
+// CHECK: gpu.wait [%[[T1]]]
 // CHECK: %[[CAST:.*]] = memref.cast %[[BUF]] : memref<?xf32> to memref<64xf32>
 // CHECK: gpu.launch_func @kernels::@k {{.*}} args(%[[CAST]] : memref<64xf32>)
-// CHECK: gpu.dealloc %[[BUF]] : memref<?xf32>
+// CHECK: %[[T2:.*]] = gpu.wait async
+// CHECK: %[[T3:.*]] = gpu.dealloc async [%[[T2]]] %[[BUF]] : memref<?xf32>
+// CHECK: gpu.wait [%[[T3]]]
 // CHECK-NOT: memref.dealloc
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -164,9 +179,13 @@ func.func @host_stack_in_kernel(%v: f32) {
 // that dealloc must free device memory too.
 
 // CHECK-LABEL: func.func @dealloc_through_view(
-// CHECK: %[[BUF:.*]] = gpu.alloc () : memref<64xf32>
+// CHECK: %[[T0:.*]] = gpu.wait async
+// CHECK: %[[BUF:.*]], %[[T1:.*]] = gpu.alloc async [%[[T0]]] () : memref<64xf32>
+// CHECK: gpu.wait [%[[T1]]]
 // CHECK: %[[BASE:.*]], %{{.*}}, %{{.*}}, %{{.*}} = memref.extract_strided_metadata %[[BUF]]
-// CHECK: gpu.dealloc %[[BASE]] : memref<f32>
+// CHECK: %[[T2:.*]] = gpu.wait async
+// CHECK: %[[T3:.*]] = gpu.dealloc async [%[[T2]]] %[[BASE]] : memref<f32>
+// CHECK: gpu.wait [%[[T3]]]
 // CHECK-NOT: memref.dealloc
 func.func @dealloc_through_view(%v: f32) {
   %c1 = arith.constant 1 : index

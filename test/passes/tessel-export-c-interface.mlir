@@ -54,3 +54,21 @@ func.func @entry(%a: memref<4xf32>) {
   call @external(%a) : (memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+// Tensor arguments of public functions are values: read-only buffers after
+// bufferization. Memref and scalar arguments and private functions are not
+// touched.
+
+// CHECK-LABEL: func.func @tensors(
+// CHECK-SAME: %{{.*}}: tensor<4xf32> {bufferization.writable = false}, %{{.*}}: memref<4xf32>, %{{.*}}: f32, %{{.*}}: tensor<2xi8> {bufferization.writable = false})
+// CHECK-SAME: attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func private @private_tensors(
+// CHECK-SAME: %{{.*}}: tensor<4xf32>) {
+func.func @tensors(%a: tensor<4xf32>, %b: memref<4xf32>, %s: f32, %c: tensor<2xi8>) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}
+func.func private @private_tensors(%a: tensor<4xf32>) {
+  return
+}

@@ -110,60 +110,6 @@ func.func @generic_index(%out: memref<4x8xindex>) {
 
 // -----
 
-// What bufferization leaves behind for a tensor result: a fill into a
-// temporary, then memref.copy into the out-param. The copy becomes a loop
-// nest like the fill; nothing is left for a runtime copy helper.
-
-// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0) -> (d0)>
-// CHECK-LABEL: func.func @fill_then_copy(
-// CHECK-SAME: %[[V:.*]]: f32, %[[DST:.*]]: memref<4x8xf32>)
-// CHECK: %[[TMP:.*]] = memref.alloc() : memref<4x8xf32>
-// CHECK: affine.for %[[I:.*]] = 0 to 4 {
-// CHECK-NEXT: affine.for %[[J:.*]] = 0 to 8 {
-// CHECK: affine.store %[[V]], %[[TMP]][%{{.*}}, %{{.*}}] : memref<4x8xf32>
-// CHECK: affine.for %[[K:.*]] = 0 to 4 {
-// CHECK-NEXT: affine.for %[[L:.*]] = 0 to 8 {
-// CHECK-NEXT: %[[LK:.*]] = affine.apply #[[$ID]](%[[K]])
-// CHECK-NEXT: %[[LL:.*]] = affine.apply #[[$ID]](%[[L]])
-// CHECK-NEXT: %[[X:.*]] = affine.load %[[TMP]][%[[LK]], %[[LL]]] : memref<4x8xf32>
-// CHECK: affine.load %[[DST]]
-// CHECK-NEXT: %[[SK:.*]] = affine.apply #[[$ID]](%[[K]])
-// CHECK-NEXT: %[[SL:.*]] = affine.apply #[[$ID]](%[[L]])
-// CHECK-NEXT: affine.store %[[X]], %[[DST]][%[[SK]], %[[SL]]] : memref<4x8xf32>
-// CHECK: memref.dealloc %[[TMP]] : memref<4x8xf32>
-// CHECK-NOT: memref.copy
-// CHECK-NOT: linalg.
-// CHECK: return
-func.func @fill_then_copy(%v: f32, %dst: memref<4x8xf32>) {
-  %tmp = memref.alloc() : memref<4x8xf32>
-  linalg.fill ins(%v : f32) outs(%tmp : memref<4x8xf32>)
-  memref.copy %tmp, %dst : memref<4x8xf32> to memref<4x8xf32>
-  memref.dealloc %tmp : memref<4x8xf32>
-  return
-}
-
-// -----
-
-// A strided source (a subview) is read through its layout. 
-
-// CHECK-LABEL: func.func @copy_from_subview(
-// CHECK-SAME: %[[SRC:.*]]: memref<8x16xf32>, %[[DST:.*]]: memref<4x8xf32>)
-// CHECK: %[[SUB:.*]] = memref.subview %[[SRC]][2, 4] [4, 8] [1, 1]
-// CHECK: affine.for %{{.*}} = 0 to 4 {
-// CHECK-NEXT: affine.for %{{.*}} = 0 to 8 {
-// CHECK: %[[X:.*]] = affine.load %[[SUB]][%{{.*}}, %{{.*}}] : memref<4x8xf32, strided<[16, 1], offset: 36>>
-// CHECK: affine.store %[[X]], %[[DST]][%{{.*}}, %{{.*}}] : memref<4x8xf32>
-// CHECK-NOT: memref.copy
-func.func @copy_from_subview(%src: memref<8x16xf32>, %dst: memref<4x8xf32>) {
-  %cst = arith.constant 0.0 : f32
-  %sub = memref.subview %src[2, 4] [4, 8] [1, 1] : memref<8x16xf32> to memref<4x8xf32, strided<[16, 1], offset: 36>>
-  linalg.fill ins(%cst : f32) outs(%dst : memref<4x8xf32>)
-  memref.copy %sub, %dst : memref<4x8xf32, strided<[16, 1], offset: 36>> to memref<4x8xf32>
-  return
-}
-
-// -----
-
 func.func @matmul_on_tensors(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf32>) -> tensor<4x2xf32> {
   // expected-error @+1 {{'linalg.matmul' op operates on tensors; it must be bufferized before lowering to affine loops}}
   %0 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) outs(%c : tensor<4x2xf32>) -> tensor<4x2xf32>
@@ -181,30 +127,4 @@ func.func @mixed(%t: tensor<4xf32>, %m: memref<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'linalg.mul' op operates on tensors}}
   %1 = linalg.mul ins(%0, %0 : tensor<4xf32>, tensor<4xf32>) outs(%t : tensor<4xf32>) -> tensor<4xf32>
   return %1 : tensor<4xf32>
-}
-
-// -----
-
-// A copy alone (no linalg op in the input) still lowers: the pass loads the
-// linalg dialect itself.
-
-// CHECK-LABEL: func.func @copy_only(
-// CHECK-SAME: %[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<4x8xf32>)
-// CHECK: affine.for %{{.*}} = 0 to 4 {
-// CHECK-NEXT: affine.for %{{.*}} = 0 to 8 {
-// CHECK: affine.load %[[A]]
-// CHECK: affine.store %{{.*}}, %[[B]]
-// CHECK-NOT: memref.copy
-// CHECK-NOT: linalg.copy
-func.func @copy_only(%a: memref<4x8xf32>, %b: memref<4x8xf32>) {
-  memref.copy %a, %b : memref<4x8xf32> to memref<4x8xf32>
-  return
-}
-
-// -----
-
-func.func @copy_unranked(%a: memref<*xf32>, %b: memref<*xf32>) {
-  // expected-error @+1 {{'memref.copy' op copies unranked memrefs, which cannot be lowered to affine loops}}
-  memref.copy %a, %b : memref<*xf32> to memref<*xf32>
-  return
 }

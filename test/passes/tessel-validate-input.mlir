@@ -167,3 +167,16 @@ func.func @many(%a: tensor<?xf32>, %b: tensor<4xi4>, %n: index) -> tensor<*xf32>
   %0 = tensor.cast %a : tensor<?xf32> to tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+// Tessel places deallocations itself; explicit frees in the input are
+// rejected at the op.
+
+func.func @frees(%out: memref<4xf32>) {
+  %tmp = memref.alloc() : memref<4xf32>
+  memref.copy %tmp, %out : memref<4xf32> to memref<4xf32>
+  // expected-error @+1 {{'memref.dealloc' op frees a buffer in the input; Tessel places deallocations itself, so remove explicit memref.dealloc ops}}
+  memref.dealloc %tmp : memref<4xf32>
+  return
+}

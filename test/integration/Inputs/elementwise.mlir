@@ -1,0 +1,51 @@
+// Elementwise linalg.generic with transcendentals. In f32 they go through
+// tessel-approximate-math (polynomials); in f64 through libm calls.
+#id2 = affine_map<(i, j) -> (i, j)>
+
+// y = tanh(x) + exp(-x*x/2)  (f32)
+func.func @tanh_exp(%x: tensor<7x130xf32>) -> tensor<7x130xf32> {
+  %e = tensor.empty() : tensor<7x130xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<7x130xf32>) outs(%e : tensor<7x130xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %half = arith.constant -0.5 : f32
+    %t = math.tanh %v : f32
+    %sq = arith.mulf %v, %v : f32
+    %a = arith.mulf %sq, %half : f32
+    %g = math.exp %a : f32
+    %r = arith.addf %t, %g : f32
+    linalg.yield %r : f32
+  } -> tensor<7x130xf32>
+  return %y : tensor<7x130xf32>
+}
+
+// Two results from one function: tanh(x) and exp(x), wide input range so
+// that exp overflows / underflows saturate at the edges.
+func.func @tanh_and_exp(%x: tensor<1000xf32>) -> (tensor<1000xf32>, tensor<1000xf32>) {
+  %e0 = tensor.empty() : tensor<1000xf32>
+  %e1 = tensor.empty() : tensor<1000xf32>
+  %t, %x2 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                            iterator_types = ["parallel"]}
+      ins(%x : tensor<1000xf32>) outs(%e0, %e1 : tensor<1000xf32>, tensor<1000xf32>) {
+  ^bb0(%v: f32, %o0: f32, %o1: f32):
+    %a = math.tanh %v : f32
+    %b = math.exp %v : f32
+    linalg.yield %a, %b : f32, f32
+  } -> (tensor<1000xf32>, tensor<1000xf32>)
+  return %t, %x2 : tensor<1000xf32>, tensor<1000xf32>
+}
+
+// f64: libm.
+func.func @tanh_exp_f64(%x: tensor<64xf64>) -> tensor<64xf64> {
+  %e = tensor.empty() : tensor<64xf64>
+  %y = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf64>) outs(%e : tensor<64xf64>) {
+  ^bb0(%v: f64, %o: f64):
+    %t = math.tanh %v : f64
+    %g = math.exp %v : f64
+    %r = arith.mulf %t, %g : f64
+    linalg.yield %r : f64
+  } -> tensor<64xf64>
+  return %y : tensor<64xf64>
+}

@@ -1,0 +1,168 @@
+/* Shared helpers for Tessel's integration harnesses.
+ *
+ * A harness is compiled with `-include <generated header>`, so the entry
+ * points it calls are declared by tessel-compile itself; a header that does
+ * not match the compiled code fails to compile or fails the comparison.
+ *
+ * Every check compares against a reference computed in double precision and
+ * prints `PASS <name> <shape> ...` or `FAIL <name> <shape> ...`; main returns
+ * harness_finish(), non-zero when any check failed. `--corrupt` perturbs one
+ * element of every result before it is compared, so the test suite can check
+ * that a wrong result is caught (prints FAIL, exits non-zero). */
+#ifndef TESSEL_TEST_HARNESS_H
+#define TESSEL_TEST_HARNESS_H
+
+#include "tessel/runtime.h"
+#ifdef HARNESS_GPU_MANAGED
+/* GPU targets: kernels read and write the caller's buffers directly, so every
+ * buffer is CUDA managed memory (visible to host and device). */
+#include "tessel/gpu_runtime.h"
+#endif
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static __attribute__((unused)) int g_corrupt = 0;
+static __attribute__((unused)) int g_checks = 0;
+static __attribute__((unused)) int g_failures = 0;
+
+static __attribute__((unused)) void harness_init(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--corrupt")) {
+      g_corrupt = 1;
+    } else {
+      fprintf(stderr, "usage: %s [--corrupt]\n", argv[0]);
+      exit(2);
+    }
+  }
+}
+
+static __attribute__((unused)) void *harness_alloc(size_t count, size_t size) {
+#ifdef HARNESS_GPU_MANAGED
+  return mgpuMemAlloc((uint64_t)(count ? count : 1) * size, NULL, true);
+#else
+  return tessel_aligned_alloc(count, size, 0);
+#endif
+}
+
+static __attribute__((unused)) void harness_free(void *p) {
+#ifdef HARNESS_GPU_MANAGED
+  mgpuMemFree(p, NULL);
+#else
+  tessel_free(p);
+#endif
+}
+
+static __attribute__((unused)) float *alloc_f32(size_t count) {
+  float *p = (float *)harness_alloc(count, sizeof(float));
+  if (!p) {
+    fprintf(stderr, "FAIL: out of memory (%zu floats)\n", count);
+    exit(1);
+  }
+  return p;
+}
+
+static __attribute__((unused)) double *alloc_f64(size_t count) {
+  double *p = (double *)harness_alloc(count, sizeof(double));
+  if (!p) {
+    fprintf(stderr, "FAIL: out of memory (%zu doubles)\n", count);
+    exit(1);
+  }
+  return p;
+}
+
+/* A float buffer filled with pseudo-random values in [lo, hi). */
+static __attribute__((unused)) float *random_f32(size_t count, uint64_t seed, float lo, float hi) {
+  float *p = alloc_f32(count);
+  tessel_fill_random_f32(p, count, seed); /* [-1, 1) */
+  for (size_t i = 0; i < count; ++i)
+    p[i] = lo + (p[i] + 1.0f) * 0.5f * (hi - lo);
+  return p;
+}
+
+/* Fills result buffers with NaN so that unwritten elements fail. */
+static __attribute__((unused)) void poison_f32(float *p, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    p[i] = NAN;
+}
+
+static __attribute__((unused)) int report(const char *name, const char *shape, size_t bad, size_t count,
+                  const tessel_compare_stats *st) {
+  ++g_checks;
+  if (bad) {
+    ++g_failures;
+    printf("FAIL %s %s: %zu of %zu elements differ (first at %zu: got %.9g, "
+           "expected %.9g; max rel err %.3g)\n",
+           name, shape, bad, count, st->first_mismatch_index,
+           st->first_mismatch_actual, st->first_mismatch_expected,
+           st->max_rel_error);
+    return 0;
+  }
+  printf("PASS %s %s (max rel err %.2e)\n", name, shape, st->max_rel_error);
+  return 1;
+}
+
+/* Compares a float result with a double reference. */
+static __attribute__((unused)) int check_f32(const char *name, const char *shape, float *actual,
+                     const double *expected, size_t count, double rel_tol,
+                     double abs_tol) {
+  if (g_corrupt && count)
+    actual[count / 2] += 0.5f + 0.5f * fabsf(actual[count / 2]);
+  tessel_compare_stats st;
+  size_t bad = tessel_compare_f32(name, actual, expected, count, rel_tol,
+                                  abs_tol, &st);
+  return report(name, shape, bad, count, &st);
+}
+
+static __attribute__((unused)) int check_f64(const char *name, const char *shape, double *actual,
+                     const double *expected, size_t count, double rel_tol,
+                     double abs_tol) {
+  if (g_corrupt && count)
+    actual[count / 2] += 0.5 + 0.5 * fabs(actual[count / 2]);
+  tessel_compare_stats st;
+  size_t bad = tessel_compare_f64(name, actual, expected, count, rel_tol,
+                                  abs_tol, &st);
+  return report(name, shape, bad, count, &st);
+}
+
+/* A scalar result. */
+static __attribute__((unused)) int check_scalar(const char *name, const char *shape, double actual,
+                        double expected, double rel_tol, double abs_tol) {
+  if (g_corrupt)
+    actual += 0.5 + 0.5 * fabs(actual);
+  tessel_compare_stats st;
+  size_t bad = tessel_compare_f64(name, &actual, &expected, 1, rel_tol, abs_tol,
+                                  &st);
+  return report(name, shape, bad, 1, &st);
+}
+
+/* Inputs must not be written by the call. */
+static __attribute__((unused)) int check_unchanged(const char *name, const void *now,
+                           const void *before, size_t bytes) {
+  ++g_checks;
+  if (memcmp(now, before, bytes) != 0) {
+    ++g_failures;
+    printf("FAIL %s: the call modified an input buffer\n", name);
+    return 0;
+  }
+  return 1;
+}
+
+static __attribute__((unused)) float *copy_f32(const float *src, size_t count) {
+  float *p = alloc_f32(count);
+  memcpy(p, src, count * sizeof(float));
+  return p;
+}
+
+static __attribute__((unused)) int harness_finish(void) {
+  if (g_failures) {
+    printf("FAIL: %d of %d checks failed\n", g_failures, g_checks);
+    return 1;
+  }
+  printf("ALL %d CHECKS PASSED\n", g_checks);
+  return 0;
+}
+
+#endif /* TESSEL_TEST_HARNESS_H */

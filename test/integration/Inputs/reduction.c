@@ -1,0 +1,60 @@
+/* Harness for reduction.mlir: row sum, total (scalar result), row softmax. */
+#include "harness.h"
+
+static void run_row_sum_and_total(void) {
+  const int64_t m = 19, n = 77;
+  float *x = random_f32((size_t)(m * n), 61, -1.0f, 1.0f);
+  float *s = alloc_f32((size_t)m);
+  poison_f32(s, (size_t)m);
+  double *ref = alloc_f64((size_t)m);
+  double total = 0.0;
+  for (int64_t i = 0; i < m; ++i) {
+    double acc = 0.0;
+    for (int64_t j = 0; j < n; ++j)
+      acc += (double)x[i * n + j];
+    ref[i] = acc;
+    total += acc;
+  }
+  tessel_memref_f32_2d dx;
+  tessel_memref_f32_1d ds;
+  tessel_memref_f32_init_2d(&dx, x, m, n);
+  tessel_memref_f32_init_1d(&ds, s, m);
+  _mlir_ciface_row_sum(&dx, &ds);
+  check_f32("row_sum", "19x77->19", s, ref, (size_t)m, 1e-5, 1e-5);
+  float t = _mlir_ciface_total(&dx);
+  check_scalar("total", "19x77->scalar", (double)t, total, 1e-5, 1e-4);
+  harness_free(x); harness_free(s); harness_free(ref);
+}
+
+static void run_softmax(void) {
+  const int64_t m = 16, n = 100;
+  const size_t count = (size_t)(m * n);
+  float *x = random_f32(count, 62, -8.0f, 8.0f);
+  x[5] = 80.0f; /* a row whose naive exp would overflow */
+  float *y = alloc_f32(count);
+  poison_f32(y, count);
+  double *ref = alloc_f64(count);
+  for (int64_t i = 0; i < m; ++i) {
+    double mx = -INFINITY, sum = 0.0;
+    for (int64_t j = 0; j < n; ++j)
+      if ((double)x[i * n + j] > mx)
+        mx = (double)x[i * n + j];
+    for (int64_t j = 0; j < n; ++j)
+      sum += exp((double)x[i * n + j] - mx);
+    for (int64_t j = 0; j < n; ++j)
+      ref[i * n + j] = exp((double)x[i * n + j] - mx) / sum;
+  }
+  tessel_memref_f32_2d dx, dy;
+  tessel_memref_f32_init_2d(&dx, x, m, n);
+  tessel_memref_f32_init_2d(&dy, y, m, n);
+  _mlir_ciface_softmax(&dx, &dy);
+  check_f32("softmax", "16x100", y, ref, count, 2e-5, 1e-9);
+  harness_free(x); harness_free(y); harness_free(ref);
+}
+
+int main(int argc, char **argv) {
+  harness_init(argc, argv);
+  run_row_sum_and_total();
+  run_softmax();
+  return harness_finish();
+}

@@ -1,0 +1,36 @@
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-decompose-aggregates))' | FileCheck %s
+
+// linalg.softmax becomes the stable four-step form: max-reduce, subtract and
+// exponentiate, sum-reduce, divide.
+
+// CHECK-LABEL: func.func @softmax(
+// CHECK-SAME: %[[X:.*]]: tensor<2x16xf32>)
+// CHECK-NOT: linalg.softmax
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFFC00000 : f32
+// CHECK: %[[MAXINIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<2xf32>)
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<2x16xf32>) outs(%[[MAXINIT]] : tensor<2xf32>)
+// CHECK: arith.maxnumf
+// CHECK: %[[EXP:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[MAX]] : tensor<2x16xf32>, tensor<2xf32>)
+// CHECK: arith.subf
+// CHECK-NEXT: math.exp
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[EXP]] : tensor<2x16xf32>)
+// CHECK: arith.addf
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[EXP]], %[[SUM]] : tensor<2x16xf32>, tensor<2xf32>)
+// CHECK: arith.divf
+// CHECK: return %[[R]]
+func.func @softmax(%x: tensor<2x16xf32>) -> tensor<2x16xf32> {
+  %e = tensor.empty() : tensor<2x16xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<2x16xf32>) outs(%e : tensor<2x16xf32>) -> tensor<2x16xf32>
+  return %r : tensor<2x16xf32>
+}
+
+// -----
+
+// Structured ops are left alone.
+
+// CHECK-LABEL: func.func @matmul(
+// CHECK: linalg.matmul
+func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) outs(%c : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %r : tensor<4x2xf32>
+}

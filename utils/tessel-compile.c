@@ -1,0 +1,1782 @@
+/*===- tessel-compile.c - Tessel's ahead-of-time compiler driver ---------===*
+ *
+ *   tessel-compile in.mlir --target=cpu|nvgpu|amdgpu -o out.{so,o,s,bc,ll,mlir}
+ *
+ * Parses an MLIR module (linalg / tensor / arith / math / memref / tosa),
+ * runs Tessel's pipeline for the target one top-level stage at a time
+ * (tesselGetPipelineStage), translates the LLVM dialect to LLVM IR, optimizes
+ * it with LLVM's new pass manager, emits an object for the host (or, for
+ * target=cpu, for the machine the module's #tessel.target describes) and
+ * links a shared library with a clang driver. Next to the output it writes a
+ * C header that declares every entry point (_mlir_ciface_<name>).
+ *
+ * Plain C11 on the MLIR C API (exported by libTessel.so) and the LLVM C API
+ * (libLLVM.so); no C++.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr, posix_spawnp, strdup, mkstemps */
+#endif
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/Dialect/GPU.h"
+#include "mlir-c/Dialect/LLVM.h"
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+#include "mlir-c/RegisterEverything.h"
+#include "mlir-c/Support.h"
+#include "mlir-c/Target/LLVMIR.h"
+#include "tessel-c/Tessel.h"
+
+#include "llvm-c/BitWriter.h"
+#include "llvm-c/Core.h"
+#include "llvm-c/Error.h"
+#include "llvm-c/Target.h"
+#include "llvm-c/TargetMachine.h"
+#include "llvm-c/Transforms/PassBuilder.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char *kProgram = "tessel-compile";
+
+/* The CPU ABI contract, stated verbatim in every generated header. */
+static const char *kAbiContract =
+    " * ABI contract (target cpu; the host side of GPU targets is the same):\n"
+    " * input functions over memrefs (linalg in destination-passing style) or\n"
+    " * over tensors; tensors are bufferized with identity layouts at function\n"
+    " * boundaries; tensor results become trailing output memref parameters the\n"
+    " * caller supplies; each public function gets _mlir_ciface_<name> taking\n"
+    " * pointers to upstream strided memref descriptors\n"
+    " *   (struct { T *allocated; T *aligned; int64_t offset;\n"
+    " *             int64_t sizes[R]; int64_t strides[R]; })\n"
+    " * in argument order, followed by one pointer per tensor result; scalar\n"
+    " * args by value. A single scalar result is returned by value (functions\n"
+    " * returning several scalars are rejected). Output buffers must be\n"
+    " * allocated by the caller with exactly the result's static shape and\n"
+    " * identity (row-major) strides.\n";
+
+/*===----------------------------------------------------------------------===*
+ * Small utilities
+ *===----------------------------------------------------------------------===*/
+
+static void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *gTempObject = NULL; /* removed at exit */
+
+static void cleanupTemps(void) {
+  if (gTempObject) {
+    unlink(gTempObject);
+    free(gTempObject);
+    gTempObject = NULL;
+  }
+}
+
+static void errorf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: error: ", kProgram);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+static void warnf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: warning: ", kProgram);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+static void fatal(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: error: ", kProgram);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(1);
+}
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p)
+    fatal("out of memory");
+  return p;
+}
+
+static void *xrealloc(void *p, size_t n) {
+  p = realloc(p, n ? n : 1);
+  if (!p)
+    fatal("out of memory");
+  return p;
+}
+
+static char *xstrdup(const char *s) {
+  char *d = strdup(s);
+  if (!d)
+    fatal("out of memory");
+  return d;
+}
+
+static char *xstrndup(const char *s, size_t n) {
+  char *d = xmalloc(n + 1);
+  memcpy(d, s, n);
+  d[n] = '\0';
+  return d;
+}
+
+/* A growable string. */
+typedef struct StrBuf {
+  char *data;
+  size_t len, cap;
+} StrBuf;
+
+static void sbAppendN(StrBuf *b, const char *s, size_t n) {
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n + 1)
+      cap *= 2;
+    b->data = xrealloc(b->data, cap);
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+}
+
+static void sbAppend(StrBuf *b, const char *s) { sbAppendN(b, s, strlen(s)); }
+
+static void sbPrintf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sbPrintf(StrBuf *b, const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    va_end(ap2);
+    return;
+  }
+  char *tmp = xmalloc((size_t)n + 1);
+  vsnprintf(tmp, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
+  sbAppendN(b, tmp, (size_t)n);
+  free(tmp);
+}
+
+static const char *sbStr(const StrBuf *b) { return b->data ? b->data : ""; }
+
+static void sbFree(StrBuf *b) {
+  free(b->data);
+  b->data = NULL;
+  b->len = b->cap = 0;
+}
+
+/* MlirStringCallback that appends to a StrBuf. */
+static void appendToStrBuf(MlirStringRef chunk, void *user) {
+  sbAppendN((StrBuf *)user, chunk.data, chunk.length);
+}
+
+/* MlirStringCallback that writes to a FILE. */
+static void writeToFile(MlirStringRef chunk, void *user) {
+  fwrite(chunk.data, 1, chunk.length, (FILE *)user);
+}
+
+static char *typeToString(MlirType type) {
+  StrBuf b = {0};
+  mlirTypePrint(type, appendToStrBuf, &b);
+  return b.data ? b.data : xstrdup("");
+}
+
+static double nowSeconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static bool endsWith(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static bool fileExists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* mkdir -p. Returns false (errno set) on failure. */
+static bool makeDirs(const char *path) {
+  char *p = xstrdup(path);
+  size_t n = strlen(p);
+  while (n > 1 && p[n - 1] == '/')
+    p[--n] = '\0';
+  for (char *s = p + 1; *s; ++s) {
+    if (*s != '/')
+      continue;
+    *s = '\0';
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+      free(p);
+      return false;
+    }
+    *s = '/';
+  }
+  bool ok = mkdir(p, 0777) == 0 || errno == EEXIST;
+  struct stat st;
+  if (ok && (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))) {
+    errno = ENOTDIR;
+    ok = false;
+  }
+  free(p);
+  return ok;
+}
+
+static char *joinPath(const char *dir, const char *name) {
+  StrBuf b = {0};
+  sbAppend(&b, dir);
+  if (b.len && b.data[b.len - 1] != '/')
+    sbAppend(&b, "/");
+  sbAppend(&b, name);
+  return b.data;
+}
+
+/* Directory part of a path ("." when there is none). */
+static char *dirName(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash)
+    return xstrdup(".");
+  if (slash == path)
+    return xstrdup("/");
+  return xstrndup(path, (size_t)(slash - path));
+}
+
+static const char *baseName(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* `path` with its extension (if any, after the last '/') replaced by `ext`
+ * (which includes the dot). */
+static char *replaceExtension(const char *path, const char *ext) {
+  const char *base = baseName(path);
+  const char *dot = strrchr(base, '.');
+  size_t keep = dot && dot != base ? (size_t)(dot - path) : strlen(path);
+  StrBuf b = {0};
+  sbAppendN(&b, path, keep);
+  sbAppend(&b, ext);
+  return b.data;
+}
+
+/* First executable `name` on $PATH, or NULL. */
+static char *findOnPath(const char *name) {
+  if (strchr(name, '/'))
+    return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+  const char *path = getenv("PATH");
+  if (!path)
+    return NULL;
+  const char *start = path;
+  for (;;) {
+    const char *colon = strchr(start, ':');
+    size_t n = colon ? (size_t)(colon - start) : strlen(start);
+    char *dir = n ? xstrndup(start, n) : xstrdup(".");
+    char *candidate = joinPath(dir, name);
+    free(dir);
+    struct stat st;
+    if (access(candidate, X_OK) == 0 && stat(candidate, &st) == 0 &&
+        S_ISREG(st.st_mode))
+      return candidate;
+    free(candidate);
+    if (!colon)
+      return NULL;
+    start = colon + 1;
+  }
+}
+
+/*===----------------------------------------------------------------------===*
+ * Options
+ *===----------------------------------------------------------------------===*/
+
+typedef enum OutputKind {
+  OUT_SHARED, /* .so */
+  OUT_OBJECT, /* .o */
+  OUT_ASM,    /* .s */
+  OUT_BITCODE,/* .bc */
+  OUT_LLVMIR, /* .ll */
+  OUT_MLIR    /* .mlir: the IR after the pipeline (LLVM dialect) */
+} OutputKind;
+
+typedef struct Options {
+  const char *input;
+  const char *target;
+  const char *output;
+  const char *header; /* NULL: next to the output */
+  bool noHeader;
+  bool printIRAfterStage;
+  const char *dumpDir;
+  bool timeStages;
+  bool printPipeline;
+  const char *deviceAsmDir;
+  int optLevel;
+  const char *cc;
+} Options;
+
+static void printUsage(FILE *out) {
+  fprintf(out,
+      "OVERVIEW: Tessel ahead-of-time compiler (MLIR linalg/tensor/tosa -> native code)\n"
+      "\n"
+      "USAGE: tessel-compile <input.mlir> --target=cpu|nvgpu|amdgpu -o <output> [options]\n"
+      "\n"
+      "The output kind follows the extension of -o:\n"
+      "  .so    shared library (object linked with the --cc driver)\n"
+      "  .o     relocatable object        .s   assembly\n"
+      "  .ll    optimized LLVM IR (text)  .bc  optimized LLVM bitcode\n"
+      "  .mlir  the MLIR after Tessel's pipeline (LLVM dialect)\n"
+      "\n"
+      "OPTIONS:\n"
+      "  --target=<t>            cpu (default), nvgpu or amdgpu\n"
+      "  -o <file>               output file (required unless --print-pipeline)\n"
+      "  --header=<file>         C header declaring the entry points\n"
+      "                          (default: the output path with .h)\n"
+      "  --no-header             do not write a header\n"
+      "  -O0 | -O1 | -O2 | -O3   LLVM optimization and codegen level (default -O3)\n"
+      "  --cc=<path>             linker driver for .so (default: clang-22 on PATH,\n"
+      "                          else /usr/lib/llvm-22/bin/clang)\n"
+      "  --print-pipeline        print the target's builtin.module(...) pipeline and exit\n"
+      "  --print-ir-after-stage  print the IR after each pipeline stage to stderr\n"
+      "  --dump-dir=<dir>        write <dir>/NN-<stage>.mlir after each stage and the\n"
+      "                          translated and optimized LLVM IR\n"
+      "  --time-stages           print wall time per stage, translation, optimization,\n"
+      "                          codegen and link to stderr\n"
+      "  --emit-device-asm=<dir> GPU targets: write each gpu.binary object to\n"
+      "                          <dir>/<module>.ptx (nvgpu) or .hsaco/.s (amdgpu)\n"
+      "  -h, --help              this help\n");
+}
+
+/* Matches `--name=value` or `--name value`; returns the value or NULL. */
+static const char *matchValueOption(int argc, char **argv, int *i,
+                                    const char *name) {
+  size_t n = strlen(name);
+  const char *arg = argv[*i];
+  if (strncmp(arg, name, n) != 0)
+    return NULL;
+  if (arg[n] == '=')
+    return arg + n + 1;
+  if (arg[n] == '\0') {
+    if (*i + 1 >= argc)
+      fatal("option '%s' needs a value", name);
+    return argv[++*i];
+  }
+  return NULL;
+}
+
+static Options parseOptions(int argc, char **argv) {
+  Options o;
+  memset(&o, 0, sizeof o);
+  o.target = "cpu";
+  o.optLevel = 3;
+  for (int i = 1; i < argc; ++i) {
+    const char *arg = argv[i];
+    const char *v;
+    if (!strcmp(arg, "-h") || !strcmp(arg, "--help") || !strcmp(arg, "-help")) {
+      printUsage(stdout);
+      exit(0);
+    } else if (!strcmp(arg, "-o")) {
+      if (i + 1 >= argc)
+        fatal("option '-o' needs a value");
+      o.output = argv[++i];
+    } else if (!strncmp(arg, "-o", 2) && arg[2] != '-' && arg[2]) {
+      o.output = arg + 2;
+    } else if ((v = matchValueOption(argc, argv, &i, "--output"))) {
+      o.output = v;
+    } else if ((v = matchValueOption(argc, argv, &i, "--target"))) {
+      o.target = v;
+    } else if ((v = matchValueOption(argc, argv, &i, "--header"))) {
+      o.header = v;
+    } else if (!strcmp(arg, "--no-header")) {
+      o.noHeader = true;
+    } else if (!strcmp(arg, "--print-ir-after-stage")) {
+      o.printIRAfterStage = true;
+    } else if ((v = matchValueOption(argc, argv, &i, "--dump-dir"))) {
+      o.dumpDir = v;
+    } else if (!strcmp(arg, "--time-stages")) {
+      o.timeStages = true;
+    } else if (!strcmp(arg, "--print-pipeline")) {
+      o.printPipeline = true;
+    } else if ((v = matchValueOption(argc, argv, &i, "--emit-device-asm"))) {
+      o.deviceAsmDir = v;
+    } else if ((v = matchValueOption(argc, argv, &i, "--cc"))) {
+      o.cc = v;
+    } else if (arg[0] == '-' && arg[1] == 'O' && arg[2] >= '0' &&
+               arg[2] <= '3' && arg[3] == '\0') {
+      o.optLevel = arg[2] - '0';
+    } else if (!strcmp(arg, "-")) {
+      if (o.input)
+        fatal("more than one input file ('%s' and '%s')", o.input, arg);
+      o.input = arg;
+    } else if (arg[0] == '-') {
+      fatal("unknown option '%s' (see --help)", arg);
+    } else {
+      if (o.input)
+        fatal("more than one input file ('%s' and '%s')", o.input, arg);
+      o.input = arg;
+    }
+  }
+  return o;
+}
+
+static OutputKind outputKindFor(const char *path) {
+  if (endsWith(path, ".so"))
+    return OUT_SHARED;
+  if (endsWith(path, ".o"))
+    return OUT_OBJECT;
+  if (endsWith(path, ".s"))
+    return OUT_ASM;
+  if (endsWith(path, ".bc"))
+    return OUT_BITCODE;
+  if (endsWith(path, ".ll"))
+    return OUT_LLVMIR;
+  if (endsWith(path, ".mlir"))
+    return OUT_MLIR;
+  fatal("cannot tell the output kind of '%s' from its extension "
+        "(use .so, .o, .s, .bc, .ll or .mlir)", path);
+}
+
+/*===----------------------------------------------------------------------===*
+ * Diagnostics
+ *===----------------------------------------------------------------------===*/
+
+/* The most useful file:line:col inside a location, or false. */
+static bool findFileLocation(MlirLocation loc, StrBuf *out) {
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    MlirStringRef file =
+        mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
+    sbAppendN(out, file.data, file.length);
+    sbPrintf(out, ":%d:%d", mlirLocationFileLineColRangeGetStartLine(loc),
+             mlirLocationFileLineColRangeGetStartColumn(loc));
+    return true;
+  }
+  if (mlirLocationIsAName(loc))
+    return findFileLocation(mlirLocationNameGetChildLoc(loc), out);
+  if (mlirLocationIsACallSite(loc))
+    return findFileLocation(mlirLocationCallSiteGetCallee(loc), out) ||
+           findFileLocation(mlirLocationCallSiteGetCaller(loc), out);
+  if (mlirLocationIsAFused(loc)) {
+    unsigned n = mlirLocationFusedGetNumLocations(loc);
+    if (n == 0)
+      return false;
+    MlirLocation *locs = xmalloc(n * sizeof *locs);
+    mlirLocationFusedGetLocations(loc, locs);
+    bool found = false;
+    for (unsigned i = 0; i < n && !found; ++i)
+      found = findFileLocation(locs[i], out);
+    free(locs);
+    return found;
+  }
+  return false;
+}
+
+static void formatDiagnostic(MlirDiagnostic diag, StrBuf *out, int depth) {
+  MlirLocation loc = mlirDiagnosticGetLocation(diag);
+  size_t mark = out->len;
+  if (!findFileLocation(loc, out)) {
+    out->len = mark;
+    if (out->data)
+      out->data[mark] = '\0';
+    StrBuf l = {0};
+    mlirLocationPrint(loc, appendToStrBuf, &l);
+    if (strcmp(sbStr(&l), "loc(unknown)") != 0)
+      sbAppend(out, sbStr(&l));
+    sbFree(&l);
+  }
+  if (out->len > mark)
+    sbAppend(out, ": ");
+  const char *severity = "error";
+  switch (mlirDiagnosticGetSeverity(diag)) {
+  case MlirDiagnosticError: severity = "error"; break;
+  case MlirDiagnosticWarning: severity = "warning"; break;
+  case MlirDiagnosticNote: severity = "note"; break;
+  case MlirDiagnosticRemark: severity = "remark"; break;
+  }
+  sbAppend(out, depth > 0 ? "note" : severity);
+  sbAppend(out, ": ");
+  mlirDiagnosticPrint(diag, appendToStrBuf, out);
+  sbAppend(out, "\n");
+  intptr_t notes = mlirDiagnosticGetNumNotes(diag);
+  for (intptr_t i = 0; i < notes; ++i) {
+    MlirDiagnostic note = mlirDiagnosticGetNote(diag, i);
+    /* The pass manager attaches the whole failing op in generic form; for a
+     * function that is its entire body. The location says where it is. */
+    StrBuf text = {0};
+    mlirDiagnosticPrint(note, appendToStrBuf, &text);
+    bool isOpDump = !strncmp(sbStr(&text), "see current operation:", 22);
+    sbFree(&text);
+    if (!isOpDump)
+      formatDiagnostic(note, out, depth + 1);
+  }
+}
+
+static int gDiagnosticErrors = 0;
+
+static MlirLogicalResult handleDiagnostic(MlirDiagnostic diag, void *user) {
+  (void)user;
+  StrBuf b = {0};
+  formatDiagnostic(diag, &b, 0);
+  /* One fputs per diagnostic: passes may report from several threads. */
+  fputs(sbStr(&b), stderr);
+  sbFree(&b);
+  if (mlirDiagnosticGetSeverity(diag) == MlirDiagnosticError)
+    __atomic_fetch_add(&gDiagnosticErrors, 1, __ATOMIC_RELAXED);
+  return mlirLogicalResultSuccess();
+}
+
+/*===----------------------------------------------------------------------===*
+ * Stages
+ *===----------------------------------------------------------------------===*/
+
+/* The stage without its builtin.module( ) anchor. */
+static char *stageBody(const char *stage) {
+  const char *prefix = "builtin.module(";
+  size_t n = strlen(stage);
+  if (strncmp(stage, prefix, strlen(prefix)) == 0 && n > strlen(prefix) &&
+      stage[n - 1] == ')')
+    return xstrndup(stage + strlen(prefix), n - strlen(prefix) - 1);
+  return xstrdup(stage);
+}
+
+/* Length of the pass or op name at the start of `s`. */
+static size_t nameLength(const char *s) {
+  size_t n = 0;
+  while (s[n] && s[n] != '{' && s[n] != '(' && s[n] != ')' && s[n] != ',' &&
+         s[n] != ' ')
+    ++n;
+  return n;
+}
+
+/* A short display name: `pass` or `op(first-pass,...)`. */
+static char *stageDisplayName(const char *stage) {
+  char *body = stageBody(stage);
+  const char *s = body;
+  while (*s == ' ')
+    ++s;
+  size_t n = nameLength(s);
+  StrBuf b = {0};
+  sbAppendN(&b, s, n);
+  if (s[n] == '(') {
+    const char *inner = s + n + 1;
+    while (*inner == ' ')
+      ++inner;
+    size_t m = nameLength(inner);
+    sbAppend(&b, "(");
+    sbAppendN(&b, inner, m);
+    /* Does the nested list have more than one element? */
+    int depth = 0;
+    bool more = false;
+    for (const char *p = inner; *p; ++p) {
+      if (*p == '(' || *p == '{')
+        ++depth;
+      else if (*p == ')' || *p == '}') {
+        if (depth == 0)
+          break;
+        --depth;
+      } else if (*p == ',' && depth == 0) {
+        more = true;
+        break;
+      }
+    }
+    sbAppend(&b, more ? ",...)" : ")");
+  }
+  free(body);
+  return b.data;
+}
+
+/* A file-name-safe slug: `pass` or `op-first-pass`. */
+static char *stageSlug(const char *stage) {
+  char *display = stageDisplayName(stage);
+  StrBuf b = {0};
+  for (const char *p = display; *p; ++p) {
+    char c = *p;
+    if (c == '(')
+      sbAppend(&b, "-");
+    else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+             (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.')
+      sbAppendN(&b, &c, 1);
+    else if (c == ',')
+      break;
+  }
+  free(display);
+  return b.data ? b.data : xstrdup("stage");
+}
+
+typedef struct Timing {
+  char *label;
+  char *index; /* stage number or "-" */
+  double seconds;
+} Timing;
+
+typedef struct Timings {
+  Timing *items;
+  size_t count;
+} Timings;
+
+static void addTiming(Timings *t, const char *index, const char *label,
+                      double seconds) {
+  t->items = xrealloc(t->items, (t->count + 1) * sizeof *t->items);
+  t->items[t->count].label = xstrdup(label);
+  t->items[t->count].index = xstrdup(index);
+  t->items[t->count].seconds = seconds;
+  ++t->count;
+}
+
+static void printTimings(const Timings *t, const char *target, double total) {
+  size_t width = strlen("step");
+  for (size_t i = 0; i < t->count; ++i)
+    if (strlen(t->items[i].label) > width)
+      width = strlen(t->items[i].label);
+  if (width > 60)
+    width = 60;
+  int w = (int)width;
+  double sum = 0;
+  for (size_t i = 0; i < t->count; ++i)
+    sum += t->items[i].seconds;
+  fprintf(stderr, "===%.*s===\n", w + 28,
+          "----------------------------------------------------------------"
+          "----------------------------------------------------------------");
+  fprintf(stderr, "  tessel-compile timing report (target %s)\n", target);
+  fprintf(stderr, "===%.*s===\n", w + 28,
+          "----------------------------------------------------------------"
+          "----------------------------------------------------------------");
+  fprintf(stderr, "  %3s  %-*s  %12s  %6s\n", "#", w, "step", "wall (ms)", "%");
+  for (size_t i = 0; i < t->count; ++i)
+    fprintf(stderr, "  %3s  %-*.*s  %12.3f  %5.1f%%\n", t->items[i].index, w, w,
+            t->items[i].label, 1e3 * t->items[i].seconds,
+            total > 0 ? 100.0 * t->items[i].seconds / total : 0.0);
+  fprintf(stderr, "  %3s  %-*s  %12.3f  %5.1f%%\n", "", w, "total", 1e3 * total,
+          100.0);
+  (void)sum;
+}
+
+/*===----------------------------------------------------------------------===*
+ * Entry points and the C header
+ *===----------------------------------------------------------------------===*/
+
+typedef enum ParamKind { PARAM_MEMREF, PARAM_SCALAR } ParamKind;
+
+typedef struct Param {
+  ParamKind kind;
+  char *ctype;      /* scalar: its C type; memref: the descriptor type name */
+  char *name;       /* arg0, ..., result0, ... */
+  char *mlirType;   /* as written in the input */
+} Param;
+
+typedef struct EntryPoint {
+  char *name;       /* the func.func symbol */
+  char *signature;  /* func.func @name(types) -> types */
+  Param *params;
+  size_t numParams;
+  size_t numArgs;   /* leading params that are arguments */
+  char *returnType; /* "void" or a scalar C type */
+  char *returnMlirType;
+} EntryPoint;
+
+typedef struct Descriptor {
+  char *tag;   /* f32, i8, index, ... */
+  char *ctype; /* element type in C */
+  int64_t rank;
+} Descriptor;
+
+typedef struct Interface {
+  EntryPoint *entries;
+  size_t count;
+  Descriptor *descriptors;
+  size_t numDescriptors;
+  bool ok;
+} Interface;
+
+/* Element tag and C storage type of a memref/tensor element, or false. */
+static bool elementInfo(MlirType t, const char **tag, const char **ctype) {
+  if (mlirTypeIsAF32(t)) { *tag = "f32"; *ctype = "float"; return true; }
+  if (mlirTypeIsAF64(t)) { *tag = "f64"; *ctype = "double"; return true; }
+  /* Half types are passed as their bit patterns in memory. */
+  if (mlirTypeIsAF16(t)) { *tag = "f16"; *ctype = "uint16_t"; return true; }
+  if (mlirTypeIsABF16(t)) { *tag = "bf16"; *ctype = "uint16_t"; return true; }
+  if (mlirTypeIsAIndex(t)) { *tag = "index"; *ctype = "int64_t"; return true; }
+  if (mlirTypeIsAInteger(t)) {
+    switch (mlirIntegerTypeGetWidth(t)) {
+    case 1: *tag = "i1"; *ctype = "bool"; return true;
+    case 8: *tag = "i8"; *ctype = "int8_t"; return true;
+    case 16: *tag = "i16"; *ctype = "int16_t"; return true;
+    case 32: *tag = "i32"; *ctype = "int32_t"; return true;
+    case 64: *tag = "i64"; *ctype = "int64_t"; return true;
+    default: return false;
+    }
+  }
+  return false;
+}
+
+/* C type of a scalar passed or returned by value, or NULL. */
+static const char *scalarCType(MlirType t) {
+  if (mlirTypeIsAF32(t)) return "float";
+  if (mlirTypeIsAF64(t)) return "double";
+  if (mlirTypeIsAF16(t)) return "_Float16";
+  if (mlirTypeIsABF16(t)) return "__bf16";
+  if (mlirTypeIsAIndex(t)) return "int64_t";
+  if (mlirTypeIsAInteger(t)) {
+    switch (mlirIntegerTypeGetWidth(t)) {
+    case 1: return "bool";
+    case 8: return "int8_t";
+    case 16: return "int16_t";
+    case 32: return "int32_t";
+    case 64: return "int64_t";
+    default: return NULL;
+    }
+  }
+  return NULL;
+}
+
+static bool isRankedBuffer(MlirType t) {
+  return mlirTypeIsARankedTensor(t) || mlirTypeIsAMemRef(t);
+}
+
+static const char *useDescriptor(Interface *iface, const char *tag,
+                                 const char *ctype, int64_t rank) {
+  for (size_t i = 0; i < iface->numDescriptors; ++i)
+    if (!strcmp(iface->descriptors[i].tag, tag) &&
+        iface->descriptors[i].rank == rank)
+      return NULL;
+  iface->descriptors = xrealloc(iface->descriptors, (iface->numDescriptors + 1) *
+                                                        sizeof *iface->descriptors);
+  Descriptor *d = &iface->descriptors[iface->numDescriptors++];
+  d->tag = xstrdup(tag);
+  d->ctype = xstrdup(ctype);
+  d->rank = rank;
+  return NULL;
+}
+
+static void addParam(EntryPoint *e, ParamKind kind, const char *ctype,
+                     const char *name, MlirType type) {
+  e->params = xrealloc(e->params, (e->numParams + 1) * sizeof *e->params);
+  Param *p = &e->params[e->numParams++];
+  p->kind = kind;
+  p->ctype = xstrdup(ctype);
+  p->name = xstrdup(name);
+  p->mlirType = typeToString(type);
+}
+
+/* Problems with entry points are recorded while the input is analyzed and
+ * reported (at the function's location) only if the pipeline succeeds: the
+ * pipeline's own input validation names the offending op more precisely. */
+typedef struct EntryError {
+  MlirLocation loc;
+  char *message;
+} EntryError;
+
+static EntryError *gEntryErrors = NULL;
+static size_t gNumEntryErrors = 0;
+
+static void entryError(MlirOperation func, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void entryError(MlirOperation func, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *msg = xmalloc((size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(msg, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  gEntryErrors = xrealloc(gEntryErrors, (gNumEntryErrors + 1) * sizeof *gEntryErrors);
+  gEntryErrors[gNumEntryErrors].loc = mlirOperationGetLocation(func);
+  gEntryErrors[gNumEntryErrors].message = msg;
+  ++gNumEntryErrors;
+}
+
+static void reportEntryErrors(void) {
+  for (size_t i = 0; i < gNumEntryErrors; ++i)
+    mlirEmitError(gEntryErrors[i].loc, gEntryErrors[i].message);
+}
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+static bool isPublicDefinition(MlirOperation func) {
+  MlirAttribute vis = mlirOperationGetAttributeByName(func, str("sym_visibility"));
+  if (!mlirAttributeIsNull(vis) && mlirAttributeIsAString(vis)) {
+    MlirStringRef v = mlirStringAttrGetValue(vis);
+    if (!(v.length == 6 && !strncmp(v.data, "public", 6)))
+      return false;
+  }
+  MlirRegion body = mlirOperationGetFirstRegion(func);
+  return !mlirRegionIsNull(body) && !mlirBlockIsNull(mlirRegionGetFirstBlock(body));
+}
+
+static bool opIsNamed(MlirOperation op, const char *name) {
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  return n.length == strlen(name) && !strncmp(n.data, name, n.length);
+}
+
+static char *symbolName(MlirOperation op) {
+  MlirAttribute sym = mlirOperationGetAttributeByName(
+      op, mlirSymbolTableGetSymbolAttributeName());
+  if (mlirAttributeIsNull(sym) || !mlirAttributeIsAString(sym))
+    return NULL;
+  MlirStringRef s = mlirStringAttrGetValue(sym);
+  return xstrndup(s.data, s.length);
+}
+
+/* Collects the public functions of the input module and their C signatures.
+ * Errors (types without a C mapping, several scalar results) are reported as
+ * MLIR diagnostics at the function; iface->ok says whether there were any. */
+static Interface analyzeInterface(MlirModule module) {
+  Interface iface;
+  memset(&iface, 0, sizeof iface);
+  iface.ok = true;
+  MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+  for (; !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    if (!opIsNamed(op, "func.func") || !isPublicDefinition(op))
+      continue;
+    MlirAttribute typeAttr =
+        mlirOperationGetAttributeByName(op, str("function_type"));
+    if (mlirAttributeIsNull(typeAttr))
+      continue;
+    MlirType fnType = mlirTypeAttrGetValue(typeAttr);
+    char *name = symbolName(op);
+    if (!name)
+      continue;
+
+    EntryPoint e;
+    memset(&e, 0, sizeof e);
+    e.name = name;
+    char *typeText = typeToString(fnType);
+    StrBuf sig = {0};
+    sbPrintf(&sig, "func.func @%s%s", name, typeText);
+    free(typeText);
+    e.signature = sig.data;
+    bool ok = true;
+
+    intptr_t numInputs = mlirFunctionTypeGetNumInputs(fnType);
+    for (intptr_t i = 0; i < numInputs; ++i) {
+      MlirType t = mlirFunctionTypeGetInput(fnType, i);
+      char pname[32];
+      snprintf(pname, sizeof pname, "arg%ld", (long)i);
+      const char *tag, *ctype;
+      if (isRankedBuffer(t)) {
+        if (!elementInfo(mlirShapedTypeGetElementType(t), &tag, &ctype)) {
+          char *ts = typeToString(t);
+          entryError(op, "argument #%ld of @%s has type %s, whose element type has no C ABI mapping", (long)i, name, ts);
+          free(ts);
+          ok = false;
+          continue;
+        }
+        int64_t rank = mlirShapedTypeGetRank(t);
+        useDescriptor(&iface, tag, ctype, rank);
+        char dname[64];
+        snprintf(dname, sizeof dname, "tessel_memref_%s_%ldd", tag, (long)rank);
+        addParam(&e, PARAM_MEMREF, dname, pname, t);
+      } else if (scalarCType(t)) {
+        addParam(&e, PARAM_SCALAR, scalarCType(t), pname, t);
+      } else {
+        char *ts = typeToString(t);
+        entryError(op, "argument #%ld of @%s has type %s, which has no C ABI mapping (use ranked tensors or memrefs, or integer/float scalars)", (long)i, name, ts);
+        free(ts);
+        ok = false;
+      }
+    }
+    e.numArgs = e.numParams;
+
+    intptr_t numResults = mlirFunctionTypeGetNumResults(fnType);
+    intptr_t scalarResults = 0;
+    MlirType scalarResult = {0};
+    for (intptr_t i = 0; i < numResults; ++i) {
+      MlirType t = mlirFunctionTypeGetResult(fnType, i);
+      char pname[32];
+      snprintf(pname, sizeof pname, "result%ld", (long)i);
+      const char *tag, *ctype;
+      if (isRankedBuffer(t)) {
+        if (!elementInfo(mlirShapedTypeGetElementType(t), &tag, &ctype)) {
+          char *ts = typeToString(t);
+          entryError(op, "result #%ld of @%s has type %s, whose element type has no C ABI mapping", (long)i, name, ts);
+          free(ts);
+          ok = false;
+          continue;
+        }
+        int64_t rank = mlirShapedTypeGetRank(t);
+        useDescriptor(&iface, tag, ctype, rank);
+        char dname[64];
+        snprintf(dname, sizeof dname, "tessel_memref_%s_%ldd", tag, (long)rank);
+        addParam(&e, PARAM_MEMREF, dname, pname, t);
+      } else if (scalarCType(t)) {
+        ++scalarResults;
+        scalarResult = t;
+      } else {
+        char *ts = typeToString(t);
+        entryError(op, "result #%ld of @%s has type %s, which has no C ABI mapping", (long)i, name, ts);
+        free(ts);
+        ok = false;
+      }
+    }
+    if (scalarResults > 1) {
+      entryError(op, "@%s returns %ld scalar values; the C ABI returns at most one scalar by value (return them in a tensor, or split the function)", name, (long)scalarResults);
+      ok = false;
+    }
+    if (scalarResults == 1) {
+      e.returnType = xstrdup(scalarCType(scalarResult));
+      e.returnMlirType = typeToString(scalarResult);
+    } else {
+      e.returnType = xstrdup("void");
+    }
+    if (!ok)
+      iface.ok = false;
+    iface.entries = xrealloc(iface.entries, (iface.count + 1) * sizeof *iface.entries);
+    iface.entries[iface.count++] = e;
+  }
+  return iface;
+}
+
+/* Checks the lowered module against the contract: each entry point has a
+ * _mlir_ciface_ wrapper with as many parameters as the header declares and a
+ * matching (void or not) result. Catches pipelines that change the ABI. */
+static bool checkLoweredInterface(MlirModule module, const Interface *iface) {
+  bool ok = true;
+  MlirBlock body = mlirModuleGetBody(module);
+  for (size_t i = 0; i < iface->count; ++i) {
+    const EntryPoint *e = &iface->entries[i];
+    StrBuf want = {0};
+    sbPrintf(&want, "_mlir_ciface_%s", e->name);
+    MlirOperation found = {0};
+    for (MlirOperation op = mlirBlockGetFirstOperation(body);
+         !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+      if (!opIsNamed(op, "llvm.func"))
+        continue;
+      char *sym = symbolName(op);
+      bool match = sym && !strcmp(sym, sbStr(&want));
+      free(sym);
+      if (match) {
+        found = op;
+        break;
+      }
+    }
+    if (mlirOperationIsNull(found)) {
+      errorf("internal error: the lowered module has no '%s' for public "
+             "function @%s (the pipeline did not emit its C interface)",
+             sbStr(&want), e->name);
+      ok = false;
+      sbFree(&want);
+      continue;
+    }
+    MlirAttribute typeAttr =
+        mlirOperationGetAttributeByName(found, str("function_type"));
+    if (!mlirAttributeIsNull(typeAttr)) {
+      MlirType fnType = mlirTypeAttrGetValue(typeAttr);
+      intptr_t n = mlirLLVMFunctionTypeGetNumInputs(fnType);
+      MlirType ret = mlirLLVMFunctionTypeGetReturnType(fnType);
+      bool isVoid = mlirTypeEqual(ret, mlirLLVMVoidTypeGet(mlirTypeGetContext(ret)));
+      bool wantVoid = !strcmp(e->returnType, "void");
+      if ((size_t)n != e->numParams || isVoid != wantVoid) {
+        char *ts = typeToString(fnType);
+        errorf("internal error: '%s' was lowered to %s (%ld parameters, %s "
+               "result) but the ABI contract for %s gives %zu parameters and "
+               "a %s result",
+               sbStr(&want), ts, (long)n, isVoid ? "no" : "a", e->signature,
+               e->numParams, wantVoid ? "void" : e->returnType);
+        free(ts);
+        ok = false;
+      }
+    }
+    sbFree(&want);
+  }
+  return ok;
+}
+
+static const char *kCoveredByRuntime[] = {"f32", "f64", "i8", "i16", "i32", "i64"};
+
+static bool coveredByRuntimeHeader(const Descriptor *d) {
+  if (d->rank > 4)
+    return false;
+  for (size_t i = 0; i < sizeof kCoveredByRuntime / sizeof *kCoveredByRuntime; ++i)
+    if (!strcmp(kCoveredByRuntime[i], d->tag))
+      return true;
+  return false;
+}
+
+static char *upperIdentifier(const char *s) {
+  StrBuf b = {0};
+  for (const char *p = s; *p; ++p) {
+    char c = *p;
+    if (c >= 'a' && c <= 'z')
+      c = (char)(c - 'a' + 'A');
+    else if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+      c = '_';
+    sbAppendN(&b, &c, 1);
+  }
+  return b.data ? b.data : xstrdup("X");
+}
+
+/* Writes `text` into a C comment, defusing any comment terminator. */
+static void writeCommentText(FILE *f, const char *text) {
+  for (const char *p = text; *p; ++p) {
+    if (p[0] == '*' && p[1] == '/') {
+      fputs("* /", f);
+      ++p;
+    } else {
+      fputc(*p, f);
+    }
+  }
+}
+
+static bool writeHeader(const char *path, const Interface *iface,
+                        const Options *o) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    errorf("cannot write header '%s': %s", path, strerror(errno));
+    return false;
+  }
+  char *guard = upperIdentifier(baseName(path));
+  fprintf(f, "/* Generated by tessel-compile from ");
+  writeCommentText(f, strcmp(o->input, "-") ? o->input : "<stdin>");
+  fprintf(f, " (target %s); do not edit.\n *\n", o->target);
+  fputs(kAbiContract, f);
+  fprintf(f, " */\n#ifndef TESSEL_GENERATED_%s\n#define TESSEL_GENERATED_%s\n\n",
+          guard, guard);
+  fprintf(f, "#include <stdbool.h>\n#include <stdint.h>\n\n");
+  fprintf(f,
+          "/* The descriptor typedefs below have the same names and layout as\n"
+          " * those of Tessel's runtime header; reuse its definitions when it is\n"
+          " * on the include path so both headers can be included together. */\n"
+          "#if defined(__has_include)\n"
+          "#if __has_include(<tessel/runtime.h>)\n"
+          "#include <tessel/runtime.h>\n"
+          "#endif\n"
+          "#endif\n\n");
+  fprintf(f, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+
+  if (iface->numDescriptors)
+    fprintf(f, "/* Upstream MLIR strided memref descriptors (StridedMemRefType<T, R>). */\n");
+  for (size_t i = 0; i < iface->numDescriptors; ++i) {
+    const Descriptor *d = &iface->descriptors[i];
+    char *macro = upperIdentifier(d->tag);
+    fprintf(f, "#ifndef TESSEL_MEMREF_%s_%ldD_DEFINED\n", macro, (long)d->rank);
+    fprintf(f, "#define TESSEL_MEMREF_%s_%ldD_DEFINED\n", macro, (long)d->rank);
+    if (coveredByRuntimeHeader(d))
+      fprintf(f, "#ifndef TESSEL_RUNTIME_H\n");
+    fprintf(f, "typedef struct tessel_memref_%s_%ldd {\n", d->tag, (long)d->rank);
+    fprintf(f, "  %s *allocated;\n  %s *aligned;\n  int64_t offset;\n", d->ctype,
+            d->ctype);
+    if (d->rank > 0)
+      fprintf(f, "  int64_t sizes[%ld];\n  int64_t strides[%ld];\n", (long)d->rank,
+              (long)d->rank);
+    fprintf(f, "} tessel_memref_%s_%ldd;\n", d->tag, (long)d->rank);
+    if (coveredByRuntimeHeader(d))
+      fprintf(f, "#endif\n");
+    fprintf(f, "#endif\n\n");
+    free(macro);
+  }
+
+  for (size_t i = 0; i < iface->count; ++i) {
+    const EntryPoint *e = &iface->entries[i];
+    fprintf(f, "/* MLIR: ");
+    writeCommentText(f, e->signature);
+    fprintf(f, "\n");
+    for (size_t p = 0; p < e->numParams; ++p) {
+      const Param *q = &e->params[p];
+      fprintf(f, " *   %-9s ", q->name);
+      writeCommentText(f, q->mlirType);
+      if (p >= e->numArgs)
+        fprintf(f, " (output: caller-allocated, written by the call)");
+      fprintf(f, "\n");
+    }
+    if (e->returnMlirType) {
+      fprintf(f, " *   returns   ");
+      writeCommentText(f, e->returnMlirType);
+      fprintf(f, " by value\n");
+    }
+    fprintf(f, " */\n%s _mlir_ciface_%s(", e->returnType, e->name);
+    if (e->numParams == 0)
+      fprintf(f, "void");
+    for (size_t p = 0; p < e->numParams; ++p) {
+      const Param *q = &e->params[p];
+      if (p)
+        fprintf(f, ", ");
+      if (q->kind == PARAM_MEMREF)
+        fprintf(f, "%s *%s", q->ctype, q->name);
+      else
+        fprintf(f, "%s %s", q->ctype, q->name);
+    }
+    fprintf(f, ");\n\n");
+  }
+  fprintf(f, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* TESSEL_GENERATED_%s */\n",
+          guard);
+  free(guard);
+  if (fclose(f) != 0) {
+    errorf("cannot write header '%s': %s", path, strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+/*===----------------------------------------------------------------------===*
+ * Leftovers
+ *===----------------------------------------------------------------------===*/
+
+/* After the pipeline only the LLVM dialect may remain, plus gpu.binary and
+ * gpu.launch_func, which the GPU offloading translation lowers itself.
+ * Anything else would make the translation fail with a message about the
+ * op's unrealized casts; naming the op that was not lowered is clearer. */
+typedef struct Leftovers {
+  MlirOperation *ops;
+  size_t count;
+  size_t casts;
+} Leftovers;
+
+static MlirWalkResult collectLeftovers(MlirOperation op, void *user) {
+  Leftovers *l = user;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if ((name.length > 5 && !strncmp(name.data, "llvm.", 5)) ||
+      opIsNamed(op, "builtin.module"))
+    return MlirWalkResultAdvance;
+  if (opIsNamed(op, "gpu.binary"))
+    return MlirWalkResultSkip;
+  if (opIsNamed(op, "gpu.launch_func"))
+    return MlirWalkResultAdvance;
+  if (opIsNamed(op, "builtin.unrealized_conversion_cast")) {
+    ++l->casts;
+    return MlirWalkResultAdvance;
+  }
+  l->ops = xrealloc(l->ops, (l->count + 1) * sizeof *l->ops);
+  l->ops[l->count++] = op;
+  return MlirWalkResultAdvance;
+}
+
+static bool checkFullyLowered(MlirModule module, const Options *o) {
+  Leftovers l = {0};
+  mlirOperationWalk(mlirModuleGetOperation(module), collectLeftovers, &l,
+                    MlirWalkPreOrder);
+  if (l.count == 0) {
+    free(l.ops);
+    return true; /* casts alone: let the translation report them */
+  }
+  const size_t shown = l.count < 10 ? l.count : 10;
+  for (size_t i = 0; i < shown; ++i) {
+    MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(l.ops[i]));
+    StrBuf msg = {0};
+    sbAppend(&msg, "'");
+    sbAppendN(&msg, name.data, name.length);
+    sbPrintf(&msg, "' was not lowered to the LLVM dialect by the %s pipeline",
+             o->target);
+    mlirEmitError(mlirOperationGetLocation(l.ops[i]), sbStr(&msg));
+    sbFree(&msg);
+  }
+  if (l.count > shown)
+    errorf("... and %zu more ops that were not lowered", l.count - shown);
+  errorf("the %s pipeline left %zu non-LLVM op(s) in the module (see above); "
+         "cannot translate '%s' to LLVM IR",
+         o->target, l.count, o->input);
+  free(l.ops);
+  return false;
+}
+
+/*===----------------------------------------------------------------------===*
+ * GPU binaries
+ *===----------------------------------------------------------------------===*/
+
+typedef struct BinaryCollector {
+  MlirOperation *ops;
+  size_t count;
+} BinaryCollector;
+
+static MlirWalkResult collectBinaries(MlirOperation op, void *user) {
+  BinaryCollector *c = user;
+  if (opIsNamed(op, "gpu.binary")) {
+    c->ops = xrealloc(c->ops, (c->count + 1) * sizeof *c->ops);
+    c->ops[c->count++] = op;
+    return MlirWalkResultSkip;
+  }
+  return MlirWalkResultAdvance;
+}
+
+static const char *deviceObjectExtension(const char *target, uint32_t format) {
+  /* gpu::CompilationTarget: Offload = 1, Assembly = 2, Binary = 3, Fatbin = 4 */
+  bool nv = !strcmp(target, "nvgpu");
+  switch (format) {
+  case 1: return "bc";
+  case 2: return nv ? "ptx" : "s";
+  case 3: return nv ? "cubin" : "hsaco";
+  case 4: return "fatbin";
+  default: return "bin";
+  }
+}
+
+static bool emitDeviceObjects(MlirModule module, const Options *o) {
+  if (!strcmp(o->target, "cpu")) {
+    warnf("--emit-device-asm has no effect for target cpu");
+    return true;
+  }
+  if (!makeDirs(o->deviceAsmDir)) {
+    errorf("cannot create directory '%s': %s", o->deviceAsmDir, strerror(errno));
+    return false;
+  }
+  BinaryCollector c = {0};
+  mlirOperationWalk(mlirModuleGetOperation(module), collectBinaries, &c,
+                    MlirWalkPreOrder);
+  if (c.count == 0)
+    warnf("no gpu.binary in the compiled module: nothing written to '%s'",
+          o->deviceAsmDir);
+  bool ok = true;
+  for (size_t i = 0; i < c.count; ++i) {
+    char *name = symbolName(c.ops[i]);
+    MlirAttribute objects = mlirOperationGetAttributeByName(c.ops[i], str("objects"));
+    if (mlirAttributeIsNull(objects) || !mlirAttributeIsAArray(objects)) {
+      warnf("gpu.binary @%s has no objects", name ? name : "?");
+      free(name);
+      continue;
+    }
+    intptr_t n = mlirArrayAttrGetNumElements(objects);
+    for (intptr_t k = 0; k < n; ++k) {
+      MlirAttribute obj = mlirArrayAttrGetElement(objects, k);
+      if (!mlirAttributeIsAGPUObjectAttr(obj))
+        continue;
+      uint32_t format = mlirGPUObjectAttrGetFormat(obj);
+      MlirStringRef data = mlirGPUObjectAttrGetObject(obj);
+      StrBuf file = {0};
+      if (n > 1)
+        sbPrintf(&file, "%s.%ld.%s", name ? name : "kernels", (long)k,
+                 deviceObjectExtension(o->target, format));
+      else
+        sbPrintf(&file, "%s.%s", name ? name : "kernels",
+                 deviceObjectExtension(o->target, format));
+      char *path = joinPath(o->deviceAsmDir, sbStr(&file));
+      FILE *f = fopen(path, "wb");
+      if (!f || fwrite(data.data, 1, data.length, f) != data.length) {
+        errorf("cannot write '%s': %s", path, strerror(errno));
+        ok = false;
+      }
+      if (f && fclose(f) != 0) {
+        errorf("cannot write '%s': %s", path, strerror(errno));
+        ok = false;
+      }
+      free(path);
+      sbFree(&file);
+    }
+    free(name);
+  }
+  free(c.ops);
+  return ok;
+}
+
+/*===----------------------------------------------------------------------===*
+ * Linking
+ *===----------------------------------------------------------------------===*/
+
+/* Directory that holds libTessel.so (and the runtimes built with it). */
+static char *tesselLibraryDir(void) {
+  void *sym = dlsym(RTLD_DEFAULT, "tesselGetPipeline");
+  if (!sym)
+    sym = (void *)&tesselGetPipeline;
+  Dl_info info;
+  if (!dladdr(sym, &info) || !info.dli_fname)
+    return NULL;
+  char resolved[PATH_MAX];
+  const char *path = realpath(info.dli_fname, resolved) ? resolved : info.dli_fname;
+  return dirName(path);
+}
+
+static char *defaultLinkerDriver(void) {
+  char *cc = findOnPath("clang-22");
+  if (cc)
+    return cc;
+  if (access("/usr/lib/llvm-22/bin/clang", X_OK) == 0)
+    return xstrdup("/usr/lib/llvm-22/bin/clang");
+  return NULL;
+}
+
+static int runCommand(char *const argv[]) {
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+  if (rc != 0) {
+    errorf("cannot run '%s': %s", argv[0], strerror(rc));
+    return -1;
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      errorf("waiting for '%s': %s", argv[0], strerror(errno));
+      return -1;
+    }
+  }
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  if (WIFSIGNALED(status))
+    errorf("'%s' was killed by signal %d", argv[0], WTERMSIG(status));
+  return -1;
+}
+
+static bool linkSharedLibrary(const Options *o, const char *object,
+                              const char *output) {
+  char *cc = o->cc ? xstrdup(o->cc) : defaultLinkerDriver();
+  if (!cc) {
+    errorf("no linker driver: clang-22 is not on PATH and "
+           "/usr/lib/llvm-22/bin/clang does not exist (use --cc=PATH)");
+    return false;
+  }
+  const char *argv[32];
+  int argc = 0;
+  argv[argc++] = cc;
+  argv[argc++] = "-shared";
+  argv[argc++] = "-fPIC";
+  argv[argc++] = "-fopenmp=libomp";
+  /* Unresolved symbols (say, a runtime function some lowering calls) are a
+   * link error here rather than a dlopen failure later. */
+  argv[argc++] = "-Wl,-z,defs";
+  argv[argc++] = object;
+  argv[argc++] = "-o";
+  argv[argc++] = output;
+  char *libFlag = NULL, *rpathFlag = NULL, *runtimeFlag = NULL;
+  bool gpu = strcmp(o->target, "cpu") != 0;
+  if (gpu) {
+    const char *runtime = !strcmp(o->target, "nvgpu") ? "tessel_cuda_runtime"
+                                                      : "tessel_hip_runtime";
+    char *dir = tesselLibraryDir();
+    if (!dir) {
+      errorf("cannot locate libTessel.so to find lib%s.so next to it", runtime);
+      free(cc);
+      return false;
+    }
+    StrBuf lib = {0};
+    sbPrintf(&lib, "%s/lib%s.so", dir, runtime);
+    if (!fileExists(sbStr(&lib))) {
+      errorf("target %s needs the GPU runtime '%s', which is not built (looked "
+             "next to libTessel.so in '%s'; build the CMake target %s)",
+             o->target, sbStr(&lib), dir, runtime);
+      sbFree(&lib);
+      free(dir);
+      free(cc);
+      return false;
+    }
+    sbFree(&lib);
+    StrBuf b = {0};
+    sbPrintf(&b, "-L%s", dir);
+    libFlag = b.data;
+    StrBuf r = {0};
+    sbPrintf(&r, "-Wl,-rpath,%s", dir);
+    rpathFlag = r.data;
+    StrBuf l = {0};
+    sbPrintf(&l, "-l%s", runtime);
+    runtimeFlag = l.data;
+    argv[argc++] = libFlag;
+    argv[argc++] = runtimeFlag;
+    argv[argc++] = rpathFlag;
+    free(dir);
+  }
+  argv[argc++] = "-lm";
+  argv[argc] = NULL;
+  int rc = runCommand((char *const *)argv);
+  if (rc != 0) {
+    StrBuf cmd = {0};
+    for (int i = 0; i < argc; ++i)
+      sbPrintf(&cmd, "%s%s", i ? " " : "", argv[i]);
+    if (rc > 0)
+      errorf("linking '%s' failed (exit code %d): %s", output, rc, sbStr(&cmd));
+    else
+      errorf("linking '%s' failed: %s", output, sbStr(&cmd));
+    sbFree(&cmd);
+  }
+  free(libFlag);
+  free(rpathFlag);
+  free(runtimeFlag);
+  free(cc);
+  return rc == 0;
+}
+
+/*===----------------------------------------------------------------------===*
+ * Printing IR
+ *===----------------------------------------------------------------------===*/
+
+static bool writeModuleToPath(MlirModule module, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    errorf("cannot write '%s': %s", path, strerror(errno));
+    return false;
+  }
+  mlirOperationPrint(mlirModuleGetOperation(module), writeToFile, f);
+  fputc('\n', f);
+  if (fclose(f) != 0) {
+    errorf("cannot write '%s': %s", path, strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+static bool dumpModule(const Options *o, int index, const char *slug,
+                       MlirModule module) {
+  StrBuf name = {0};
+  sbPrintf(&name, "%02d-%s.mlir", index, slug);
+  char *path = joinPath(o->dumpDir, sbStr(&name));
+  bool ok = writeModuleToPath(module, path);
+  free(path);
+  sbFree(&name);
+  return ok;
+}
+
+static bool dumpLLVMModule(const Options *o, int index, const char *slug,
+                           LLVMModuleRef mod) {
+  StrBuf name = {0};
+  sbPrintf(&name, "%02d-%s.ll", index, slug);
+  char *path = joinPath(o->dumpDir, sbStr(&name));
+  char *err = NULL;
+  bool ok = !LLVMPrintModuleToFile(mod, path, &err);
+  if (!ok)
+    errorf("cannot write '%s': %s", path, err ? err : "unknown error");
+  if (err)
+    LLVMDisposeMessage(err);
+  free(path);
+  sbFree(&name);
+  return ok;
+}
+
+/*===----------------------------------------------------------------------===*
+ * Driver
+ *===----------------------------------------------------------------------===*/
+
+/* The module's #tessel.target as last seen. tessel-finalize-target moves it
+ * onto the LLVM functions at the end of the pipeline, so the driver records it
+ * after every stage. */
+typedef struct TargetInfo {
+  bool seen;
+  char *kind, *triple, *chip, *features;
+} TargetInfo;
+
+static void snapshotTarget(MlirModule module, TargetInfo *info) {
+  MlirAttribute t = tesselModuleGetTarget(module);
+  if (mlirAttributeIsNull(t) || !tesselAttributeIsATarget(t))
+    return;
+  MlirStringRef kind = tesselTargetGetKind(t);
+  MlirStringRef triple = tesselTargetGetTriple(t);
+  MlirStringRef chip = tesselTargetGetChip(t);
+  MlirStringRef features = tesselTargetGetFeatures(t);
+  free(info->kind);
+  free(info->triple);
+  free(info->chip);
+  free(info->features);
+  info->kind = xstrndup(kind.data, kind.length);
+  info->triple = xstrndup(triple.data, triple.length);
+  info->chip = xstrndup(chip.data, chip.length);
+  info->features = xstrndup(features.data, features.length);
+  info->seen = true;
+}
+
+static void printSupportedTargets(FILE *f) {
+  const char *targets[] = {"cpu", "nvgpu", "amdgpu"};
+  bool first = true;
+  for (size_t i = 0; i < 3; ++i)
+    if (tesselGetPipeline(targets[i])) {
+      fprintf(f, "%s%s", first ? "" : ", ", targets[i]);
+      first = false;
+    }
+}
+
+int main(int argc, char **argv) {
+  atexit(cleanupTemps);
+  Options o = parseOptions(argc, argv);
+
+  const char *pipeline = tesselGetPipeline(o.target);
+  if (!pipeline) {
+    fprintf(stderr, "%s: error: unsupported target '%s' (supported: ", kProgram,
+            o.target);
+    printSupportedTargets(stderr);
+    fprintf(stderr, ")\n");
+    return 1;
+  }
+  if (o.printPipeline) {
+    printf("%s\n", pipeline);
+    return 0;
+  }
+  if (!o.input)
+    fatal("no input file (usage: tessel-compile in.mlir --target=cpu -o out.so; see --help)");
+  if (!o.output)
+    fatal("no output file: use -o out.{so,o,s,bc,ll,mlir}");
+  OutputKind kind = outputKindFor(o.output);
+  char *headerPath = NULL;
+  if (!o.noHeader)
+    headerPath = o.header ? xstrdup(o.header) : replaceExtension(o.output, ".h");
+  if (headerPath && !strcmp(headerPath, o.output))
+    fatal("the header path '%s' is the output path; pass --header=", headerPath);
+
+  if (strcmp(o.input, "-") != 0) {
+    FILE *probe = fopen(o.input, "r");
+    if (!probe)
+      fatal("cannot open input file '%s': %s", o.input, strerror(errno));
+    fclose(probe);
+  }
+  if (o.dumpDir && !makeDirs(o.dumpDir))
+    fatal("cannot create dump directory '%s': %s", o.dumpDir, strerror(errno));
+
+  Timings timings = {0};
+  double tStart = nowSeconds();
+
+  /* Context with every upstream dialect and extension, Tessel's dialect, the
+   * LLVM IR translations, and every pass and named pipeline. */
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(registry);
+  tesselRegisterDialect(registry);
+  MlirContext ctx = mlirContextCreateWithRegistry(registry, /*threading=*/true);
+  mlirDialectRegistryDestroy(registry);
+  mlirRegisterAllLLVMTranslations(ctx);
+  mlirRegisterAllPasses();
+  tesselRegisterPassesAndPipelines();
+  mlirContextAttachDiagnosticHandler(ctx, handleDiagnostic, NULL, NULL);
+  double t0 = nowSeconds();
+  addTiming(&timings, "-", "setup (registration)", t0 - tStart);
+
+  MlirModule module = mlirModuleCreateParseFromFile(ctx, str(o.input));
+  double t1 = nowSeconds();
+  addTiming(&timings, "-", "parse", t1 - t0);
+  if (mlirModuleIsNull(module))
+    fatal("cannot parse '%s' as MLIR (see the diagnostics above)", o.input);
+  if (o.dumpDir && !dumpModule(&o, 0, "input", module))
+    return 1;
+
+  /* Entry points, from the signatures the user wrote (errors are reported
+   * after the pipeline, see entryError). */
+  Interface iface = analyzeInterface(module);
+
+  /* The pipeline, one top-level stage at a time. */
+  int numStages = tesselGetPipelineStageCount(o.target);
+  MlirPassManager *pms = xmalloc((size_t)numStages * sizeof *pms);
+  for (int i = 0; i < numStages; ++i) {
+    const char *stage = tesselGetPipelineStage(o.target, i);
+    pms[i] = mlirPassManagerCreateOnOperation(ctx, str("builtin.module"));
+    StrBuf err = {0};
+    if (mlirLogicalResultIsFailure(mlirParsePassPipeline(
+            mlirPassManagerGetAsOpPassManager(pms[i]), str(stage),
+            appendToStrBuf, &err)))
+      fatal("stage %d of the %s pipeline does not parse: %s\n  stage: %s",
+            i + 1, o.target, sbStr(&err), stage);
+    sbFree(&err);
+  }
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  TargetInfo target = {0};
+  snapshotTarget(module, &target);
+  for (int i = 0; i < numStages; ++i) {
+    const char *stage = tesselGetPipelineStage(o.target, i);
+    char *display = stageDisplayName(stage);
+    char index[16];
+    snprintf(index, sizeof index, "%d", i + 1);
+    double s0 = nowSeconds();
+    MlirLogicalResult result = mlirPassManagerRunOnOp(pms[i], moduleOp);
+    double s1 = nowSeconds();
+    addTiming(&timings, index, display, s1 - s0);
+    if (mlirLogicalResultIsFailure(result)) {
+      errorf("%s pipeline stage %d/%d '%s' failed on '%s'\n  stage: %s",
+             o.target, i + 1, numStages, display, o.input, stage);
+      return 1;
+    }
+    snapshotTarget(module, &target);
+    if (o.printIRAfterStage) {
+      fprintf(stderr, "// -----// IR after stage %d/%d: %s //----- //\n", i + 1,
+              numStages, stage);
+      mlirOperationPrint(moduleOp, writeToFile, stderr);
+      fprintf(stderr, "\n\n");
+    }
+    if (o.dumpDir) {
+      char *slug = stageSlug(stage);
+      bool ok = dumpModule(&o, i + 1, slug, module);
+      free(slug);
+      if (!ok)
+        return 1;
+    }
+    free(display);
+  }
+  for (int i = 0; i < numStages; ++i)
+    mlirPassManagerDestroy(pms[i]);
+  free(pms);
+
+  if (!iface.ok) {
+    reportEntryErrors();
+    fatal("'%s' has public functions without a C ABI (see above)", o.input);
+  }
+  if (kind != OUT_MLIR && !checkFullyLowered(module, &o))
+    return 1;
+  if (!checkLoweredInterface(module, &iface))
+    return 1;
+  if (o.deviceAsmDir && !emitDeviceObjects(module, &o))
+    return 1;
+
+  if (kind == OUT_MLIR) {
+    if (!writeModuleToPath(module, o.output))
+      return 1;
+  } else {
+    /* MLIR LLVM dialect -> LLVM IR. */
+    LLVMInitializeAllTargetInfos();
+    LLVMInitializeAllTargets();
+    LLVMInitializeAllTargetMCs();
+    LLVMInitializeAllAsmPrinters();
+    LLVMInitializeAllAsmParsers();
+
+    double l0 = nowSeconds();
+    LLVMContextRef llctx = LLVMContextCreate();
+    LLVMModuleRef llmod = mlirTranslateModuleToLLVMIR(moduleOp, llctx);
+    double l1 = nowSeconds();
+    addTiming(&timings, "-", "translate to LLVM IR", l1 - l0);
+    if (!llmod)
+      fatal("translating '%s' to LLVM IR failed (see the diagnostics above)",
+            o.input);
+
+    /* The machine: for cpu, the one #tessel.target describes; for GPU
+     * targets the host side runs on a generic CPU of the host triple. */
+    char *triple = NULL, *cpu = NULL, *features = NULL;
+    bool isCpu = !strcmp(o.target, "cpu");
+    if (isCpu) {
+      if (target.seen) {
+        if (*target.triple)
+          triple = xstrdup(target.triple);
+        cpu = xstrdup(target.chip);
+        features = xstrdup(target.features);
+      } else {
+        warnf("the compiled module has no #tessel.target; using the host CPU");
+        char *h = LLVMGetHostCPUName();
+        cpu = xstrdup(h);
+        LLVMDisposeMessage(h);
+        char *hf = LLVMGetHostCPUFeatures();
+        features = xstrdup(hf);
+        LLVMDisposeMessage(hf);
+      }
+    } else {
+      cpu = xstrdup("generic");
+      features = xstrdup("");
+    }
+    if (!triple) {
+      char *dt = LLVMGetDefaultTargetTriple();
+      triple = xstrdup(dt);
+      LLVMDisposeMessage(dt);
+    }
+    LLVMTargetRef llTarget;
+    char *err = NULL;
+    if (LLVMGetTargetFromTriple(triple, &llTarget, &err))
+      fatal("no LLVM backend for triple '%s': %s", triple, err ? err : "");
+    static const LLVMCodeGenOptLevel levels[] = {
+        LLVMCodeGenLevelNone, LLVMCodeGenLevelLess, LLVMCodeGenLevelDefault,
+        LLVMCodeGenLevelAggressive};
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(
+        llTarget, triple, cpu, features, levels[o.optLevel], LLVMRelocPIC,
+        LLVMCodeModelDefault);
+    if (!tm)
+      fatal("cannot create an LLVM target machine for %s (cpu '%s', features "
+            "'%s')", triple, cpu, features);
+    LLVMSetTarget(llmod, triple);
+    LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(llmod, layout);
+    LLVMDisposeTargetData(layout);
+    if (o.dumpDir && !dumpLLVMModule(&o, numStages + 1, "llvm-translated", llmod))
+      return 1;
+
+    /* LLVM's new pass manager. */
+    char passes[32];
+    snprintf(passes, sizeof passes, "default<O%d>", o.optLevel);
+    LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
+    double p0 = nowSeconds();
+    LLVMErrorRef perr = LLVMRunPasses(llmod, passes, tm, pbo);
+    double p1 = nowSeconds();
+    LLVMDisposePassBuilderOptions(pbo);
+    char label[64];
+    snprintf(label, sizeof label, "LLVM optimize (%s)", passes);
+    addTiming(&timings, "-", label, p1 - p0);
+    if (perr) {
+      char *msg = LLVMGetErrorMessage(perr);
+      errorf("LLVM optimization (%s) failed: %s", passes, msg);
+      LLVMDisposeErrorMessage(msg);
+      return 1;
+    }
+    if (o.dumpDir && !dumpLLVMModule(&o, numStages + 2, "llvm-optimized", llmod))
+      return 1;
+
+    bool ok = true;
+    if (kind == OUT_LLVMIR) {
+      if (LLVMPrintModuleToFile(llmod, o.output, &err)) {
+        errorf("cannot write '%s': %s", o.output, err ? err : "");
+        ok = false;
+      }
+    } else if (kind == OUT_BITCODE) {
+      if (LLVMWriteBitcodeToFile(llmod, o.output) != 0) {
+        errorf("cannot write '%s'", o.output);
+        ok = false;
+      }
+    } else {
+      const char *objectPath = o.output;
+      if (kind == OUT_SHARED) {
+        const char *tmpdir = getenv("TMPDIR");
+        StrBuf tmpl = {0};
+        sbPrintf(&tmpl, "%s/tessel-compile-XXXXXX.o",
+                 tmpdir && *tmpdir ? tmpdir : "/tmp");
+        int fd = mkstemps(tmpl.data, 2);
+        if (fd < 0)
+          fatal("cannot create a temporary object file '%s': %s", sbStr(&tmpl),
+                strerror(errno));
+        close(fd);
+        gTempObject = tmpl.data;
+        objectPath = gTempObject;
+      }
+      double c0 = nowSeconds();
+      err = NULL;
+      if (LLVMTargetMachineEmitToFile(tm, llmod, (char *)objectPath,
+                                      kind == OUT_ASM ? LLVMAssemblyFile
+                                                      : LLVMObjectFile,
+                                      &err)) {
+        errorf("code generation for %s (cpu '%s') failed: %s", triple, cpu,
+               err ? err : "");
+        ok = false;
+      }
+      double c1 = nowSeconds();
+      addTiming(&timings, "-", kind == OUT_ASM ? "codegen (assembly)" : "codegen (object)",
+                c1 - c0);
+      if (ok && kind == OUT_SHARED) {
+        double k0 = nowSeconds();
+        ok = linkSharedLibrary(&o, objectPath, o.output);
+        double k1 = nowSeconds();
+        addTiming(&timings, "-", "link (shared library)", k1 - k0);
+      }
+    }
+    if (err)
+      LLVMDisposeMessage(err);
+    LLVMDisposeModule(llmod);
+    LLVMContextDispose(llctx);
+    LLVMDisposeTargetMachine(tm);
+    free(triple);
+    free(cpu);
+    free(features);
+    if (!ok)
+      return 1;
+  }
+
+  if (headerPath) {
+    double h0 = nowSeconds();
+    if (!writeHeader(headerPath, &iface, &o))
+      return 1;
+    addTiming(&timings, "-", "write header", nowSeconds() - h0);
+  }
+  if (o.timeStages)
+    printTimings(&timings, o.target, nowSeconds() - tStart);
+
+  mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+  free(headerPath);
+  return 0;
+}
