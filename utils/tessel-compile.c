@@ -337,6 +337,7 @@ typedef struct Options {
   bool timeStages;
   bool printPipeline;
   const char *deviceAsmDir;
+  const char *targetOptions; /* tessel-attach-target options, or NULL */
   int optLevel;
   const char *cc;
 } Options;
@@ -368,6 +369,9 @@ static void printUsage(FILE *out) {
       "                          translated and optimized LLVM IR\n"
       "  --time-stages           print wall time per stage, translation, optimization,\n"
       "                          codegen and link to stderr\n"
+      "  --target-options=<o>    describe another machine than the default with\n"
+      "                          tessel-attach-target options, e.g. 'chip=sm_90a'\n"
+      "                          or 'vector-bits=256 cores=8'\n"
       "  --emit-device-asm=<dir> GPU targets: write each gpu.binary object to\n"
       "                          <dir>/<module>.ptx (nvgpu) or .hsaco/.s (amdgpu)\n"
       "  -h, --help              this help\n");
@@ -425,6 +429,8 @@ static Options parseOptions(int argc, char **argv) {
       o.printPipeline = true;
     } else if ((v = matchValueOption(argc, argv, &i, "--emit-device-asm"))) {
       o.deviceAsmDir = v;
+    } else if ((v = matchValueOption(argc, argv, &i, "--target-options"))) {
+      o.targetOptions = v;
     } else if ((v = matchValueOption(argc, argv, &i, "--cc"))) {
       o.cc = v;
     } else if (arg[0] == '-' && arg[1] == 'O' && arg[2] >= '0' &&
@@ -1573,6 +1579,27 @@ int main(int argc, char **argv) {
     sbFree(&err);
   }
   MlirOperation moduleOp = mlirModuleGetOperation(module);
+  /* A described machine goes on first; the pipeline's own attach step then
+   * keeps it (docs/TargetDescription.md). */
+  if (o.targetOptions) {
+    StrBuf spec = {0};
+    sbPrintf(&spec, "builtin.module(tessel-attach-target{kind=%s %s})",
+             o.target, o.targetOptions);
+    MlirPassManager pm =
+        mlirPassManagerCreateOnOperation(ctx, str("builtin.module"));
+    StrBuf err = {0};
+    if (mlirLogicalResultIsFailure(mlirParsePassPipeline(
+            mlirPassManagerGetAsOpPassManager(pm), str(sbStr(&spec)),
+            appendToStrBuf, &err)))
+      fatal("--target-options='%s' are not tessel-attach-target options: %s",
+            o.targetOptions, sbStr(&err));
+    if (mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, moduleOp)))
+      fatal("--target-options='%s' do not describe a valid %s target (see "
+            "above)", o.targetOptions, o.target);
+    mlirPassManagerDestroy(pm);
+    sbFree(&err);
+    sbFree(&spec);
+  }
   TargetInfo target = {0};
   snapshotTarget(module, &target);
   for (int i = 0; i < numStages; ++i) {
