@@ -38,6 +38,17 @@ const char *tesselGetPipeline(const char *target) {
   return text.empty() ? nullptr : text.data();
 }
 
+int tesselGetPipelineTargetCount(void) {
+  return static_cast<int>(tessel::getPipelineTargets().size());
+}
+
+const char *tesselGetPipelineTarget(int index) {
+  ArrayRef<StringRef> targets = tessel::getPipelineTargets();
+  if (index < 0 || index >= static_cast<int>(targets.size()))
+    return nullptr;
+  return targets[index].data(); // NUL-terminated literals
+}
+
 /// Stage strings are built once per target and kept for the process, so the
 /// C caller gets stable pointers.
 static const SmallVector<std::string> *getStages(const char *target) {
@@ -71,7 +82,7 @@ MlirAttribute tesselModuleGetTarget(MlirModule module) {
 }
 
 bool tesselAttributeIsATarget(MlirAttribute attr) {
-  return isa<TargetAttr>(unwrap(attr));
+  return isa_and_nonnull<TargetAttr>(unwrap(attr));
 }
 
 MlirStringRef tesselTargetGetKind(MlirAttribute target) {

@@ -1,7 +1,7 @@
 # lit configuration for Tessel. Run through the build tree's lit.site.cfg.py.
 import os
-import shutil
 import subprocess
+import sys
 
 import lit.formats
 
@@ -32,8 +32,17 @@ runtime_inc = os.path.join(config.tessel_src_root, "runtime", "include")
 config.substitutions.append(
     ("%cc", f"clang -O2 -std=c11 -I{runtime_inc} -I{os.path.join(config.tessel_obj_root, 'include')}"))
 
-ptxas = os.path.join(config.tessel_cuda_path or "/usr/local/cuda", "bin", "ptxas")
-if os.path.exists(ptxas):
+config.substitutions.append(("%python", sys.executable))
+
+# The GPU runtime libraries are optional build products (they need cuda.h, or
+# the HIP headers and libamdhip64); tests that use one require its feature.
+for library, feature in (("libtessel_cuda_runtime.so", "tessel-cuda-runtime"),
+                         ("libtessel_hip_runtime.so", "tessel-hip-runtime")):
+    if os.path.exists(os.path.join(config.tessel_obj_root, "lib", library)):
+        config.available_features.add(feature)
+
+ptxas = config.tessel_ptxas
+if ptxas and os.path.exists(ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 

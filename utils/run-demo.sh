@@ -18,24 +18,24 @@ for arg in "$@"; do
     --runs=*) RUNS="${arg#--runs=}" ;;
     --build-dir=*) BUILD="${arg#--build-dir=}" ;;
     --skip-setup) SETUP=0 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "run-demo.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
 
 step() { printf '\n==> %s\n' "$*"; }
 
-if [[ $SETUP == 1 && -f "$ROOT/utils/setup.sh" ]]; then
-  step "utils/setup.sh"
-  bash "$ROOT/utils/setup.sh"
-fi
-
-step "configure ($BUILD)"
-if [[ -f "$BUILD/CMakeCache.txt" ]]; then
-  cmake "$BUILD" > /dev/null
+if [[ $SETUP == 1 ]]; then
+  step "utils/setup.sh (packages, configure $BUILD)"
+  TESSEL_BUILD_DIR="$BUILD" bash "$ROOT/utils/setup.sh"
 else
-  cmake -G Ninja -S "$ROOT" -B "$BUILD" \
-    -DCMAKE_C_COMPILER="${CC:-clang-22}" -DCMAKE_CXX_COMPILER="${CXX:-clang++-22}" > /dev/null
+  step "configure ($BUILD)"
+  if [[ -f "$BUILD/CMakeCache.txt" ]]; then
+    cmake "$BUILD" > /dev/null
+  else
+    cmake -G Ninja -S "$ROOT" -B "$BUILD" \
+      -DCMAKE_C_COMPILER="${CC:-clang-22}" -DCMAKE_CXX_COMPILER="${CXX:-clang++-22}" > /dev/null
+  fi
 fi
 
 step "build tessel-compile, tessel_runtime, tessel-demo"

@@ -14,7 +14,7 @@ build="${TESSEL_BUILD_DIR:-$root/build}"
 # the GPU build dependencies (HIP headers, ROCm device bitcode).
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
-  libomp-22-dev libisl-dev cmake ninja-build python3 python3-venv
+  libomp-22-dev libisl-dev cmake ninja-build python3
   libopenblas-dev libdnnl-dev libhalide14-0-dev
   libamdhip64-dev rocm-device-libs
 )
@@ -26,23 +26,30 @@ done
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || {
+      echo "setup: need root or sudo to install: ${missing[*]}" >&2
+      exit 1
+    }
+    sudo="sudo"
+  fi
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 else
   echo "setup: all Debian packages present"
 fi
 
-# CUDA is not in Debian main: when the toolkit is present (/usr/local/cuda),
-# the CUDA runtime is built and ptxas checks the generated PTX; otherwise
-# those tests report themselves unsupported.
-if [ -x /usr/local/cuda/bin/ptxas ]; then
-  echo "setup: CUDA toolkit found at /usr/local/cuda"
-else
-  echo "setup: no CUDA toolkit (/usr/local/cuda): CUDA runtime and ptxas tests are skipped"
+# CUDA is not in Debian main. Where a toolkit is present (NVIDIA's in
+# /usr/local/cuda, or Debian non-free's nvidia-cuda-toolkit), CMake builds the
+# CUDA runtime and the tests check generated PTX with ptxas; otherwise those
+# tests report themselves unsupported. CMake's own findings are shown.
+mkdir -p "$build"
+if ! cmake -S "$root" -B "$build" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 > "$build/configure.log" 2>&1; then
+  cat "$build/configure.log" >&2
+  echo "setup: configuring $build failed" >&2
+  exit 1
 fi
-
-cmake -S "$root" -B "$build" -G Ninja \
-  -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 >/dev/null
+grep -E "^-- (Tessel|ROCm|Using MLIR)" "$build/configure.log" || true
 echo "setup: configured $build"

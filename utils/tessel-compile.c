@@ -91,30 +91,30 @@ static void cleanupTemps(void) {
   }
 }
 
+static void vreport(const char *severity, const char *fmt, va_list ap) {
+  fprintf(stderr, "%s: %s: ", kProgram, severity);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+}
+
 static void errorf(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "%s: error: ", kProgram);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vreport("error", fmt, ap);
   va_end(ap);
 }
 
 static void warnf(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "%s: warning: ", kProgram);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vreport("warning", fmt, ap);
   va_end(ap);
 }
 
 static void fatal(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "%s: error: ", kProgram);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vreport("error", fmt, ap);
   va_end(ap);
   exit(1);
 }
@@ -168,22 +168,25 @@ static void sbAppendN(StrBuf *b, const char *s, size_t n) {
 
 static void sbAppend(StrBuf *b, const char *s) { sbAppendN(b, s, strlen(s)); }
 
-static void sbPrintf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sbPrintf(StrBuf *b, const char *fmt, ...) {
-  va_list ap, ap2;
-  va_start(ap, fmt);
-  va_copy(ap2, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
-    va_end(ap2);
+static void sbVPrintf(StrBuf *b, const char *fmt, va_list ap) {
+  va_list copy;
+  va_copy(copy, ap);
+  int n = vsnprintf(NULL, 0, fmt, copy);
+  va_end(copy);
+  if (n < 0)
     return;
-  }
   char *tmp = xmalloc((size_t)n + 1);
-  vsnprintf(tmp, (size_t)n + 1, fmt, ap2);
-  va_end(ap2);
+  vsnprintf(tmp, (size_t)n + 1, fmt, ap);
   sbAppendN(b, tmp, (size_t)n);
   free(tmp);
+}
+
+static void sbPrintf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sbPrintf(StrBuf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sbVPrintf(b, fmt, ap);
+  va_end(ap);
 }
 
 static const char *sbStr(const StrBuf *b) { return b->data ? b->data : ""; }
@@ -542,17 +545,12 @@ static void formatDiagnostic(MlirDiagnostic diag, StrBuf *out, int depth) {
   }
 }
 
-static int gDiagnosticErrors = 0;
-
 static MlirLogicalResult handleDiagnostic(MlirDiagnostic diag, void *user) {
   (void)user;
   StrBuf b = {0};
   formatDiagnostic(diag, &b, 0);
-  /* One fputs per diagnostic: passes may report from several threads. */
   fputs(sbStr(&b), stderr);
   sbFree(&b);
-  if (mlirDiagnosticGetSeverity(diag) == MlirDiagnosticError)
-    __atomic_fetch_add(&gDiagnosticErrors, 1, __ATOMIC_RELAXED);
   return mlirLogicalResultSuccess();
 }
 
@@ -662,9 +660,6 @@ static void printTimings(const Timings *t, const char *target, double total) {
   if (width > 60)
     width = 60;
   int w = (int)width;
-  double sum = 0;
-  for (size_t i = 0; i < t->count; ++i)
-    sum += t->items[i].seconds;
   fprintf(stderr, "===%.*s===\n", w + 28,
           "----------------------------------------------------------------"
           "----------------------------------------------------------------");
@@ -679,7 +674,6 @@ static void printTimings(const Timings *t, const char *target, double total) {
             total > 0 ? 100.0 * t->items[i].seconds / total : 0.0);
   fprintf(stderr, "  %3s  %-*s  %12.3f  %5.1f%%\n", "", w, "total", 1e3 * total,
           100.0);
-  (void)sum;
 }
 
 /*===----------------------------------------------------------------------===*
@@ -745,6 +739,7 @@ static const char *scalarCType(MlirType t) {
   if (mlirTypeIsAF32(t)) return "float";
   if (mlirTypeIsAF64(t)) return "double";
   if (mlirTypeIsAF16(t)) return "_Float16";
+  /* __bf16 needs clang or GCC 13+; writeHeader emits a check. */
   if (mlirTypeIsABF16(t)) return "__bf16";
   if (mlirTypeIsAIndex(t)) return "int64_t";
   if (mlirTypeIsAInteger(t)) {
@@ -764,19 +759,18 @@ static bool isRankedBuffer(MlirType t) {
   return mlirTypeIsARankedTensor(t) || mlirTypeIsAMemRef(t);
 }
 
-static const char *useDescriptor(Interface *iface, const char *tag,
-                                 const char *ctype, int64_t rank) {
+static void useDescriptor(Interface *iface, const char *tag, const char *ctype,
+                          int64_t rank) {
   for (size_t i = 0; i < iface->numDescriptors; ++i)
     if (!strcmp(iface->descriptors[i].tag, tag) &&
         iface->descriptors[i].rank == rank)
-      return NULL;
+      return;
   iface->descriptors = xrealloc(iface->descriptors, (iface->numDescriptors + 1) *
                                                         sizeof *iface->descriptors);
   Descriptor *d = &iface->descriptors[iface->numDescriptors++];
   d->tag = xstrdup(tag);
   d->ctype = xstrdup(ctype);
   d->rank = rank;
-  return NULL;
 }
 
 static void addParam(EntryPoint *e, ParamKind kind, const char *ctype,
@@ -803,14 +797,12 @@ static size_t gNumEntryErrors = 0;
 static void entryError(MlirOperation func, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void entryError(MlirOperation func, const char *fmt, ...) {
+  StrBuf b = {0};
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  sbVPrintf(&b, fmt, ap);
   va_end(ap);
-  char *msg = xmalloc((size_t)n + 1);
-  va_start(ap, fmt);
-  vsnprintf(msg, (size_t)n + 1, fmt, ap);
-  va_end(ap);
+  char *msg = b.data ? b.data : xstrdup("");
   gEntryErrors = xrealloc(gEntryErrors, (gNumEntryErrors + 1) * sizeof *gEntryErrors);
   gEntryErrors[gNumEntryErrors].loc = mlirOperationGetLocation(func);
   gEntryErrors[gNumEntryErrors].message = msg;
@@ -820,6 +812,28 @@ static void entryError(MlirOperation func, const char *fmt, ...) {
 static void reportEntryErrors(void) {
   for (size_t i = 0; i < gNumEntryErrors; ++i)
     mlirEmitError(gEntryErrors[i].loc, gEntryErrors[i].message);
+}
+
+/* A memref/tensor parameter (argument or result #index of @func): records
+ * its descriptor type; false (after recording an entry error) when its
+ * element type has no C mapping. */
+static bool addBufferParam(Interface *iface, EntryPoint *e, MlirOperation op,
+                           MlirType t, const char *what, intptr_t index,
+                           const char *func, const char *pname) {
+  const char *tag, *ctype;
+  if (!elementInfo(mlirShapedTypeGetElementType(t), &tag, &ctype)) {
+    char *ts = typeToString(t);
+    entryError(op, "%s #%ld of @%s has type %s, whose element type has no C ABI mapping",
+               what, (long)index, func, ts);
+    free(ts);
+    return false;
+  }
+  int64_t rank = mlirShapedTypeGetRank(t);
+  useDescriptor(iface, tag, ctype, rank);
+  char dname[64];
+  snprintf(dname, sizeof dname, "tessel_memref_%s_%ldd", tag, (long)rank);
+  addParam(e, PARAM_MEMREF, dname, pname, t);
+  return true;
 }
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -884,20 +898,8 @@ static Interface analyzeInterface(MlirModule module) {
       MlirType t = mlirFunctionTypeGetInput(fnType, i);
       char pname[32];
       snprintf(pname, sizeof pname, "arg%ld", (long)i);
-      const char *tag, *ctype;
       if (isRankedBuffer(t)) {
-        if (!elementInfo(mlirShapedTypeGetElementType(t), &tag, &ctype)) {
-          char *ts = typeToString(t);
-          entryError(op, "argument #%ld of @%s has type %s, whose element type has no C ABI mapping", (long)i, name, ts);
-          free(ts);
-          ok = false;
-          continue;
-        }
-        int64_t rank = mlirShapedTypeGetRank(t);
-        useDescriptor(&iface, tag, ctype, rank);
-        char dname[64];
-        snprintf(dname, sizeof dname, "tessel_memref_%s_%ldd", tag, (long)rank);
-        addParam(&e, PARAM_MEMREF, dname, pname, t);
+        ok &= addBufferParam(&iface, &e, op, t, "argument", i, name, pname);
       } else if (scalarCType(t)) {
         addParam(&e, PARAM_SCALAR, scalarCType(t), pname, t);
       } else {
@@ -916,20 +918,8 @@ static Interface analyzeInterface(MlirModule module) {
       MlirType t = mlirFunctionTypeGetResult(fnType, i);
       char pname[32];
       snprintf(pname, sizeof pname, "result%ld", (long)i);
-      const char *tag, *ctype;
       if (isRankedBuffer(t)) {
-        if (!elementInfo(mlirShapedTypeGetElementType(t), &tag, &ctype)) {
-          char *ts = typeToString(t);
-          entryError(op, "result #%ld of @%s has type %s, whose element type has no C ABI mapping", (long)i, name, ts);
-          free(ts);
-          ok = false;
-          continue;
-        }
-        int64_t rank = mlirShapedTypeGetRank(t);
-        useDescriptor(&iface, tag, ctype, rank);
-        char dname[64];
-        snprintf(dname, sizeof dname, "tessel_memref_%s_%ldd", tag, (long)rank);
-        addParam(&e, PARAM_MEMREF, dname, pname, t);
+        ok &= addBufferParam(&iface, &e, op, t, "result", i, name, pname);
       } else if (scalarCType(t)) {
         ++scalarResults;
         scalarResult = t;
@@ -1013,6 +1003,7 @@ static bool checkLoweredInterface(MlirModule module, const Interface *iface) {
   return ok;
 }
 
+/* Must list the tags of the typedefs in runtime/include/tessel/runtime.h. */
 static const char *kCoveredByRuntime[] = {"f32", "f64", "i8", "i16", "i32", "i64"};
 
 static bool coveredByRuntimeHeader(const Descriptor *d) {
@@ -1056,7 +1047,15 @@ static bool writeHeader(const char *path, const Interface *iface,
     errorf("cannot write header '%s': %s", path, strerror(errno));
     return false;
   }
-  char *guard = upperIdentifier(baseName(path));
+  /* The guard names the file and its entry points, so two generated headers
+   * with the same file name (say cpu/add.h and gpu/add.h) can be included
+   * together. */
+  StrBuf guardText = {0};
+  sbAppend(&guardText, baseName(path));
+  for (size_t i = 0; i < iface->count; ++i)
+    sbPrintf(&guardText, "_%s", iface->entries[i].name);
+  char *guard = upperIdentifier(sbStr(&guardText));
+  sbFree(&guardText);
   fprintf(f, "/* Generated by tessel-compile from ");
   writeCommentText(f, strcmp(o->input, "-") ? o->input : "<stdin>");
   fprintf(f, " (target %s); do not edit.\n *\n", o->target);
@@ -1064,6 +1063,17 @@ static bool writeHeader(const char *path, const Interface *iface,
   fprintf(f, " */\n#ifndef TESSEL_GENERATED_%s\n#define TESSEL_GENERATED_%s\n\n",
           guard, guard);
   fprintf(f, "#include <stdbool.h>\n#include <stdint.h>\n\n");
+  bool usesBf16 = false;
+  for (size_t i = 0; i < iface->count; ++i) {
+    const EntryPoint *e = &iface->entries[i];
+    usesBf16 |= !strcmp(e->returnType, "__bf16");
+    for (size_t j = 0; j < e->numParams; ++j)
+      usesBf16 |= !strcmp(e->params[j].ctype, "__bf16");
+  }
+  if (usesBf16)
+    fprintf(f, "#if !defined(__clang__) && !(defined(__GNUC__) && __GNUC__ >= 13)\n"
+               "#error \"bf16 scalars are passed as __bf16, which needs clang or GCC 13+\"\n"
+               "#endif\n\n");
   fprintf(f,
           "/* The descriptor typedefs below have the same names and layout as\n"
           " * those of Tessel's runtime header; reuse its definitions when it is\n"
@@ -1348,6 +1358,9 @@ static bool linkSharedLibrary(const Options *o, const char *object,
   argv[argc++] = cc;
   argv[argc++] = "-shared";
   argv[argc++] = "-fPIC";
+  /* The ABI contract's link line; --as-needed keeps libomp out of objects
+   * that have no parallel loops. */
+  argv[argc++] = "-Wl,--as-needed";
   argv[argc++] = "-fopenmp=libomp";
   /* Unresolved symbols (say, a runtime function some lowering calls) are a
    * link error here rather than a dlopen failure later. */
@@ -1467,22 +1480,19 @@ static bool dumpLLVMModule(const Options *o, int index, const char *slug,
  * after every stage. */
 typedef struct TargetInfo {
   bool seen;
-  char *kind, *triple, *chip, *features;
+  char *triple, *chip, *features;
 } TargetInfo;
 
 static void snapshotTarget(MlirModule module, TargetInfo *info) {
   MlirAttribute t = tesselModuleGetTarget(module);
   if (mlirAttributeIsNull(t) || !tesselAttributeIsATarget(t))
     return;
-  MlirStringRef kind = tesselTargetGetKind(t);
   MlirStringRef triple = tesselTargetGetTriple(t);
   MlirStringRef chip = tesselTargetGetChip(t);
   MlirStringRef features = tesselTargetGetFeatures(t);
-  free(info->kind);
   free(info->triple);
   free(info->chip);
   free(info->features);
-  info->kind = xstrndup(kind.data, kind.length);
   info->triple = xstrndup(triple.data, triple.length);
   info->chip = xstrndup(chip.data, chip.length);
   info->features = xstrndup(features.data, features.length);
@@ -1490,13 +1500,8 @@ static void snapshotTarget(MlirModule module, TargetInfo *info) {
 }
 
 static void printSupportedTargets(FILE *f) {
-  const char *targets[] = {"cpu", "nvgpu", "amdgpu"};
-  bool first = true;
-  for (size_t i = 0; i < 3; ++i)
-    if (tesselGetPipeline(targets[i])) {
-      fprintf(f, "%s%s", first ? "" : ", ", targets[i]);
-      first = false;
-    }
+  for (int i = 0, n = tesselGetPipelineTargetCount(); i < n; ++i)
+    fprintf(f, "%s%s", i ? ", " : "", tesselGetPipelineTarget(i));
 }
 
 int main(int argc, char **argv) {
@@ -1511,8 +1516,16 @@ int main(int argc, char **argv) {
     fprintf(stderr, ")\n");
     return 1;
   }
+  if (o.targetOptions && strpbrk(o.targetOptions, "{},()"))
+    fatal("--target-options='%s' may only hold space-separated key=value "
+          "options of tessel-attach-target", o.targetOptions);
   if (o.printPipeline) {
-    printf("%s\n", pipeline);
+    if (o.targetOptions)
+      printf("builtin.module(tessel-attach-target{kind=%s force %s},%s\n",
+             o.target, o.targetOptions,
+             pipeline + strlen("builtin.module("));
+    else
+      printf("%s\n", pipeline);
     return 0;
   }
   if (!o.input)
@@ -1524,7 +1537,7 @@ int main(int argc, char **argv) {
   if (!o.noHeader)
     headerPath = o.header ? xstrdup(o.header) : replaceExtension(o.output, ".h");
   if (headerPath && !strcmp(headerPath, o.output))
-    fatal("the header path '%s' is the output path; pass --header=", headerPath);
+    fatal("the header path '%s' is the output path; use --header=<other path> or --no-header", headerPath);
 
   if (strcmp(o.input, "-") != 0) {
     FILE *probe = fopen(o.input, "r");
@@ -1583,7 +1596,9 @@ int main(int argc, char **argv) {
    * keeps it (docs/TargetDescription.md). */
   if (o.targetOptions) {
     StrBuf spec = {0};
-    sbPrintf(&spec, "builtin.module(tessel-attach-target{kind=%s %s})",
+    /* The user asked for this machine explicitly: it replaces a target the
+     * input may carry. */
+    sbPrintf(&spec, "builtin.module(tessel-attach-target{kind=%s force %s})",
              o.target, o.targetOptions);
     MlirPassManager pm =
         mlirPassManagerCreateOnOperation(ctx, str("builtin.module"));

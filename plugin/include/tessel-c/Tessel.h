@@ -31,6 +31,11 @@ MLIR_CAPI_EXPORTED void tesselRegisterPassesAndPipelines(void);
  * string is static. */
 MLIR_CAPI_EXPORTED const char *tesselGetPipeline(const char *target);
 
+/* The targets that have a pipeline ("cpu", "nvgpu", "amdgpu"), by index;
+ * NULL when out of range. The strings are static. */
+MLIR_CAPI_EXPORTED int tesselGetPipelineTargetCount(void);
+MLIR_CAPI_EXPORTED const char *tesselGetPipelineTarget(int index);
+
 /* The number of top-level stages of a target's pipeline, and the anchored
  * pipeline string of one stage, for drivers that print or time per stage.
  * Stages are the pipeline's top-level comma-separated elements. Returns NULL
