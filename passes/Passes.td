@@ -176,6 +176,76 @@ def LowerLinalgToAffinePass
                            "::mlir::memref::MemRefDialect"];
 }
 
+def VectorizeMatmulPass
+    : Pass<"tessel-vectorize-matmul", "::mlir::func::FuncOp"> {
+  let summary = "Pack, tile and vectorize f32 linalg.matmul into an FMA kernel";
+  let description = [{
+    Generates a BLIS-style GEMM for each static f32 `linalg.matmul` on
+    tensors, with sizes from the analytical model in
+    `passes/CostModel/MatmulTiling` (vector width, vector registers and
+    cache sizes of the module's `#tessel.target`):
+
+    - A and B are packed (`linalg.pack`, zero padded to the tile sizes) into
+      micro-panels `A[M/mr][K/kr][kr][mr]` and `B[N/nr][K/kr][kr][nr]`; the
+      packs are tiled and vectorized (masked reads at the padded edges);
+    - C keeps its layout (padded to whole mr x nr tiles, and the result
+      sliced back, only when its sizes are not multiples); the packed
+      computation is a `linalg.generic` writing `C[m1*mr+m0][n1*nr+n0]`;
+    - it is tiled for the caches (nc, kc, mc loops), then for the registers
+      (nr, mr loops), then along k (kr at a time);
+    - the mr x nr register tile is vectorized to a `vector.contract`; its
+      accumulator is hoisted out of the k loop (an `iter_args` vector) and
+      the contraction lowered to `vector.fma` outer products.
+
+    Each matmul gets a remark with the chosen sizes and why. One the recipe
+    does not handle (not f32, dynamic shapes, user-defined indexing maps,
+    already bufferized, no cpu target) gets a remark saying why and is left
+    alone. The vector ops need `convert-vector-to-scf{full-unroll=true}`
+    and `convert-vector-to-llvm` after bufferization.
+
+    ```mlir
+    %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x64xf32>)
+                       outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+    // becomes (AVX-512: mr = 8, nr = 32, kr = 2)
+    %pa = scf.for ... -> tensor<8x64x2x8xf32>   // A packed by vector copies
+    %pb = scf.for ... -> tensor<2x64x2x32xf32>  // B packed likewise
+    scf.for %n1 ... iter_args(%cn = %c) {       // nr panels of B
+      scf.for %m1 ... {                         // mr panels of A
+        %t = tensor.extract_slice %cm[...] [8, 32] [1, 1]
+        %acc0 = vector.transfer_read %t... : tensor<8x32xf32>, vector<8x32xf32>
+        %acc = scf.for %k ... iter_args(%v = %acc0) -> (vector<8x32xf32>) {
+          %av = vector.transfer_read ... : tensor<2x8xf32>, vector<2x8xf32>
+          %bv = vector.transfer_read ... : tensor<2x32xf32>, vector<2x32xf32>
+          %s = vector.broadcast %a00 : f32 to vector<32xf32>
+          %r0 = vector.fma %s, %b0, %v0 : vector<32xf32>
+          ...                                   // 2 x 8 FMAs
+        }
+        vector.transfer_write %acc, %t ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
+  let options = [
+    Option<"mr", "mr", "int64_t", "0",
+           "Override the register tile rows (0: the model's)">,
+    Option<"nr", "nr", "int64_t", "0",
+           "Override the register tile columns, rounded up to a multiple of "
+           "the vector length (0: the model's)">,
+    Option<"kr", "kr", "int64_t", "0",
+           "Override the k unroll / K padding factor (0: the model's)">,
+    Option<"mc", "mc", "int64_t", "0",
+           "Override the L2 block rows of A (0: the model's)">,
+    Option<"nc", "nc", "int64_t", "0",
+           "Override the L3 block columns of B (0: the model's)">,
+    Option<"kc", "kc", "int64_t", "0",
+           "Override the k block depth (0: the model's)">
+  ];
+}
+
 def ConvertCopyToLinalgPass
     : Pass<"tessel-convert-copy-to-linalg", "::mlir::func::FuncOp"> {
   let summary = "Turn memref.copy into linalg.copy";

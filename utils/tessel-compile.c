@@ -83,6 +83,10 @@ static void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static char *gTempObject = NULL; /* removed at exit */
 
+/* Remarks explain the optimizer's choices (tile sizes, what was fused); they
+ * are shown only on request (--remarks). */
+static bool gShowRemarks = false;
+
 static void cleanupTemps(void) {
   if (gTempObject) {
     unlink(gTempObject);
@@ -370,6 +374,8 @@ static void printUsage(FILE *out) {
       "  --print-ir-after-stage  print the IR after each pipeline stage to stderr\n"
       "  --dump-dir=<dir>        write <dir>/NN-<stage>.mlir after each stage and the\n"
       "                          translated and optimized LLVM IR\n"
+      "  --remarks               print the optimizer's remarks (chosen tile sizes\n"
+      "                          and why, what was left alone and why)\n"
       "  --time-stages           print wall time per stage, translation, optimization,\n"
       "                          codegen and link to stderr\n"
       "  --target-options=<o>    describe another machine than the default with\n"
@@ -426,6 +432,8 @@ static Options parseOptions(int argc, char **argv) {
       o.printIRAfterStage = true;
     } else if ((v = matchValueOption(argc, argv, &i, "--dump-dir"))) {
       o.dumpDir = v;
+    } else if (!strcmp(arg, "--remarks")) {
+      gShowRemarks = true;
     } else if (!strcmp(arg, "--time-stages")) {
       o.timeStages = true;
     } else if (!strcmp(arg, "--print-pipeline")) {
@@ -547,6 +555,8 @@ static void formatDiagnostic(MlirDiagnostic diag, StrBuf *out, int depth) {
 
 static MlirLogicalResult handleDiagnostic(MlirDiagnostic diag, void *user) {
   (void)user;
+  if (mlirDiagnosticGetSeverity(diag) == MlirDiagnosticRemark && !gShowRemarks)
+    return mlirLogicalResultSuccess();
   StrBuf b = {0};
   formatDiagnostic(diag, &b, 0);
   fputs(sbStr(&b), stderr);

@@ -8,8 +8,8 @@
 // CHECK-LABEL: module attributes {llvm.target_triple = "{{.*}}"}
 // CHECK-NOT: tessel.target
 // CHECK: llvm.func @matmul({{.*}}attributes {llvm.emit_c_interface, target_cpu = "{{.+}}", target_features = #llvm.target_features<
-// CHECK: llvm.fmul
-// CHECK: llvm.fadd
+// The f32 matmul is a register-tiled FMA kernel (tessel-vectorize-matmul).
+// CHECK: llvm.intr.fmuladd{{.*}}vector<{{[0-9]+}}xf32>
 // CHECK: llvm.func @_mlir_ciface_matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK-NOT: linalg.
 // CHECK-NOT: affine.

@@ -1,0 +1,56 @@
+//===- MatmulTiling.h - Analytical tile sizes for matmul on CPUs -*- C++ -*-===//
+//
+// The cache/register blocking model for a GEMM micro-kernel in the style of
+// Goto & van de Geijn / BLIS ("Anatomy of high-performance matrix
+// multiplication", 2008; Low et al., "Analytical modeling is enough for
+// high-performance BLIS", 2016): every size follows from the target
+// description (vector width, vector registers, cache sizes), never from a
+// per-shape table or a search.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_PASSES_COSTMODEL_MATMULTILING_H
+#define TESSEL_PASSES_COSTMODEL_MATMULTILING_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir::tessel {
+
+/// What the model reads from #tessel.target (bytes and bits as there).
+struct CPUModelParams {
+  int64_t vectorBits = 0;
+  int64_t vectorRegisters = 0;
+  int64_t l1 = 0, l2 = 0, l3 = 0;
+  int64_t cacheLine = 0;
+};
+
+/// Sizes of C = A(MxK) * B(KxN) blocking, all in elements.
+///  - mr x nr: the register tile of C, held in vector registers (nr is a
+///    multiple of the vector length) for the whole k loop;
+///  - kr: k unroll-and-jam factor and the K padding granularity of packing;
+///  - mc x kc: the block of packed A that stays in L2;
+///  - kc x nr: the micro-panel of packed B that stays in L1;
+///  - kc x nc: the block of packed B that stays in L3.
+/// mc, nc and kc are multiples of mr, nr and kr.
+struct MatmulTiling {
+  int64_t mr = 0, nr = 0, kr = 0;
+  int64_t mc = 0, nc = 0, kc = 0;
+  /// One line per size saying where it came from.
+  std::string rationale;
+};
+
+/// Sizes for an (m x k) * (k x n) product of `elementBytes`-wide elements.
+/// Non-zero fields of `overrides` replace the model's choice (then rounded
+/// to keep the multiple-of invariants). Returns false with `why` set when
+/// the target description lacks what the model needs.
+bool computeMatmulTiling(const CPUModelParams &target, int64_t m, int64_t n,
+                         int64_t k, int64_t elementBytes,
+                         const MatmulTiling &overrides, MatmulTiling &result,
+                         std::string &why);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_PASSES_COSTMODEL_MATMULTILING_H
