@@ -242,7 +242,10 @@ def VectorizeMatmulPass
     Option<"nc", "nc", "int64_t", "0",
            "Override the L3 block columns of B (0: the model's)">,
     Option<"kc", "kc", "int64_t", "0",
-           "Override the k block depth (0: the model's)">
+           "Override the k block depth (0: the model's)">,
+    Option<"parallel", "parallel", "std::string", "\"\"",
+           "Override the cache-block loop spread over the cores: m (the mc "
+           "loop), n (the nc loop) or none (empty: the model's)">
   ];
 }
 

@@ -54,12 +54,16 @@ static std::string unsupportedReason(linalg::MatmulOp op) {
 
 /// Tiles `op` by `sizes` (loops in `interchange` order); returns the tiled
 /// op and the loops, outermost first.
+/// With `parallel`, the loops are one scf.forall (which the CPU pipeline
+/// turns into an OpenMP worksharing loop).
 static FailureOr<scf::SCFTilingResult>
 tile(RewriterBase &rewriter, Operation *op, ArrayRef<int64_t> sizes,
-     ArrayRef<int64_t> interchange) {
+     ArrayRef<int64_t> interchange, bool parallel = false) {
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), sizes));
   options.setInterchange(interchange);
+  if (parallel)
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTilingResult> result =
       scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
@@ -71,9 +75,11 @@ tile(RewriterBase &rewriter, Operation *op, ArrayRef<int64_t> sizes,
 
 /// Tiles `pack` into pieces of about `tileElems` elements (1 x T outer
 /// tiles) and vectorizes each: a masked read of the source block, a
-/// transpose in registers where the tile layout needs one, a write.
+/// transpose in registers where the tile layout needs one, a write. With
+/// `parallel`, the outermost packed dimension (micro-panels: disjoint
+/// destinations) is an scf.forall around the loop of pieces.
 static LogicalResult vectorizePack(RewriterBase &rewriter, linalg::PackOp pack,
-                                   int64_t tileElems) {
+                                   int64_t tileElems, bool parallel) {
   ArrayRef<int64_t> inner = pack.getStaticInnerTiles();
   int64_t innerElems = 1;
   for (int64_t t : inner)
@@ -83,7 +89,19 @@ static LogicalResult vectorizePack(RewriterBase &rewriter, linalg::PackOp pack,
   tileSizes.back() = std::max<int64_t>(1, tileElems / innerElems);
   SmallVector<int64_t> vectorSizes = tileSizes;
   llvm::append_range(vectorSizes, inner);
-  FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, pack, tileSizes, {});
+  Operation *op = pack;
+  if (parallel && outerRank > 1) {
+    SmallVector<int64_t> panels(outerRank, 0);
+    panels.front() = 1;
+    FailureOr<scf::SCFTilingResult> forall =
+        tile(rewriter, op, panels, {}, /*parallel=*/true);
+    if (failed(forall))
+      return failure();
+    op = forall->tiledOps.back();
+    // Its outer dim is now 1: left untiled below.
+    tileSizes.front() = 0;
+  }
+  FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, tileSizes, {});
   if (failed(tiled))
     return failure();
   Operation *piece = tiled->tiledOps.back();
@@ -186,10 +204,29 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
   rewriter.replaceOp(matmul, result);
 
   // The packed op iterates (m1, n1, k1, m0, n0, k0). Cache tiles, loops in
-  // BLIS order: nc (L3 block of B), kc, mc (L2 block of A).
-  FailureOr<scf::SCFTilingResult> l1 =
-      tile(rewriter, op, {t.mc / t.mr, t.nc / t.nr, t.kc / t.kr, 0, 0, 0},
-           {1, 2, 0});
+  // BLIS order: nc (L3 block of B), kc, mc (L2 block of A). The loop the
+  // model made parallel is an scf.forall: the mc loop (inside kc: one
+  // parallel region per B block) or the outermost nc loop. Either way the
+  // iterations write disjoint blocks of C and only read packed A and B,
+  // which are complete before the loop.
+  int64_t mcT = t.mc / t.mr, ncT = t.nc / t.nr, kcT = t.kc / t.kr;
+  FailureOr<scf::SCFTilingResult> l1;
+  if (t.parallel == 'm') {
+    FailureOr<scf::SCFTilingResult> nk =
+        tile(rewriter, op, {0, ncT, kcT, 0, 0, 0}, {1, 2, 0});
+    if (failed(nk))
+      return failure();
+    l1 = tile(rewriter, nk->tiledOps.back(), {mcT, 0, 0, 0, 0, 0}, {},
+              /*parallel=*/true);
+  } else if (t.parallel == 'n') {
+    FailureOr<scf::SCFTilingResult> n =
+        tile(rewriter, op, {0, ncT, 0, 0, 0, 0}, {}, /*parallel=*/true);
+    if (failed(n))
+      return failure();
+    l1 = tile(rewriter, n->tiledOps.back(), {mcT, 0, kcT, 0, 0, 0}, {2, 1, 0});
+  } else {
+    l1 = tile(rewriter, op, {mcT, ncT, kcT, 0, 0, 0}, {1, 2, 0});
+  }
   if (failed(l1))
     return failure();
   // Register tiles: the B micro-panel loop outside the A micro-panel loop,
@@ -231,10 +268,16 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
     return failure();
   rewriter.replaceOp(kernel, vectorized->replacements);
 
-  // Packing as vector copies, each piece about one register tile.
-  for (linalg::PackOp p : {packA, packB})
-    if (failed(vectorizePack(rewriter, p, t.mr * t.nr)))
+  // Packing as vector copies, each piece about one register tile; over the
+  // cores when the operand is larger than the model's threshold.
+  for (linalg::PackOp p : {packA, packB}) {
+    int64_t bytes = 4;
+    for (int64_t d : p.getDestType().getShape())
+      bytes *= d;
+    bool parallel = t.parallelPackBytes && bytes >= t.parallelPackBytes;
+    if (failed(vectorizePack(rewriter, p, t.mr * t.nr, parallel)))
       return failure();
+  }
   return success();
 }
 
@@ -320,10 +363,20 @@ struct VectorizeMatmulPass
     }
     CPUModelParams params{target.getVectorBits(), target.getVectorRegisters(),
                           target.getL1(),         target.getL2(),
-                          target.getL3(),         target.getCacheLine()};
+                          target.getL3(),         target.getCacheLine(),
+                          target.getCores()};
     MatmulTiling overrides;
     overrides.mr = mr, overrides.nr = nr, overrides.kr = kr;
     overrides.mc = mc, overrides.nc = nc, overrides.kc = kc;
+    if (parallel == "m" || parallel == "n")
+      overrides.parallel = parallel[0];
+    else if (parallel == "none")
+      overrides.parallel = 'x';
+    else if (!parallel.empty()) {
+      emitError(func.getLoc()) << "tessel-vectorize-matmul: parallel must be "
+                                  "m, n or none, not '" << parallel << "'";
+      return signalPassFailure();
+    }
 
     IRRewriter rewriter(ctx);
     bool changed = false;

@@ -1176,7 +1176,10 @@ typedef struct Leftovers {
 static MlirWalkResult collectLeftovers(MlirOperation op, void *user) {
   Leftovers *l = user;
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  /* omp.* ops are translated to LLVM IR (OpenMP runtime calls) by the
+   * OpenMP translation, like llvm.* ops by the LLVM one. */
   if ((name.length > 5 && !strncmp(name.data, "llvm.", 5)) ||
+      (name.length > 4 && !strncmp(name.data, "omp.", 4)) ||
       opIsNamed(op, "builtin.module"))
     return MlirWalkResultAdvance;
   if (opIsNamed(op, "gpu.binary"))

@@ -76,5 +76,56 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   t.nc = std::min(roundDown(nc, t.nr), roundUp(n, t.nr));
   os << "; nc " << t.nc << ": B block kc x nc in half of L3 (" << target.l3
      << " B)";
+
+  // Parallelism over `cores` (a hint: OpenMP decides the thread count at
+  // run time; a multiple of `cores` equal blocks then still divides evenly
+  // over fewer threads, or leaves one thread idle per extra one).
+  // The mc loop is preferred, as in BLIS on few-core machines: each core
+  // keeps its own mc x kc block of A in its private L2 while all share the
+  // kc x nc block of B in L3, and the nc loop usually has one iteration.
+  // The nc loop is the fallback when M has fewer register tiles than there
+  // are cores. Below about 2^20 multiply-adds per core (~10-20 us) the
+  // fork/join of a parallel region (a few us) is not worth it.
+  int64_t cores = std::max<int64_t>(1, target.cores);
+  int64_t mPanels = (m + t.mr - 1) / t.mr, nPanels = (n + t.nr - 1) / t.nr;
+  char parallel = overrides.parallel;
+  if (!parallel) {
+    if (cores < 2 || m * n * k / cores < (int64_t(1) << 20))
+      parallel = 'x';
+    else if (mPanels >= cores)
+      parallel = 'm';
+    else if (nPanels >= cores)
+      parallel = 'n';
+    else
+      parallel = 'x';
+  }
+  // Blocks: the loop's iteration count rounded up to a multiple of the
+  // cores, the block size then evened out over them (whole register tiles).
+  auto balance = [&](int64_t &block, int64_t panels, int64_t tile) {
+    int64_t blocks = (panels * tile + block - 1) / block;
+    blocks = std::min(panels, (blocks + cores - 1) / cores * cores);
+    block = (panels + blocks - 1) / blocks * tile;
+    return (panels * tile + block - 1) / block;
+  };
+  t.parallel = 0;
+  if (parallel == 'm' && cores > 1 && mPanels > 1) {
+    int64_t blocks = balance(t.mc, mPanels, t.mr);
+    t.parallel = 'm';
+    os << "; parallel: the mc loop (" << blocks << " blocks of " << t.mc
+       << " rows for " << cores
+       << " cores; each core's A block in its own L2, the B block shared)";
+  } else if (parallel == 'n' && cores > 1 && nPanels > 1) {
+    int64_t blocks = balance(t.nc, nPanels, t.nr);
+    t.parallel = 'n';
+    os << "; parallel: the nc loop (" << blocks << " blocks of " << t.nc
+       << " columns for " << cores << " cores; M has too few rows)";
+  } else {
+    os << "; not parallel (" << (cores < 2 ? "one core" : "too little work")
+       << ")";
+  }
+  // Packing is a streaming copy; an operand that does not fit in one
+  // core's L2 comes from L3 or memory, where a second core adds bandwidth
+  // (and spreads the first-touch page faults of the packed buffer).
+  t.parallelPackBytes = t.parallel ? target.l2 : 0;
   return true;
 }

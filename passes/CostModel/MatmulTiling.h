@@ -25,6 +25,9 @@ struct CPUModelParams {
   int64_t vectorRegisters = 0;
   int64_t l1 = 0, l2 = 0, l3 = 0;
   int64_t cacheLine = 0;
+  /// Cores parallel loops may use (0 or 1: none). A compile-time hint: the
+  /// number of threads is OpenMP's at run time.
+  int64_t cores = 0;
 };
 
 /// Sizes of C = A(MxK) * B(KxN) blocking, all in elements.
@@ -35,9 +38,17 @@ struct CPUModelParams {
 ///  - kc x nr: the micro-panel of packed B that stays in L1;
 ///  - kc x nc: the block of packed B that stays in L3.
 /// mc, nc and kc are multiples of mr, nr and kr.
+///
+/// Parallelism: `parallel` names the cache-block loop whose iterations are
+/// spread over the cores ('m': the mc loop, 'n': the nc loop, 0: none);
+/// mc or nc is then shrunk so that the loop has a multiple of `cores`
+/// iterations of nearly equal size. `parallelPack` says whether the packing
+/// of an operand of at least that many bytes is parallel too (0: never).
 struct MatmulTiling {
   int64_t mr = 0, nr = 0, kr = 0;
   int64_t mc = 0, nc = 0, kc = 0;
+  char parallel = 0;
+  int64_t parallelPackBytes = 0;
   /// One line per size saying where it came from.
   std::string rationale;
 };
@@ -45,7 +56,8 @@ struct MatmulTiling {
 /// Sizes for an (m x k) * (k x n) product of `elementBytes`-wide elements.
 /// Non-zero fields of `overrides` replace the model's choice (then rounded
 /// to keep the multiple-of invariants). Returns false with `why` set when
-/// the target description lacks what the model needs.
+/// the target description lacks what the model needs. `overrides.parallel`
+/// is 'm', 'n', 'x' (no parallel loop) or 0 (the model's choice).
 bool computeMatmulTiling(const CPUModelParams &target, int64_t m, int64_t n,
                          int64_t k, int64_t elementBytes,
                          const MatmulTiling &overrides, MatmulTiling &result,

@@ -1,5 +1,7 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul))' | FileCheck %s
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{mr=4 nr=16 kr=1 kc=32}))' | FileCheck %s --check-prefix=OVERRIDE
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{parallel=none}))' | FileCheck %s --check-prefix=NONE
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul))' 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 
 // An AVX-512 machine: 32 x 512-bit registers, 32 KiB L1, 1 MiB L2, 32 MiB L3.
 // The model picks an 8 x 32 register tile (16 accumulators), k unrolled by
@@ -53,6 +55,73 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
     // expected-remark @below {{matmul M=64 N=64 K=128: register tile}}
     %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
     return %r : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+// Enough work for both cores (M*N*K / cores >= 2^20): the mc loop is an
+// scf.forall of 2 blocks of 256 rows (mc evened out from 512), inside the
+// kc loop; each core keeps its A block in its own L2. A (1 MiB, not less
+// than L2) is packed in parallel, one forall iteration per mr micro-panel;
+// B (128 KiB) is packed by one thread.
+
+// REMARK: matmul M=64 N=64 K=128: {{.*}}; not parallel (too little work)
+// REMARK: matmul M=512 N=64 K=512: {{.*}}; parallel: the mc loop (2 blocks of 256 rows for 2 cores;
+// REMARK: matmul M=4 N=1024 K=512: {{.*}}; parallel: the nc loop (2 blocks of 512 columns for 2 cores; M has too few rows)
+// NONE-LABEL: func.func @parallel_m(
+// NONE-NOT: scf.forall
+// NONE: vector.fma
+// NONE-NOT: scf.forall
+// CHECK-LABEL: func.func @parallel_m(
+// CHECK: tensor.empty() : tensor<64x256x2x8xf32>
+// CHECK: scf.forall (%{{.*}}) in (64) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<64x256x2x8xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c16 iter_args(%{{.*}}) -> (tensor<1x256x2x8xf32>)
+// CHECK: vector.transpose
+// CHECK: tensor.parallel_insert_slice %{{.*}} [1, 256, 2, 8] [1, 1, 1, 1] : tensor<1x256x2x8xf32> into tensor<64x256x2x8xf32>
+// CHECK: tensor.empty() : tensor<2x256x2x32xf32>
+// CHECK-NOT: scf.forall
+// CHECK: scf.for %{{.*}} -> (tensor<2x256x2x32xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c128 iter_args(%{{.*}}) -> (tensor<512x64xf32>)
+// CHECK: scf.forall (%{{.*}}) = (0) to (64) step (32) shared_outs(%{{.*}}) -> (tensor<512x64xf32>)
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}}) -> (vector<8x32xf32>)
+// CHECK-COUNT-16: vector.fma
+// CHECK: tensor.parallel_insert_slice %{{.*}} [256, 64] [1, 1] : tensor<256x64xf32> into tensor<512x64xf32>
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @parallel_m(%a: tensor<512x512xf32>, %b: tensor<512x64xf32>, %c: tensor<512x64xf32>) -> tensor<512x64xf32> {
+    // expected-remark @below {{matmul M=512 N=64 K=512: register tile}}
+    %r = linalg.matmul ins(%a, %b : tensor<512x512xf32>, tensor<512x64xf32>) outs(%c : tensor<512x64xf32>) -> tensor<512x64xf32>
+    return %r : tensor<512x64xf32>
+  }
+}
+
+// -----
+
+// Fewer rows than one register tile: the nc loop (outermost) is the parallel one,
+// 2 blocks of 512 columns, with the kc loop inside. B (2 MiB) is packed in
+// parallel, A (8 KiB) by one thread.
+
+// CHECK-LABEL: func.func @parallel_n(
+// CHECK: tensor.empty() : tensor<1x256x2x8xf32>
+// CHECK-NOT: scf.forall
+// CHECK: tensor.empty() : tensor<32x256x2x32xf32>
+// CHECK: scf.forall (%{{.*}}) in (32) shared_outs(%{{.*}}) -> (tensor<32x256x2x32xf32>)
+// CHECK: scf.forall (%{{.*}}) = (0) to (32) step (16) shared_outs(%{{.*}}) -> (tensor<8x1024xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c128 iter_args(%{{.*}}) -> (tensor<8x512xf32>)
+// CHECK-COUNT-16: vector.fma
+// CHECK: tensor.parallel_insert_slice %{{.*}} [8, 512] [1, 1] : tensor<8x512xf32> into tensor<8x1024xf32>
+
+// With parallel=none the same matmul has no parallel loop.
+// NONE-LABEL: func.func @parallel_n(
+// NONE-NOT: scf.forall
+// NONE: vector.fma
+// NONE-NOT: scf.forall
+// NONE-LABEL: func.func @odd(
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @parallel_n(%a: tensor<4x512xf32>, %b: tensor<512x1024xf32>, %c: tensor<4x1024xf32>) -> tensor<4x1024xf32> {
+    // expected-remark @below {{matmul M=4 N=1024 K=512: register tile}}
+    %r = linalg.matmul ins(%a, %b : tensor<4x512xf32>, tensor<512x1024xf32>) outs(%c : tensor<4x1024xf32>) -> tensor<4x1024xf32>
+    return %r : tensor<4x1024xf32>
   }
 }
 
