@@ -176,6 +176,87 @@ def LowerLinalgToAffinePass
                            "::mlir::memref::MemRefDialect"];
 }
 
+def ConvertConvToMatmulPass
+    : Pass<"tessel-convert-conv-to-matmul", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite static f32 2-D convolutions as linalg.matmul";
+  let description = [{
+    Runs on tensors before `tessel-vectorize-matmul`, so that convolutions
+    reach its packed FMA kernel instead of the naive loop nest. Every
+    conversion gets a remark saying what it did and what it costs (the
+    im2col buffer size); every convolution it leaves alone gets one saying
+    why.
+
+    - `linalg.conv_2d_nhwc_hwcf` with a 1x1 filter, stride 1 and dilation 1:
+      `linalg.matmul` of `[N*H*W, C] x [C, F] -> [N*H*W, F]` on
+      `tensor.collapse_shape` views of the input, filter and output (and a
+      `tensor.expand_shape` back): no data is copied.
+    - any other `linalg.conv_2d_nhwc_hwcf` (3x3, 7x7, strides, dilations):
+      im2col. A `linalg.generic` copies the patches into a
+      `[N, OH, OW, KH, KW, C]` tensor with the affine input map
+      `(n, oh, ow, kh, kw, c) -> (n, oh*sh + kh*dh, ow*sw + kw*dw, c)`;
+      collapsed, that is the `[N*OH*OW, KH*KW*C]` matrix A; the filter
+      collapses to `[KH*KW*C, F]`. (Upstream's `linalg::rewriteInIm2Col`
+      keeps the batch apart and emits a batched contraction as a
+      `linalg.generic`, which the matmul kernel does not take.)
+    - `linalg.conv_2d_nchw_fchw`: the transposed product in the op's own
+      layout, `[F, C*KH*KW] x [C*KH*KW, N*OH*OW]`, the im2col tensor being
+      `[C, KH, KW, N, OH, OW]`. With N = 1 the product is the output itself
+      (a view) and nothing is transposed; a 1x1, stride-1 one copies
+      nothing. With N > 1 only the init and the result are transposed
+      (`linalg.transpose`, NFHW <-> FNHW); the input is never transposed
+      to NHWC.
+    - depthwise convolutions and pooling (not a matmul), other convolution
+      ops, element types other than f32, dynamic shapes and ops on buffers:
+      a remark, and the op is left alone.
+
+    Zero padding arrives as a `tensor.pad` before the convolution and stays
+    as it is.
+
+    Before:
+
+    ```mlir
+    %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>,
+                                   strides = dense<1> : tensor<2xi64>}
+        ins(%xp, %w : tensor<1x58x58x64xf32>, tensor<3x3x64x64xf32>)
+        outs(%init : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %e = tensor.empty() : tensor<1x56x56x3x3x64xf32>
+    %p = linalg.generic {indexing_maps = [
+             affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d3, d2 + d4, d5)>,
+             affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>],
+           iterator_types = ["parallel", ...]}
+        ins(%xp : tensor<1x58x58x64xf32>) outs(%e : tensor<1x56x56x3x3x64xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        linalg.yield %in : f32
+    } -> tensor<1x56x56x3x3x64xf32>
+    %a = tensor.collapse_shape %p [[0, 1, 2], [3, 4, 5]]
+        : tensor<1x56x56x3x3x64xf32> into tensor<3136x576xf32>
+    %b = tensor.collapse_shape %w [[0, 1, 2], [3]]
+        : tensor<3x3x64x64xf32> into tensor<576x64xf32>
+    %c = tensor.collapse_shape %init [[0, 1, 2], [3]]
+        : tensor<1x56x56x64xf32> into tensor<3136x64xf32>
+    %m = linalg.matmul ins(%a, %b : tensor<3136x576xf32>, tensor<576x64xf32>)
+                       outs(%c : tensor<3136x64xf32>) -> tensor<3136x64xf32>
+    %y = tensor.expand_shape %m [[0, 1, 2], [3]] output_shape [1, 56, 56, 64]
+        : tensor<3136x64xf32> into tensor<1x56x56x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"maxIm2colMiB", "max-im2col-mib", "int64_t", "1024",
+           "Leave a convolution alone (with a remark) when its im2col buffer "
+           "would exceed this many MiB (0: no limit)">,
+    Option<"convertNchw", "convert-nchw", "bool", "true",
+           "Convert linalg.conv_2d_nchw_fchw too (false: leave it alone "
+           "with a remark)">
+  ];
+}
+
 def VectorizeMatmulPass
     : Pass<"tessel-vectorize-matmul", "::mlir::func::FuncOp"> {
   let summary = "Pack, tile and vectorize f32 linalg.matmul into an FMA kernel";
@@ -185,14 +266,25 @@ def VectorizeMatmulPass
     `passes/CostModel/MatmulTiling` (vector width, vector registers and
     cache sizes of the module's `#tessel.target`):
 
-    - A and B are packed (`linalg.pack`, zero padded to the tile sizes) into
-      micro-panels `A[M/mr][K/kr][kr][mr]` and `B[N/nr][K/kr][kr][nr]`; the
-      packs are tiled and vectorized (masked reads at the padded edges);
+    - the product is blocked for the caches in BLIS order: nc (L3 block of
+      B), kc, mc (L2 block of A) loops; one of the nc or mc loops is an
+      `scf.forall` when the model finds enough work for several cores;
+    - operands are packed per cache block (`linalg.pack` on slices, zero
+      padded to the tile sizes, tiled and vectorized with masked reads at
+      the edges): the kc x nc block of B to `[nc/nr][kc/kr][kr][nr]` once
+      per (nc, kc) iteration, before the mc loop (over the cores, one
+      `scf.forall` iteration per micro-panel, when the block is large and
+      the mc loop parallel), and the mc x kc block of A to
+      `[mc/mr][kc/kr][kr][mr]` inside the mc loop, by the thread that uses
+      it. The destinations are block-sized buffers created once outside
+      the loops and carried through them (`iter_args`, `shared_outs`; one
+      slot per block of a parallel mc loop), so bufferization allocates
+      each once; with the nc loop parallel, each of its iterations creates
+      its own, outside its kc and mc loops;
     - C keeps its layout (padded to whole mr x nr tiles, and the result
-      sliced back, only when its sizes are not multiples); the packed
-      computation is a `linalg.generic` writing `C[m1*mr+m0][n1*nr+n0]`;
-    - it is tiled for the caches (nc, kc, mc loops), then for the registers
-      (nr, mr loops), then along k (kr at a time);
+      sliced back, only when its sizes are not multiples); the product of
+      packed blocks is a `linalg.generic` writing `C[m1*mr+m0][n1*nr+n0]`,
+      tiled for the registers (nr, mr loops), then along k (kr at a time);
     - the mr x nr register tile is vectorized to a `vector.contract`; its
       accumulator is hoisted out of the k loop (an `iter_args` vector) and
       the contraction lowered to `vector.fma` outer products.
@@ -206,11 +298,13 @@ def VectorizeMatmulPass
     ```mlir
     %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x64xf32>)
                        outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
-    // becomes (AVX-512: mr = 8, nr = 32, kr = 2)
-    %pa = scf.for ... -> tensor<8x64x2x8xf32>   // A packed by vector copies
-    %pb = scf.for ... -> tensor<2x64x2x32xf32>  // B packed likewise
-    scf.for %n1 ... iter_args(%cn = %c) {       // nr panels of B
-      scf.for %m1 ... {                         // mr panels of A
+    // becomes (AVX-512: mr = 8, nr = 32, kr = 2; one block per cache loop)
+    %ab = tensor.empty() : tensor<1x8x64x2x8xf32>   // A block buffer
+    %bb = tensor.empty() : tensor<1x2x64x2x32xf32>  // B block buffer
+    %pb = scf.for ... -> tensor<2x64x2x32xf32>      // B block packed by vector copies
+    %pa = scf.for ... -> tensor<8x64x2x8xf32>       // A block likewise
+    scf.for %n1 ... iter_args(%cn = %c) {           // nr panels of B
+      scf.for %m1 ... {                             // mr panels of A
         %t = tensor.extract_slice %cm[...] [8, 32] [1, 1]
         %acc0 = vector.transfer_read %t... : tensor<8x32xf32>, vector<8x32xf32>
         %acc = scf.for %k ... iter_args(%v = %acc0) -> (vector<8x32xf32>) {
@@ -218,7 +312,7 @@ def VectorizeMatmulPass
           %bv = vector.transfer_read ... : tensor<2x32xf32>, vector<2x32xf32>
           %s = vector.broadcast %a00 : f32 to vector<32xf32>
           %r0 = vector.fma %s, %b0, %v0 : vector<32xf32>
-          ...                                   // 2 x 8 FMAs
+          ...                                       // 2 x 8 FMAs
         }
         vector.transfer_write %acc, %t ...
     ```

@@ -123,9 +123,23 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
     os << "; not parallel (" << (cores < 2 ? "one core" : "too little work")
        << ")";
   }
-  // Packing is a streaming copy; an operand that does not fit in one
-  // core's L2 comes from L3 or memory, where a second core adds bandwidth
-  // (and spreads the first-touch page faults of the packed buffer).
-  t.parallelPackBytes = t.parallel ? target.l2 : 0;
+  // Packing per cache block: B's kc x nc block once per (nc, kc) iteration
+  // (L3-resident; shared when the mc loop is parallel, each core's own when
+  // the nc loop is), A's mc x kc block once per mc iteration (packed by the
+  // core that uses it, into its own buffer slot, L2-resident). The
+  // B block is a streaming copy from L3 or memory when it does not fit in
+  // one core's L2: then the cores split it by micro-panels (a second core
+  // adds bandwidth; the fork/join of a few us is small against it).
+  int64_t bBlockBytes = t.kc * t.nc * elementBytes;
+  t.parallelPackB = t.parallel == 'm' && bBlockBytes >= target.l2;
+  os << "; packing per block: B " << t.kc << "x" << t.nc << " per (nc, kc) ("
+     << (t.parallelPackB     ? "over the cores"
+         : t.parallel == 'n' ? "by the core of its nc block"
+                             : "one thread")
+     << "), A " << t.mc << "x" << t.kc << " per mc block ("
+     << (t.parallel == 'm'   ? "by its core"
+         : t.parallel == 'n' ? "by each core for its nc blocks"
+                             : "one thread")
+     << ")";
   return true;
 }

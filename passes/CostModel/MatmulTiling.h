@@ -42,13 +42,18 @@ struct CPUModelParams {
 /// Parallelism: `parallel` names the cache-block loop whose iterations are
 /// spread over the cores ('m': the mc loop, 'n': the nc loop, 0: none);
 /// mc or nc is then shrunk so that the loop has a multiple of `cores`
-/// iterations of nearly equal size. `parallelPack` says whether the packing
-/// of an operand of at least that many bytes is parallel too (0: never).
+/// iterations of nearly equal size.
+///
+/// Packing is per cache block, as in BLIS: the kc x nc block of B once per
+/// (nc, kc) iteration, the mc x kc block of A once per mc iteration, into
+/// block-sized buffers reused across iterations. `parallelPackB` says
+/// whether the B block is packed over the cores (only with the mc loop
+/// parallel: then all threads share it).
 struct MatmulTiling {
   int64_t mr = 0, nr = 0, kr = 0;
   int64_t mc = 0, nc = 0, kc = 0;
   char parallel = 0;
-  int64_t parallelPackBytes = 0;
+  bool parallelPackB = false;
   /// One line per size saying where it came from.
   std::string rationale;
 };

@@ -2,25 +2,30 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{mr=4 nr=16 kr=1 kc=32}))' | FileCheck %s --check-prefix=OVERRIDE
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{parallel=none}))' | FileCheck %s --check-prefix=NONE
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul))' 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul),canonicalize,one-shot-bufferize{bufferize-function-boundaries})' 2>/dev/null | FileCheck %s --check-prefix=BUF
 
 // An AVX-512 machine: 32 x 512-bit registers, 32 KiB L1, 1 MiB L2, 32 MiB L3.
 // The model picks an 8 x 32 register tile (16 accumulators), k unrolled by
-// 2. A is packed to [M/8][K/2][2][8], B to [N/32][K/2][2][32]; the kernel
-// keeps the 8 x 32 C tile in registers across the k loop (iter_args) and
-// does 2 x 8 FMAs of 32 lanes per iteration.
+// 2. Packing is per cache block into block-sized buffers created once:
+// A blocks to [slots][mc/8][kc/2][2][8], B blocks to [1][nc/32][kc/2][2][32].
+// Here every cache loop has one block (no loop): B is packed, then A, then
+// the kernel keeps the 8 x 32 C tile in registers across the k loop
+// (iter_args) and does 2 x 8 FMAs of 32 lanes per iteration.
 
 // CHECK-LABEL: func.func @matmul(
 // CHECK-SAME: %[[A:.*]]: tensor<64x128xf32>, %[[B:.*]]: tensor<128x64xf32>)
 // CHECK-NOT: linalg.matmul
 // CHECK: %[[C:.*]] = linalg.fill {{.*}} -> tensor<64x64xf32>
-// Packing A: 8 x 32 blocks of A, transposed in registers to 16 x 2 x 8.
-// CHECK: tensor.empty() : tensor<8x64x2x8xf32>
+// CHECK: tensor.empty() : tensor<1x8x64x2x8xf32>
+// CHECK: tensor.empty() : tensor<1x2x64x2x32xf32>
+// Packing the B block: rows of 32 copied as they are.
+// CHECK-NOT: vector.transpose
 // CHECK: vector.transfer_read %{{.*}} : tensor<8x32xf32>, vector<8x32xf32>
-// CHECK: vector.transpose %{{.*}}, [0, 2, 3, 1] : vector<1x8x16x2xf32> to vector<1x16x2x8xf32>
-// Packing B: rows of 32 copied as they are.
-// CHECK: tensor.empty() : tensor<2x64x2x32xf32>
 // CHECK-NOT: vector.transpose
 // CHECK: vector.shape_cast %{{.*}} : vector<8x32xf32> to vector<4x2x32xf32>
+// Packing the A block: 8 x 32 pieces, transposed in registers to 16 x 2 x 8.
+// CHECK: vector.transfer_read %{{.*}} : tensor<8x32xf32>, vector<8x32xf32>
+// CHECK: vector.transpose %{{.*}}, [0, 2, 3, 1] : vector<1x8x16x2xf32> to vector<1x16x2x8xf32>
 // The kernel: nr panels outside mr panels, C in its own layout.
 // CHECK: scf.for %{{.*}} iter_args(%[[CN:.*]] = %[[C]]) -> (tensor<64x64xf32>)
 // CHECK: scf.for
@@ -37,16 +42,32 @@
 // CHECK: scf.yield %{{.*}} : vector<8x32xf32>
 // CHECK: vector.transfer_write %[[ACC]], %[[CT]]{{.*}} : vector<8x32xf32>, tensor<8x32xf32>
 
+// Bufferized: C and the two block buffers, nothing inside the loops.
+// BUF-LABEL: func.func @matmul(
+// BUF: memref.alloc() {{.*}} : memref<64x64xf32>
+// BUF: memref.alloc() {{.*}} : memref<1x8x64x2x8xf32>
+// BUF: memref.alloc() {{.*}} : memref<1x2x64x2x32xf32>
+// BUF-NOT: memref.alloc
+// BUF: return
+
 // With overrides: a 4 x 16 tile (4 accumulators), k not unrolled, kc = 32:
-// the k loop runs 32 steps inside a kc loop of 4.
+// the kc loop (4 blocks) carries C and the block buffers; each iteration
+// packs a 32 x 64 block of B and a 64 x 32 block of A into them, then runs
+// the k loop of 32 steps.
 // OVERRIDE-LABEL: func.func @matmul(
-// OVERRIDE: tensor.empty() : tensor<16x128x1x4xf32>
-// OVERRIDE: tensor.empty() : tensor<4x128x1x16xf32>
-// OVERRIDE: scf.for %{{.*}} = %c0 to %c128 step %c32
+// OVERRIDE: %[[AB:.*]] = tensor.empty() : tensor<1x16x32x1x4xf32>
+// OVERRIDE: %[[BB:.*]] = tensor.empty() : tensor<1x4x32x1x16xf32>
+// OVERRIDE: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[AB]], %{{.*}} = %[[BB]])
+// OVERRIDE: vector.transfer_read %{{.*}} : tensor<4x16xf32>, vector<4x16xf32>
+// OVERRIDE: tensor.insert_slice %{{.*}} : tensor<1x4x1x16xf32> into tensor<4x32x1x16xf32>
+// OVERRIDE: vector.transpose
+// OVERRIDE: tensor.insert_slice %{{.*}} : tensor<1x16x1x4xf32> into tensor<16x32x1x4xf32>
 // OVERRIDE: scf.for %{{.*}} = %c0 to %c32 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<4x16xf32>)
 // OVERRIDE-COUNT-4: vector.fma %{{.*}} : vector<16xf32>
 // OVERRIDE-NOT: vector.fma
 // OVERRIDE: scf.yield %{{.*}} : vector<4x16xf32>
+// OVERRIDE: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0, 0] [1, 16, 32, 1, 4] [1, 1, 1, 1, 1] : tensor<16x32x1x4xf32> into tensor<1x16x32x1x4xf32>
+// OVERRIDE: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0, 0] [1, 4, 32, 1, 16] [1, 1, 1, 1, 1] : tensor<4x32x1x16xf32> into tensor<1x4x32x1x16xf32>
 module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
   func.func @matmul(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>) -> tensor<64x64xf32> {
     %zero = arith.constant 0.0 : f32
@@ -62,31 +83,44 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 
 // Enough work for both cores (M*N*K / cores >= 2^20): the mc loop is an
 // scf.forall of 2 blocks of 256 rows (mc evened out from 512), inside the
-// kc loop; each core keeps its A block in its own L2. A (1 MiB, not less
-// than L2) is packed in parallel, one forall iteration per mr micro-panel;
-// B (128 KiB) is packed by one thread.
+// kc loop (2 blocks of 256). The B block (256 x 64, less than L2) is packed
+// by one thread in the kc loop, before the forall, into the B buffer; each
+// forall iteration packs its A block into its own slot of the A buffer
+// [2][32][128][2][8] and keeps it in its core's L2.
 
-// REMARK: matmul M=64 N=64 K=128: {{.*}}; not parallel (too little work)
-// REMARK: matmul M=512 N=64 K=512: {{.*}}; parallel: the mc loop (2 blocks of 256 rows for 2 cores;
-// REMARK: matmul M=4 N=1024 K=512: {{.*}}; parallel: the nc loop (2 blocks of 512 columns for 2 cores; M has too few rows)
+// REMARK: matmul M=64 N=64 K=128: {{.*}}; not parallel (too little work); packing per block: B 128x64 per (nc, kc) (one thread), A 64x128 per mc block (one thread)
+// REMARK: matmul M=512 N=64 K=512: {{.*}}; parallel: the mc loop (2 blocks of 256 rows for 2 cores; {{.*}}; packing per block: B 256x64 per (nc, kc) (one thread), A 256x256 per mc block (by its core)
+// REMARK: matmul M=4 N=1024 K=512: {{.*}}; parallel: the nc loop (2 blocks of 512 columns for 2 cores; M has too few rows); packing per block: B 256x512 per (nc, kc) (by the core of its nc block), A 8x256 per mc block (by each core for its nc blocks)
+// REMARK: matmul M=64 N=1024 K=300: {{.*}}; packing per block: B 256x1024 per (nc, kc) (over the cores), A 32x256 per mc block (by its core)
 // NONE-LABEL: func.func @parallel_m(
 // NONE-NOT: scf.forall
 // NONE: vector.fma
 // NONE-NOT: scf.forall
 // CHECK-LABEL: func.func @parallel_m(
-// CHECK: tensor.empty() : tensor<64x256x2x8xf32>
-// CHECK: scf.forall (%{{.*}}) in (64) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<64x256x2x8xf32>)
-// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c16 iter_args(%{{.*}}) -> (tensor<1x256x2x8xf32>)
-// CHECK: vector.transpose
-// CHECK: tensor.parallel_insert_slice %{{.*}} [1, 256, 2, 8] [1, 1, 1, 1] : tensor<1x256x2x8xf32> into tensor<64x256x2x8xf32>
-// CHECK: tensor.empty() : tensor<2x256x2x32xf32>
+// CHECK: %[[AB:.*]] = tensor.empty() : tensor<2x32x128x2x8xf32>
+// CHECK: %[[BB:.*]] = tensor.empty() : tensor<1x2x128x2x32xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[AB]], %{{.*}} = %[[BB]])
 // CHECK-NOT: scf.forall
-// CHECK: scf.for %{{.*}} -> (tensor<2x256x2x32xf32>)
-// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c128 iter_args(%{{.*}}) -> (tensor<512x64xf32>)
-// CHECK: scf.forall (%{{.*}}) = (0) to (64) step (32) shared_outs(%{{.*}}) -> (tensor<512x64xf32>)
+// CHECK: scf.for %{{.*}} -> (tensor<2x128x2x32xf32>)
+// CHECK: vector.shape_cast
+// CHECK: scf.forall (%[[I:[a-z0-9_]+]]) in (2) shared_outs(%{{.*}} = %{{.*}}, %[[AS:[a-z0-9_]+]] = %{{.*}}) -> (tensor<512x64xf32>, tensor<2x32x128x2x8xf32>)
+// CHECK: tensor.extract_slice %[[AS]][%[[I]], 0, 0, 0, 0] [1, 32, 128, 2, 8] [1, 1, 1, 1, 1] : tensor<2x32x128x2x8xf32> to tensor<32x128x2x8xf32>
+// CHECK: vector.transpose
 // CHECK: scf.for %{{.*}} iter_args(%{{.*}}) -> (vector<8x32xf32>)
 // CHECK-COUNT-16: vector.fma
+// CHECK: scf.forall.in_parallel
 // CHECK: tensor.parallel_insert_slice %{{.*}} [256, 64] [1, 1] : tensor<256x64xf32> into tensor<512x64xf32>
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %[[AS]][%[[I]], 0, 0, 0, 0] [1, 32, 128, 2, 8]
+// CHECK: tensor.insert_slice %{{.*}} [1, 2, 128, 2, 32] [1, 1, 1, 1, 1] : tensor<2x128x2x32xf32> into tensor<1x2x128x2x32xf32>
+
+// Bufferized: the block buffers are allocated once, before the loops.
+// BUF-LABEL: func.func @parallel_m(
+// BUF: memref.alloc() {{.*}} : memref<2x32x128x2x8xf32>
+// BUF: memref.alloc() {{.*}} : memref<1x2x128x2x32xf32>
+// BUF: scf.for
+// BUF: scf.forall
+// BUF-NOT: memref.alloc
+// BUF: return
 module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
   func.func @parallel_m(%a: tensor<512x512xf32>, %b: tensor<512x64xf32>, %c: tensor<512x64xf32>) -> tensor<512x64xf32> {
     // expected-remark @below {{matmul M=512 N=64 K=512: register tile}}
@@ -97,26 +131,35 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 
 // -----
 
-// Fewer rows than one register tile: the nc loop (outermost) is the parallel one,
-// 2 blocks of 512 columns, with the kc loop inside. B (2 MiB) is packed in
-// parallel, A (8 KiB) by one thread.
+// Fewer rows than one register tile: the nc loop (outermost) is the
+// parallel one, 2 blocks of 512 columns, with the kc loop inside. Each of
+// its iterations creates its own block buffers (outside its kc loop) and
+// packs its B block (256 x 512) and the A block into them.
 
 // CHECK-LABEL: func.func @parallel_n(
-// CHECK: tensor.empty() : tensor<1x256x2x8xf32>
+// CHECK: scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<8x1024xf32>)
+// CHECK: tensor.empty() : tensor<1x1x128x2x8xf32>
+// CHECK: tensor.empty() : tensor<1x16x128x2x32xf32>
 // CHECK-NOT: scf.forall
-// CHECK: tensor.empty() : tensor<32x256x2x32xf32>
-// CHECK: scf.forall (%{{.*}}) in (32) shared_outs(%{{.*}}) -> (tensor<32x256x2x32xf32>)
-// CHECK: scf.forall (%{{.*}}) = (0) to (32) step (16) shared_outs(%{{.*}}) -> (tensor<8x1024xf32>)
-// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c128 iter_args(%{{.*}}) -> (tensor<8x512xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args({{.*}}) -> (tensor<8x512xf32>, tensor<1x1x128x2x8xf32>, tensor<1x16x128x2x32xf32>)
 // CHECK-COUNT-16: vector.fma
 // CHECK: tensor.parallel_insert_slice %{{.*}} [8, 512] [1, 1] : tensor<8x512xf32> into tensor<8x1024xf32>
+
+// Bufferized: one allocation per buffer in each parallel iteration, none in
+// the kc and mc loops.
+// BUF-LABEL: func.func @parallel_n(
+// BUF: scf.forall
+// BUF: memref.alloc() {{.*}} : memref<1x1x128x2x8xf32>
+// BUF: memref.alloc() {{.*}} : memref<1x16x128x2x32xf32>
+// BUF: scf.for
+// BUF-NOT: memref.alloc
+// BUF: return
 
 // With parallel=none the same matmul has no parallel loop.
 // NONE-LABEL: func.func @parallel_n(
 // NONE-NOT: scf.forall
 // NONE: vector.fma
 // NONE-NOT: scf.forall
-// NONE-LABEL: func.func @odd(
 module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
   func.func @parallel_n(%a: tensor<4x512xf32>, %b: tensor<512x1024xf32>, %c: tensor<4x1024xf32>) -> tensor<4x1024xf32> {
     // expected-remark @below {{matmul M=4 N=1024 K=512: register tile}}
@@ -127,17 +170,61 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 
 // -----
 
-// Sizes that are not multiples of the tiles: A and B are packed with zero
-// padding (masked reads), C (here an argument, accumulated into) is padded
-// to whole 8 x 32 tiles and the result sliced back.
+// A B block of at least L2 (256 x 1024 here) with the mc loop parallel: it
+// is packed over the cores, an scf.forall over its 32 micro-panels that
+// completes before the forall of A blocks reads it. K = 300 leaves a second
+// kc block of 44 rows (dynamic sizes, masked reads padding K to kr).
+
+// CHECK-LABEL: func.func @parallel_pack_b(
+// CHECK: %[[AB:.*]] = tensor.empty() : tensor<2x4x128x2x8xf32>
+// CHECK: %[[BB:.*]] = tensor.empty() : tensor<1x32x128x2x32xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[AB]], %{{.*}} = %[[BB]])
+// CHECK: tensor.extract_slice %{{.*}} : tensor<300x1024xf32> to tensor<?x1024xf32>
+// CHECK: scf.forall (%{{.*}}) in (32) shared_outs(%{{.*}}) -> (tensor<32x?x2x32xf32>)
+// CHECK: vector.create_mask
+// CHECK: tensor.parallel_insert_slice %{{.*}} : tensor<1x?x2x32xf32> into tensor<32x?x2x32xf32>
+// CHECK: scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}}, %{{.*}}) -> (tensor<64x1024xf32>, tensor<2x4x128x2x8xf32>)
+// CHECK: tensor.extract_slice %{{.*}} : tensor<64x300xf32> to tensor<32x?xf32>
+// CHECK: vector.transpose
+// CHECK-COUNT-16: vector.fma
+// CHECK: tensor.parallel_insert_slice %{{.*}} [32, 1024] [1, 1] : tensor<32x1024xf32> into tensor<64x1024xf32>
+// CHECK: tensor.insert_slice %{{.*}} : tensor<32x?x2x32xf32> into tensor<1x32x128x2x32xf32>
+
+// BUF-LABEL: func.func @parallel_pack_b(
+// BUF: memref.alloc() {{.*}} : memref<2x4x128x2x8xf32>
+// BUF: memref.alloc() {{.*}} : memref<1x32x128x2x32xf32>
+// BUF: scf.for
+// BUF-NOT: memref.alloc
+// BUF: return
+// NONE-LABEL: func.func @parallel_pack_b(
+// NONE-NOT: scf.forall
+// NONE: vector.fma
+// NONE-NOT: scf.forall
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @parallel_pack_b(%a: tensor<64x300xf32>, %b: tensor<300x1024xf32>, %c: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
+    // expected-remark @below {{matmul M=64 N=1024 K=300: register tile}}
+    %r = linalg.matmul ins(%a, %b : tensor<64x300xf32>, tensor<300x1024xf32>) outs(%c : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+    return %r : tensor<64x1024xf32>
+  }
+}
+
+// -----
+
+// Sizes that are not multiples of the tiles: C (here an argument,
+// accumulated into) is padded to whole 8 x 32 tiles and the result sliced
+// back; the blocks of A and B are packed with zero padding (masked reads of
+// dynamic-size slices, masked writes of the partial panels).
 
 // CHECK-LABEL: func.func @odd(
 // CHECK-SAME: %[[C:[^:]*]]: tensor<37x29xf32>)
 // CHECK-NOT: linalg.matmul
-// CHECK: vector.create_mask
-// CHECK: vector.transfer_read {{.*}}, %{{.*}}, %{{.*}} {in_bounds = [true, true]} : tensor<?x?xf32>, vector<8x32xf32>
 // CHECK: %[[PC:.*]] = tensor.pad %[[C]] low[0, 0] high[3, 3]
 // CHECK: tensor<37x29xf32> to tensor<40x32xf32>
+// CHECK: tensor.empty() : tensor<1x5x27x2x8xf32>
+// CHECK: tensor.empty() : tensor<1x1x27x2x32xf32>
+// CHECK: vector.create_mask
+// CHECK: vector.transfer_read {{.*}}, %{{.*}}, %{{.*}} {in_bounds = [true, true]} : tensor<?x29xf32>, vector<8x32xf32>
+// CHECK: vector.transfer_read {{.*}}, %{{.*}}, %{{.*}} {in_bounds = [true, true]} : tensor<?x?xf32>, vector<8x32xf32>
 // CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[PC]]) -> (tensor<40x32xf32>)
 // CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8x32xf32>)
 // CHECK-COUNT-16: vector.fma

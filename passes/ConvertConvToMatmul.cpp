@@ -1,0 +1,339 @@
+//===- ConvertConvToMatmul.cpp - 2-D convolutions as linalg.matmul --------===//
+//
+// Rewrites static f32 2-D convolutions on tensors into a `linalg.matmul`
+// (which tessel-vectorize-matmul then turns into its packed FMA kernel):
+//
+//  - conv_2d_nhwc_hwcf, 1x1 filter, stride 1, dilation 1: the input, filter
+//    and output are collapsed views ([N*H*W, C] x [C, F] -> [N*H*W, F]);
+//    no data is copied.
+//  - any other conv_2d_nhwc_hwcf: im2col. A linalg.generic copies the
+//    patches into a [N, OH, OW, KH, KW, C] tensor (its input map is affine:
+//    (n, oh, ow, kh, kw, c) -> (n, oh*sh + kh*dh, ow*sw + kw*dw, c), so it
+//    lowers to plain loops without divisions); collapsed, that is the
+//    [N*OH*OW, KH*KW*C] matrix A, and the filter collapses to the
+//    [KH*KW*C, F] matrix B.
+//  - conv_2d_nchw_fchw: the transposed product, in the op's own layout.
+//    The filter collapses to A = [F, C*KH*KW]; the im2col tensor is
+//    [C, KH, KW, N, OH, OW] -> B = [C*KH*KW, N*OH*OW]; the product is
+//    [F, N*OH*OW]. With N = 1 that is the output itself (a view): nothing
+//    is transposed, and a 1x1 stride-1 convolution copies nothing at all.
+//    With N > 1 the init and the result are transposed between NFHW and
+//    FNHW (linalg.transpose), the input and filter never are.
+//
+// Upstream's linalg::rewriteInIm2Col is not used: for NHWC it keeps the
+// batch as a separate dimension and emits a batched contraction as a
+// linalg.generic, which the matmul kernel does not take, and its im2col
+// body computes the input indices with divisions.
+//
+// Depthwise convolutions and pooling are no matmul (no reduction over
+// channels shared by all filters): they get a remark and are left alone, as
+// is every other convolution, anything not f32 or not statically shaped.
+// Zero padding arrives as a tensor.pad before the convolution and stays.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/Format.h"
+
+#define DEBUG_TYPE "tessel-convert-conv-to-matmul"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_CONVERTCONVTOMATMULPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+
+namespace {
+
+/// The sizes of a 2-D convolution, whatever its layout.
+struct ConvDims {
+  int64_t n, c, h, w;    // input
+  int64_t f, kh, kw;     // filter
+  int64_t oh, ow;        // output
+  int64_t sh, sw, dh, dw;
+};
+
+/// Why the op's operands are outside what the rewrite handles, or empty.
+std::string operandReason(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics())
+    return "it does not operate on tensors";
+  for (Value v : op->getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || !type.hasStaticShape())
+      return "its shapes are not static";
+    if (!type.getElementType().isF32())
+      return "its element type is not f32";
+  }
+  return "";
+}
+
+std::string formatBytes(int64_t bytes) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (bytes >= (int64_t(1) << 20))
+    os << llvm::format("%.1f MiB", double(bytes) / (1 << 20));
+  else
+    os << llvm::format("%.1f KiB", double(bytes) / (1 << 10));
+  return s;
+}
+
+std::string ratio(int64_t a, int64_t b) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::format("%.1f", double(a) / double(b));
+  return s;
+}
+
+RankedTensorType f32Tensor(MLIRContext *ctx, ArrayRef<int64_t> shape) {
+  return RankedTensorType::get(shape, Float32Type::get(ctx));
+}
+
+Value collapse(RewriterBase &rewriter, Location loc, Value v,
+               ArrayRef<ReassociationIndices> groups) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  for (const ReassociationIndices &g : groups) {
+    int64_t size = 1;
+    for (int64_t d : g)
+      size *= type.getDimSize(d);
+    shape.push_back(size);
+  }
+  return tensor::CollapseShapeOp::create(
+      rewriter, loc, f32Tensor(rewriter.getContext(), shape), v, groups);
+}
+
+Value expand(RewriterBase &rewriter, Location loc, Value v,
+             ArrayRef<int64_t> shape, ArrayRef<ReassociationIndices> groups) {
+  return tensor::ExpandShapeOp::create(
+      rewriter, loc, f32Tensor(rewriter.getContext(), shape), v, groups);
+}
+
+Value matmul(RewriterBase &rewriter, Location loc, Value a, Value b,
+             Value c) {
+  return linalg::MatmulOp::create(rewriter, loc, TypeRange{c.getType()},
+                                  ValueRange{a, b}, ValueRange{c})
+      .getResult(0);
+}
+
+/// A copy of `input` into a new tensor of `shape`, element (i0..i5) read at
+/// `inputMap` (6 dims -> the input's 4): the im2col patches.
+Value im2col(RewriterBase &rewriter, Location loc, Value input,
+             ArrayRef<int64_t> shape, AffineMap inputMap) {
+  MLIRContext *ctx = rewriter.getContext();
+  Value empty = tensor::EmptyOp::create(rewriter, loc, shape,
+                                        Float32Type::get(ctx));
+  SmallVector<AffineMap> maps = {
+      inputMap, AffineMap::getMultiDimIdentityMap(shape.size(), ctx)};
+  SmallVector<utils::IteratorType> iterators(shape.size(),
+                                             utils::IteratorType::parallel);
+  auto copy = linalg::GenericOp::create(
+      rewriter, loc, empty.getType(), ValueRange{input}, ValueRange{empty},
+      maps, iterators,
+      [](OpBuilder &builder, Location loc, ValueRange args) {
+        linalg::YieldOp::create(builder, loc, args[0]);
+      });
+  return copy.getResult(0);
+}
+
+bool isUnitStrideAndDilation(const ConvDims &d) {
+  return d.sh == 1 && d.sw == 1 && d.dh == 1 && d.dw == 1;
+}
+
+std::string describe(const ConvDims &d) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << d.kh << "x" << d.kw << " filter, stride " << d.sh;
+  if (d.sw != d.sh)
+    os << "x" << d.sw;
+  os << ", dilation " << d.dh;
+  if (d.dw != d.dh)
+    os << "x" << d.dw;
+  return s;
+}
+
+/// conv_2d_nhwc_hwcf -> [N*OH*OW, KH*KW*C] x [KH*KW*C, F].
+void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
+                 const ConvDims &d, int64_t maxIm2colBytes) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
+  Value init = op.getDpsInits()[0];
+  int64_t m = d.n * d.oh * d.ow, k = d.kh * d.kw * d.c;
+  rewriter.setInsertionPoint(op);
+  Value a;
+  if (d.kh == 1 && d.kw == 1 && isUnitStrideAndDilation(d)) {
+    a = collapse(rewriter, loc, input, {{0, 1, 2}, {3}});
+    op->emitRemark() << "conv_2d_nhwc_hwcf (" << describe(d)
+                     << ") as linalg.matmul M=" << m << " N=" << d.f
+                     << " K=" << k
+                     << " on collapsed views of the input, filter and "
+                        "output: no copy";
+  } else {
+    int64_t bytes = m * k * 4;
+    if (maxIm2colBytes > 0 && bytes > maxIm2colBytes) {
+      op->emitRemark() << "not converted: the im2col buffer tensor<" << m
+                       << "x" << k << "xf32> (" << formatBytes(bytes)
+                       << ") exceeds max-im2col-mib";
+      return;
+    }
+    AffineExpr n, oh, ow, kh, kw, c;
+    bindDims(ctx, n, oh, ow, kh, kw, c);
+    AffineMap map = AffineMap::get(
+        6, 0, {n, oh * d.sh + kh * d.dh, ow * d.sw + kw * d.dw, c}, ctx);
+    Value patches =
+        im2col(rewriter, loc, input, {d.n, d.oh, d.ow, d.kh, d.kw, d.c}, map);
+    a = collapse(rewriter, loc, patches, {{0, 1, 2}, {3, 4, 5}});
+    op->emitRemark() << "conv_2d_nhwc_hwcf (" << describe(d)
+                     << ") as im2col into tensor<" << m << "x" << k
+                     << "xf32> (" << formatBytes(bytes)
+                     << ", a copy of the input patches, "
+                     << ratio(m * k, d.n * d.h * d.w * d.c)
+                     << "x the input) then linalg.matmul M=" << m
+                     << " N=" << d.f << " K=" << k
+                     << " with the filter and output as collapsed views";
+  }
+  Value b = collapse(rewriter, loc, filter, {{0, 1, 2}, {3}});
+  Value cMat = collapse(rewriter, loc, init, {{0, 1, 2}, {3}});
+  Value product = matmul(rewriter, loc, a, b, cMat);
+  rewriter.replaceOp(op, expand(rewriter, loc, product,
+                                {d.n, d.oh, d.ow, d.f}, {{0, 1, 2}, {3}}));
+}
+
+/// conv_2d_nchw_fchw -> [F, C*KH*KW] x [C*KH*KW, N*OH*OW].
+void rewriteNchw(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp op,
+                 const ConvDims &d, int64_t maxIm2colBytes) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
+  Value init = op.getDpsInits()[0];
+  int64_t k = d.c * d.kh * d.kw, ncols = d.n * d.oh * d.ow;
+  rewriter.setInsertionPoint(op);
+  std::string what;
+  llvm::raw_string_ostream os(what);
+  os << "conv_2d_nchw_fchw (" << describe(d) << ") as linalg.matmul M=" << d.f
+     << " N=" << ncols << " K=" << k
+     << " (filter x patches, in the NCHW layout: no transpose to NHWC)";
+  Value b;
+  if (d.n == 1 && d.kh == 1 && d.kw == 1 && isUnitStrideAndDilation(d)) {
+    b = collapse(rewriter, loc, input, {{0, 1}, {2, 3}});
+    os << "; the input is a collapsed view: no copy";
+  } else {
+    int64_t bytes = k * ncols * 4;
+    if (maxIm2colBytes > 0 && bytes > maxIm2colBytes) {
+      op->emitRemark() << "not converted: the im2col buffer tensor<" << k
+                       << "x" << ncols << "xf32> (" << formatBytes(bytes)
+                       << ") exceeds max-im2col-mib";
+      return;
+    }
+    AffineExpr c, kh, kw, n, oh, ow;
+    bindDims(ctx, c, kh, kw, n, oh, ow);
+    AffineMap map = AffineMap::get(
+        6, 0, {n, c, oh * d.sh + kh * d.dh, ow * d.sw + kw * d.dw}, ctx);
+    Value patches =
+        im2col(rewriter, loc, input, {d.c, d.kh, d.kw, d.n, d.oh, d.ow}, map);
+    b = collapse(rewriter, loc, patches, {{0, 1, 2}, {3, 4, 5}});
+    os << "; im2col into tensor<" << k << "x" << ncols << "xf32> ("
+       << formatBytes(bytes) << ")";
+  }
+  Value a = collapse(rewriter, loc, filter, {{0}, {1, 2, 3}});
+  Value result;
+  if (d.n == 1) {
+    // [1, F, OH, OW] is [F, OH*OW]: the product writes the output in place.
+    Value cMat = collapse(rewriter, loc, init, {{0, 1}, {2, 3}});
+    Value product = matmul(rewriter, loc, a, b, cMat);
+    result = expand(rewriter, loc, product, {1, d.f, d.oh, d.ow},
+                    {{0, 1}, {2, 3}});
+    os << "; the output is a collapsed view (N=1)";
+  } else {
+    // NFHW <-> FNHW around the product.
+    Value fnhwEmpty = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{d.f, d.n, d.oh, d.ow},
+        Float32Type::get(ctx));
+    Value fnhw = linalg::TransposeOp::create(rewriter, loc, init, fnhwEmpty,
+                                             ArrayRef<int64_t>{1, 0, 2, 3})
+                     .getResult()[0];
+    Value cMat = collapse(rewriter, loc, fnhw, {{0}, {1, 2, 3}});
+    Value product = matmul(rewriter, loc, a, b, cMat);
+    Value productFnhw = expand(rewriter, loc, product, {d.f, d.n, d.oh, d.ow},
+                               {{0}, {1, 2, 3}});
+    result = linalg::TransposeOp::create(rewriter, loc, productFnhw, init,
+                                         ArrayRef<int64_t>{1, 0, 2, 3})
+                 .getResult()[0];
+    os << "; N=" << d.n
+       << ": the output (and its init) transposed between NFHW and FNHW ("
+       << formatBytes(d.n * d.f * d.oh * d.ow * 4) << " each way)";
+  }
+  op->emitRemark() << what;
+  rewriter.replaceOp(op, result);
+}
+
+int64_t attr(DenseIntElementsAttr a, int i) {
+  return a.getValues<int64_t>()[i];
+}
+
+struct ConvertConvToMatmulPass
+    : public tessel::impl::ConvertConvToMatmulPassBase<
+          ConvertConvToMatmulPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> convs;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (linalg::isaConvolutionOpInterface(op))
+        convs.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    int64_t maxBytes = maxIm2colMiB * (int64_t(1) << 20);
+    for (linalg::LinalgOp op : convs) {
+      StringRef name = op->getName().getStringRef();
+      if (name.starts_with("linalg.depthwise_") ||
+          name.starts_with("linalg.pooling_")) {
+        op->emitRemark() << "not converted: " << name
+                         << " is not a matmul (each channel is reduced on "
+                            "its own, no reduction over input channels)";
+        continue;
+      }
+      auto nhwc = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation());
+      auto nchw = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation());
+      if (!nhwc && !nchw) {
+        op->emitRemark() << "not converted: " << name
+                         << " is not handled (only linalg.conv_2d_nhwc_hwcf "
+                            "and linalg.conv_2d_nchw_fchw are)";
+        continue;
+      }
+      if (nchw && !convertNchw) {
+        op->emitRemark() << "not converted: conv_2d_nchw_fchw is left alone "
+                            "(convert-nchw=false)";
+        continue;
+      }
+      std::string reason = operandReason(op);
+      if (!reason.empty()) {
+        op->emitRemark() << "not converted: " << reason;
+        continue;
+      }
+      auto shape = [&](int i) {
+        return cast<RankedTensorType>(op->getOperand(i).getType()).getShape();
+      };
+      ArrayRef<int64_t> in = shape(0), fl = shape(1), out = shape(2);
+      ConvDims d;
+      if (nhwc) {
+        d = {in[0], in[3], in[1], in[2], fl[3], fl[0], fl[1], out[1], out[2],
+             attr(nhwc.getStrides(), 0), attr(nhwc.getStrides(), 1),
+             attr(nhwc.getDilations(), 0), attr(nhwc.getDilations(), 1)};
+        LLVM_DEBUG(llvm::dbgs() << "nhwc conv " << describe(d) << "\n");
+        rewriteNhwc(rewriter, nhwc, d, maxBytes);
+      } else {
+        d = {in[0], in[1], in[2], in[3], fl[0], fl[2], fl[3], out[2], out[3],
+             attr(nchw.getStrides(), 0), attr(nchw.getStrides(), 1),
+             attr(nchw.getDilations(), 0), attr(nchw.getDilations(), 1)};
+        LLVM_DEBUG(llvm::dbgs() << "nchw conv " << describe(d) << "\n");
+        rewriteNchw(rewriter, nchw, d, maxBytes);
+      }
+    }
+  }
+};
+} // namespace

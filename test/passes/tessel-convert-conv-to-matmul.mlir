@@ -1,0 +1,213 @@
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-convert-conv-to-matmul))' | FileCheck %s
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-convert-conv-to-matmul{max-im2col-mib=1 convert-nchw=false}))' 2>&1 >/dev/null | FileCheck %s --check-prefix=OPTS
+
+// 1x1, stride 1: a matmul on collapsed views, nothing copied.
+// CHECK-LABEL: func.func @conv_1x1(
+// CHECK-SAME: %[[X:.*]]: tensor<2x14x14x64xf32>, %[[W:.*]]: tensor<1x1x64x256xf32>, %[[I:.*]]: tensor<2x14x14x256xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK-DAG: %[[A:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1, 2], [3]] : tensor<2x14x14x64xf32> into tensor<392x64xf32>
+// CHECK-DAG: %[[B:.*]] = tensor.collapse_shape %[[W]] {{\[}}[0, 1, 2], [3]] : tensor<1x1x64x256xf32> into tensor<64x256xf32>
+// CHECK-DAG: %[[C:.*]] = tensor.collapse_shape %[[I]] {{\[}}[0, 1, 2], [3]] : tensor<2x14x14x256xf32> into tensor<392x256xf32>
+// CHECK: %[[M:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<392x64xf32>, tensor<64x256xf32>) outs(%[[C]] : tensor<392x256xf32>)
+// CHECK: %[[Y:.*]] = tensor.expand_shape %[[M]] {{\[}}[0, 1, 2], [3]] output_shape [2, 14, 14, 256] : tensor<392x256xf32> into tensor<2x14x14x256xf32>
+// CHECK-NOT: linalg.conv
+// CHECK: return %[[Y]]
+func.func @conv_1x1(%x: tensor<2x14x14x64xf32>, %w: tensor<1x1x64x256xf32>, %init: tensor<2x14x14x256xf32>) -> tensor<2x14x14x256xf32> {
+  // expected-remark @below {{conv_2d_nhwc_hwcf (1x1 filter, stride 1, dilation 1) as linalg.matmul M=392 N=256 K=64 on collapsed views of the input, filter and output: no copy}}
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x14x14x64xf32>, tensor<1x1x64x256xf32>) outs(%init : tensor<2x14x14x256xf32>) -> tensor<2x14x14x256xf32>
+  return %y : tensor<2x14x14x256xf32>
+}
+
+// -----
+
+// 3x3, stride 1, padding 1 (a tensor.pad, which stays): im2col into
+// [N, OH, OW, KH, KW, C] = [N*OH*OW, KH*KW*C] without divisions.
+// CHECK-DAG: #[[IN3:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d3, d2 + d4, d5)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+// CHECK-LABEL: func.func @conv_3x3_pad(
+// CHECK: %[[XP:.*]] = tensor.pad
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x16x16x3x3x32xf32>
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[IN3]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[XP]] : tensor<1x18x18x32xf32>) outs(%[[E]] : tensor<1x16x16x3x3x32xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// CHECK: %[[A:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x16x16x3x3x32xf32> into tensor<256x288xf32>
+// CHECK: %[[B:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<3x3x32x64xf32> into tensor<288x64xf32>
+// CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<1x16x16x64xf32> into tensor<256x64xf32>
+// CHECK: linalg.matmul ins(%[[A]], %[[B]] : tensor<256x288xf32>, tensor<288x64xf32>) outs(%[[C]] : tensor<256x64xf32>)
+// CHECK: tensor.expand_shape %{{.*}} output_shape [1, 16, 16, 64] : tensor<256x64xf32> into tensor<1x16x16x64xf32>
+// CHECK-NOT: linalg.conv
+func.func @conv_3x3_pad(%x: tensor<1x16x16x32xf32>, %w: tensor<3x3x32x64xf32>) -> tensor<1x16x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %xp = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x16x32xf32> to tensor<1x18x18x32xf32>
+  %e = tensor.empty() : tensor<1x16x16x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x16x64xf32>) -> tensor<1x16x16x64xf32>
+  // expected-remark @below {{conv_2d_nhwc_hwcf (3x3 filter, stride 1, dilation 1) as im2col into tensor<256x288xf32> (288.0 KiB, a copy of the input patches, 7.1x the input) then linalg.matmul M=256 N=64 K=288}}
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%xp, %w : tensor<1x18x18x32xf32>, tensor<3x3x32x64xf32>) outs(%init : tensor<1x16x16x64xf32>) -> tensor<1x16x16x64xf32>
+  return %y : tensor<1x16x16x64xf32>
+}
+
+// -----
+
+// 3x3, stride 2, and a dilated one: strides and dilations are the
+// coefficients of the im2col input map.
+// CHECK-DAG: #[[S2:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d3, d2 * 2 + d4, d5)>
+// CHECK-DAG: #[[D2:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d3 * 2, d2 + d4 * 2, d5)>
+// CHECK-LABEL: func.func @conv_3x3_s2(
+// CHECK: linalg.generic {indexing_maps = [#[[S2]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<2x17x17x16xf32>) outs(%{{.*}} : tensor<2x8x8x3x3x16xf32>)
+// CHECK: tensor.collapse_shape %{{.*}} : tensor<2x8x8x3x3x16xf32> into tensor<128x144xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<128x144xf32>, tensor<144x32xf32>) outs(%{{.*}} : tensor<128x32xf32>)
+func.func @conv_3x3_s2(%x: tensor<2x17x17x16xf32>, %w: tensor<3x3x16x32xf32>, %init: tensor<2x8x8x32xf32>) -> tensor<2x8x8x32xf32> {
+  // expected-remark @below {{conv_2d_nhwc_hwcf (3x3 filter, stride 2, dilation 1) as im2col into tensor<128x144xf32>}}
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x17x17x16xf32>, tensor<3x3x16x32xf32>) outs(%init : tensor<2x8x8x32xf32>) -> tensor<2x8x8x32xf32>
+  return %y : tensor<2x8x8x32xf32>
+}
+// CHECK-LABEL: func.func @conv_3x3_dilated(
+// CHECK: linalg.generic {indexing_maps = [#[[D2]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<1x12x12x8xf32>) outs(%{{.*}} : tensor<1x8x8x3x3x8xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x72xf32>, tensor<72x8xf32>) outs(%{{.*}} : tensor<64x8xf32>)
+func.func @conv_3x3_dilated(%x: tensor<1x12x12x8xf32>, %w: tensor<3x3x8x8xf32>, %init: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  // expected-remark @below {{conv_2d_nhwc_hwcf (3x3 filter, stride 1, dilation 2) as im2col into tensor<64x72xf32>}}
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x12x12x8xf32>, tensor<3x3x8x8xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %y : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// The ResNet stem: 7x7, stride 2, padding 3, three input channels.
+// CHECK-DAG: #[[STEM:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d3, d2 * 2 + d4, d5)>
+// CHECK-LABEL: func.func @conv_stem(
+// CHECK: %[[XP:.*]] = tensor.pad
+// CHECK: linalg.generic {indexing_maps = [#[[STEM]], #{{.*}}]{{.*}} ins(%[[XP]] : tensor<1x38x38x3xf32>) outs(%{{.*}} : tensor<1x16x16x7x7x3xf32>)
+// CHECK: tensor.collapse_shape %{{.*}} : tensor<1x16x16x7x7x3xf32> into tensor<256x147xf32>
+// CHECK: tensor.collapse_shape %{{.*}} : tensor<7x7x3x64xf32> into tensor<147x64xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<256x147xf32>, tensor<147x64xf32>) outs(%{{.*}} : tensor<256x64xf32>)
+func.func @conv_stem(%x: tensor<1x32x32x3xf32>, %w: tensor<7x7x3x64xf32>) -> tensor<1x16x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %xp = tensor.pad %x low[0, 3, 3, 0] high[0, 3, 3, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x32x32x3xf32> to tensor<1x38x38x3xf32>
+  %e = tensor.empty() : tensor<1x16x16x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x16x64xf32>) -> tensor<1x16x16x64xf32>
+  // expected-remark @below {{conv_2d_nhwc_hwcf (7x7 filter, stride 2, dilation 1) as im2col into tensor<256x147xf32> (147.0 KiB}}
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%xp, %w : tensor<1x38x38x3xf32>, tensor<7x7x3x64xf32>) outs(%init : tensor<1x16x16x64xf32>) -> tensor<1x16x16x64xf32>
+  return %y : tensor<1x16x16x64xf32>
+}
+
+// -----
+
+// NCHW, N = 1: filter [F, C*KH*KW] times patches [C*KH*KW, OH*OW] writes
+// the output in place; a 1x1 stride-1 one reads the input as a view.
+// CHECK-DAG: #[[NCHW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, d1 + d4, d2 + d5)>
+// CHECK-LABEL: func.func @nchw_3x3(
+// CHECK-SAME: %[[X:.*]]: tensor<1x8x10x10xf32>, %[[W:.*]]: tensor<16x8x3x3xf32>, %[[I:.*]]: tensor<1x16x8x8xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[NCHW]], #{{.*}}]{{.*}} ins(%[[X]] : tensor<1x8x10x10xf32>) outs(%{{.*}} : tensor<8x3x3x1x8x8xf32>)
+// CHECK: %[[B:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<8x3x3x1x8x8xf32> into tensor<72x64xf32>
+// CHECK: %[[A:.*]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2, 3]] : tensor<16x8x3x3xf32> into tensor<16x72xf32>
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[I]] {{\[}}[0, 1], [2, 3]] : tensor<1x16x8x8xf32> into tensor<16x64xf32>
+// CHECK: %[[M:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<16x72xf32>, tensor<72x64xf32>) outs(%[[C]] : tensor<16x64xf32>)
+// CHECK: tensor.expand_shape %[[M]] {{\[}}[0, 1], [2, 3]] output_shape [1, 16, 8, 8] : tensor<16x64xf32> into tensor<1x16x8x8xf32>
+// CHECK-NOT: linalg.transpose
+func.func @nchw_3x3(%x: tensor<1x8x10x10xf32>, %w: tensor<16x8x3x3xf32>, %init: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  // expected-remark @below {{conv_2d_nchw_fchw (3x3 filter, stride 1, dilation 1) as linalg.matmul M=16 N=64 K=72 (filter x patches, in the NCHW layout: no transpose to NHWC); im2col into tensor<72x64xf32> (18.0 KiB); the output is a collapsed view (N=1)}}
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+  return %y : tensor<1x16x8x8xf32>
+}
+// CHECK-LABEL: func.func @nchw_1x1(
+// CHECK-NOT: linalg.generic
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2, 3]] : tensor<1x64x7x7xf32> into tensor<64x49xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x64xf32>, tensor<64x49xf32>) outs(%{{.*}} : tensor<32x49xf32>)
+func.func @nchw_1x1(%x: tensor<1x64x7x7xf32>, %w: tensor<32x64x1x1xf32>, %init: tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32> {
+  // expected-remark @below {{conv_2d_nchw_fchw (1x1 filter, stride 1, dilation 1) as linalg.matmul M=32 N=49 K=64 (filter x patches, in the NCHW layout: no transpose to NHWC); the input is a collapsed view: no copy}}
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x64x7x7xf32>, tensor<32x64x1x1xf32>) outs(%init : tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+  return %y : tensor<1x32x7x7xf32>
+}
+
+// -----
+
+// NCHW, N = 2: only the init and the result are transposed (NFHW <-> FNHW).
+// CHECK-LABEL: func.func @nchw_batch(
+// CHECK-SAME: %{{.*}}: tensor<2x3x19x21xf32>, %{{.*}}: tensor<4x3x3x3xf32>, %[[I:.*]]: tensor<2x4x9x10xf32>)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<3x3x3x2x9x10xf32>)
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[I]] : tensor<2x4x9x10xf32>) outs(%{{.*}} : tensor<4x2x9x10xf32>) permutation = [1, 0, 2, 3]
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[T]] {{\[}}[0], [1, 2, 3]] : tensor<4x2x9x10xf32> into tensor<4x180xf32>
+// CHECK: %[[M:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x27xf32>, tensor<27x180xf32>) outs(%[[C]] : tensor<4x180xf32>)
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[M]] {{\[}}[0], [1, 2, 3]] output_shape [4, 2, 9, 10]
+// CHECK: %[[Y:.*]] = linalg.transpose ins(%[[E]] : tensor<4x2x9x10xf32>) outs(%[[I]] : tensor<2x4x9x10xf32>) permutation = [1, 0, 2, 3]
+// CHECK: return %[[Y]]
+func.func @nchw_batch(%x: tensor<2x3x19x21xf32>, %f: tensor<4x3x3x3xf32>, %init: tensor<2x4x9x10xf32>) -> tensor<2x4x9x10xf32> {
+  // expected-remark @below {{N=2: the output (and its init) transposed between NFHW and FNHW (2.8 KiB each way)}}
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %f : tensor<2x3x19x21xf32>, tensor<4x3x3x3xf32>) outs(%init : tensor<2x4x9x10xf32>) -> tensor<2x4x9x10xf32>
+  return %y : tensor<2x4x9x10xf32>
+}
+
+// -----
+
+// Left alone, each with a remark saying why.
+// CHECK-LABEL: func.func @unsupported(
+// CHECK-NOT: linalg.matmul
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc
+// CHECK: linalg.pooling_nhwc_max
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} tensor<1x8x8x4xf16>
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} tensor<?x8x8x4xf32>
+// CHECK: linalg.conv_2d_nhwc_fhwc
+// CHECK: linalg.conv_1d_nwc_wcf
+// CHECK-NOT: linalg.matmul
+func.func @unsupported(%x: tensor<1x8x8x4xf32>, %dw: tensor<3x3x4xf32>, %dwi: tensor<1x6x6x4xf32>,
+                       %win: tensor<2x2xf32>, %pi: tensor<1x4x4x4xf32>,
+                       %xh: tensor<1x8x8x4xf16>, %wh: tensor<1x1x4x4xf16>, %ih: tensor<1x8x8x4xf16>,
+                       %xd: tensor<?x8x8x4xf32>, %w: tensor<1x1x4x4xf32>, %id: tensor<?x8x8x4xf32>,
+                       %wf: tensor<4x1x1x4xf32>, %i4: tensor<1x8x8x4xf32>,
+                       %x1: tensor<1x8x4xf32>, %w1: tensor<1x4x4xf32>, %i1: tensor<1x8x4xf32>)
+    -> (tensor<1x6x6x4xf32>, tensor<1x4x4x4xf32>, tensor<1x8x8x4xf16>, tensor<?x8x8x4xf32>, tensor<1x8x8x4xf32>, tensor<1x8x4xf32>) {
+  // expected-remark @below {{not converted: linalg.depthwise_conv_2d_nhwc_hwc is not a matmul (each channel is reduced on its own, no reduction over input channels)}}
+  %a = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %dw : tensor<1x8x8x4xf32>, tensor<3x3x4xf32>) outs(%dwi : tensor<1x6x6x4xf32>) -> tensor<1x6x6x4xf32>
+  // expected-remark @below {{not converted: linalg.pooling_nhwc_max is not a matmul}}
+  %b = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %win : tensor<1x8x8x4xf32>, tensor<2x2xf32>) outs(%pi : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  // expected-remark @below {{not converted: its element type is not f32}}
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%xh, %wh : tensor<1x8x8x4xf16>, tensor<1x1x4x4xf16>) outs(%ih : tensor<1x8x8x4xf16>) -> tensor<1x8x8x4xf16>
+  // expected-remark @below {{not converted: its shapes are not static}}
+  %d = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%xd, %w : tensor<?x8x8x4xf32>, tensor<1x1x4x4xf32>) outs(%id : tensor<?x8x8x4xf32>) -> tensor<?x8x8x4xf32>
+  // expected-remark @below {{not converted: linalg.conv_2d_nhwc_fhwc is not handled (only linalg.conv_2d_nhwc_hwcf and linalg.conv_2d_nchw_fchw are)}}
+  %e = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %wf : tensor<1x8x8x4xf32>, tensor<4x1x1x4xf32>) outs(%i4 : tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+  // expected-remark @below {{not converted: linalg.conv_1d_nwc_wcf is not handled}}
+  %f = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>}
+      ins(%x1, %w1 : tensor<1x8x4xf32>, tensor<1x4x4xf32>) outs(%i1 : tensor<1x8x4xf32>) -> tensor<1x8x4xf32>
+  return %a, %b, %c, %d, %e, %f : tensor<1x6x6x4xf32>, tensor<1x4x4x4xf32>, tensor<1x8x8x4xf16>, tensor<?x8x8x4xf32>, tensor<1x8x8x4xf32>, tensor<1x8x4xf32>
+}
+
+// -----
+
+// Options: an im2col buffer over max-im2col-mib, and NCHW with
+// convert-nchw=false, are left alone (the default run converts both).
+// OPTS: remark: not converted: the im2col buffer tensor<3136x576xf32> (6.9 MiB) exceeds max-im2col-mib
+// OPTS: remark: not converted: conv_2d_nchw_fchw is left alone (convert-nchw=false)
+// CHECK-LABEL: func.func @options(
+// CHECK-COUNT-2: linalg.matmul
+func.func @options(%x: tensor<1x58x58x64xf32>, %w: tensor<3x3x64x64xf32>, %init: tensor<1x56x56x64xf32>,
+                   %xc: tensor<1x8x10x10xf32>, %wc: tensor<16x8x3x3xf32>, %ic: tensor<1x16x8x8xf32>)
+    -> (tensor<1x56x56x64xf32>, tensor<1x16x8x8xf32>) {
+  // expected-remark @below {{as im2col into tensor<3136x576xf32> (6.9 MiB, a copy of the input patches, 8.4x the input)}}
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x58x58x64xf32>, tensor<3x3x64x64xf32>) outs(%init : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
+  // expected-remark @below {{conv_2d_nchw_fchw (3x3 filter, stride 1, dilation 1) as linalg.matmul}}
+  %z = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%xc, %wc : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%ic : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+  return %y, %z : tensor<1x56x56x64xf32>, tensor<1x16x8x8xf32>
+}
