@@ -32,6 +32,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/Utils/KernelSupport.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/PatternMatch.h"
@@ -56,20 +57,6 @@ struct ConvDims {
   int64_t oh, ow;        // output
   int64_t sh, sw, dh, dw;
 };
-
-/// Why the op's operands are outside what the rewrite handles, or empty.
-std::string operandReason(linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics())
-    return "it does not operate on tensors";
-  for (Value v : op->getOperands()) {
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (!type || !type.hasStaticShape())
-      return "its shapes are not static";
-    if (!type.getElementType().isF32())
-      return "its element type is not f32";
-  }
-  return "";
-}
 
 std::string formatBytes(int64_t bytes) {
   std::string s;
@@ -310,7 +297,7 @@ struct ConvertConvToMatmulPass
                             "(convert-nchw=false)";
         continue;
       }
-      std::string reason = operandReason(op);
+      std::string reason = tessel::unsupportedKernelOperandsReason(op);
       if (!reason.empty()) {
         op->emitRemark() << "not converted: " << reason;
         continue;

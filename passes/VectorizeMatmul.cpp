@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 #include "passes/CostModel/MatmulTiling.h"
+#include "passes/Utils/KernelSupport.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -40,19 +41,11 @@ using namespace mlir::tessel;
 
 /// Why `op` is outside what the recipe handles, or empty.
 static std::string unsupportedReason(linalg::MatmulOp op) {
-  if (!op.hasPureTensorSemantics())
-    return "it does not operate on tensors";
-  if (op.hasUserDefinedMaps())
-    return "it has user-defined indexing maps (transposed or broadcast "
-           "operands)";
-  for (Value v : op->getOperands()) {
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (!type || !type.hasStaticShape())
-      return "its shapes are not static";
-    if (!type.getElementType().isF32())
-      return "its element type is not f32";
-  }
-  return "";
+  std::string reason = unsupportedKernelOperandsReason(op);
+  if (reason.empty() && op.hasUserDefinedMaps())
+    reason = "it has user-defined indexing maps (transposed or broadcast "
+             "operands)";
+  return reason;
 }
 
 /// Tiles `op` by `sizes` (loops in `interchange` order); returns the tiled

@@ -1,0 +1,23 @@
+//===- KernelSupport.h - What Tessel's CPU kernels accept ------*- C++ -*-===//
+//
+// The operand contract shared by the passes that rewrite linalg ops into the
+// packed matmul kernel, so they accept and explain the same things.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_PASSES_UTILS_KERNELSUPPORT_H
+#define TESSEL_PASSES_UTILS_KERNELSUPPORT_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <string>
+
+namespace mlir::tessel {
+
+/// Why `op`'s operands are outside what the f32 kernels handle (not on
+/// tensors, not statically shaped, not f32), or empty when they are fine.
+/// The reason completes a remark such as "not vectorized: <reason>".
+std::string unsupportedKernelOperandsReason(linalg::LinalgOp op);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_PASSES_UTILS_KERNELSUPPORT_H
