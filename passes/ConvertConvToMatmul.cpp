@@ -11,7 +11,9 @@
 //    (n, oh, ow, kh, kw, c) -> (n, oh*sh + kh*dh, ow*sw + kw*dw, c), so it
 //    lowers to plain loops without divisions); collapsed, that is the
 //    [N*OH*OW, KH*KW*C] matrix A, and the filter collapses to the
-//    [KH*KW*C, F] matrix B.
+//    [KH*KW*C, F] matrix B. The copy is tiled into an scf.forall over the
+//    (n, oh) rows (run on the cores) of vector transfers along C, or
+//    along KW*C where that is small and contiguous (tileAndVectorizeIm2col).
 //  - conv_2d_nchw_fchw: the transposed product, in the op's own layout.
 //    The filter collapses to A = [F, C*KH*KW]; the im2col tensor is
 //    [C, KH, KW, N, OH, OW] -> B = [C*KH*KW, N*OH*OW]; the product is
@@ -35,6 +37,10 @@
 #include "passes/Utils/KernelSupport.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/Format.h"
@@ -108,8 +114,8 @@ Value matmul(RewriterBase &rewriter, Location loc, Value a, Value b,
 
 /// A copy of `input` into a new tensor of `shape`, element (i0..i5) read at
 /// `inputMap` (6 dims -> the input's 4): the im2col patches.
-Value im2col(RewriterBase &rewriter, Location loc, Value input,
-             ArrayRef<int64_t> shape, AffineMap inputMap) {
+linalg::GenericOp im2colOp(RewriterBase &rewriter, Location loc, Value input,
+                           ArrayRef<int64_t> shape, AffineMap inputMap) {
   MLIRContext *ctx = rewriter.getContext();
   Value empty = tensor::EmptyOp::create(rewriter, loc, shape,
                                         Float32Type::get(ctx));
@@ -123,7 +129,97 @@ Value im2col(RewriterBase &rewriter, Location loc, Value input,
       [](OpBuilder &builder, Location loc, ValueRange args) {
         linalg::YieldOp::create(builder, loc, args[0]);
       });
-  return copy.getResult(0);
+  return copy;
+}
+
+Value im2col(RewriterBase &rewriter, Location loc, Value input,
+             ArrayRef<int64_t> shape, AffineMap inputMap) {
+  return im2colOp(rewriter, loc, input, shape, inputMap).getResult(0);
+}
+
+/// Elements of one vectorized im2col piece, at most.
+constexpr int64_t kMaxPieceElems = 64;
+
+/// The NHWC im2col copy `op` ([N, OH, OW, KH, KW, C]) as a parallel,
+/// vectorized loop nest (both with scf::tileUsingSCF): an scf.forall over
+/// the (n, oh) rows (disjoint destinations; the CPU pipeline runs it on
+/// OpenMP threads), in it scf.for loops over ow, kh (and kw, c where
+/// needed) around pieces that linalg::vectorize turns into one
+/// vector.transfer_read / transfer_write each: a piece is all of KW*C when
+/// the filter is not dilated along W and KW*C is at most kMaxPieceElems
+/// (the stem's 7x3: contiguous in the input and the patches), otherwise C
+/// in chunks that divide it (one piece per kw tap). Replaces `op` and
+/// returns the new result (its pieces left scalar if they could not be
+/// vectorized), or failure, `op` left alone, when it cannot be tiled.
+FailureOr<Value> tileAndVectorizeIm2col(RewriterBase &rewriter,
+                                        linalg::GenericOp op,
+                                        const ConvDims &d) {
+  MLIRContext *ctx = op.getContext();
+  auto tile = [&](Operation *target, ArrayRef<int64_t> sizes, bool forall)
+      -> FailureOr<scf::SCFTilingResult> {
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
+    if (forall)
+      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+    rewriter.setInsertionPoint(target);
+    return scf::tileUsingSCF(rewriter, cast<TilingInterface>(target),
+                             options);
+  };
+  FailureOr<scf::SCFTilingResult> rows =
+      tile(op, {1, 1, 0, 0, 0, 0}, /*forall=*/true);
+  if (failed(rows))
+    return failure();
+  rewriter.replaceOp(op, rows->replacements);
+  Value result = rows->replacements.front();
+  int64_t kwTile = d.kw, cTile = d.c;
+  if (d.dw != 1 || d.kw * d.c > kMaxPieceElems) {
+    kwTile = 1;
+    cTile = 1;
+    for (int64_t t = std::min(d.c, kMaxPieceElems); t >= 1; --t)
+      if (d.c % t == 0) {
+        cTile = t;
+        break;
+      }
+  }
+  Operation *rowOp = rows->tiledOps.back();
+  FailureOr<scf::SCFTilingResult> pieces = tile(
+      rowOp, {0, 0, 1, 1, kwTile == d.kw ? 0 : kwTile,
+              cTile == d.c ? 0 : cTile},
+      /*forall=*/false);
+  if (failed(pieces))
+    return result; // parallel, not vectorized
+  rewriter.replaceOp(rowOp, pieces->replacements);
+
+  // The piece copies an input slice [1, 1, kwTile', cTile] into an output
+  // slice [1, 1, 1, 1, kwTile, cTile]; its W extent kwTile' is
+  // (kwTile-1)*dw + 1 = kwTile (dw is 1 or kwTile is). Its loops over n,
+  // oh, ow and kh have one iteration (index 0), so its input map
+  // (n, oh*sh + kh*dh, ow*sw + kw*dw, c) is (n, oh, kw, c) there: a
+  // projected permutation, which linalg::vectorize takes (the original
+  // map it does not). The copy becomes one vector.transfer_read and one
+  // vector.transfer_write of vector<1x1x1x1xkwTilexcTile> on the slices,
+  // which insert into the row in place.
+  auto piece = cast<linalg::GenericOp>(pieces->tiledOps.back());
+  auto srcType = cast<RankedTensorType>(piece.getDpsInputs()[0].getType());
+  auto dstType = cast<RankedTensorType>(piece.getDpsInits()[0].getType());
+  if (!srcType.hasStaticShape() || !dstType.hasStaticShape() ||
+      srcType.getShape() != ArrayRef<int64_t>{1, 1, kwTile, cTile} ||
+      dstType.getShape() != ArrayRef<int64_t>{1, 1, 1, 1, kwTile, cTile})
+    return result; // not vectorized
+  AffineExpr n, oh, ow, kh, kw, c;
+  bindDims(ctx, n, oh, ow, kh, kw, c);
+  rewriter.modifyOpInPlace(piece, [&] {
+    piece.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(
+        {AffineMap::get(6, 0, {n, oh, kw, c}, ctx),
+         AffineMap::getMultiDimIdentityMap(6, ctx)}));
+  });
+  rewriter.setInsertionPoint(piece);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, piece);
+  if (failed(vectorized))
+    return result; // the piece stays a (correct) scalar generic
+  rewriter.replaceOp(piece, vectorized->replacements);
+  return result;
 }
 
 bool isUnitStrideAndDilation(const ConvDims &d) {
@@ -171,8 +267,11 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
     bindDims(ctx, n, oh, ow, kh, kw, c);
     AffineMap map = AffineMap::get(
         6, 0, {n, oh * d.sh + kh * d.dh, ow * d.sw + kw * d.dw, c}, ctx);
-    Value patches =
-        im2col(rewriter, loc, input, {d.n, d.oh, d.ow, d.kh, d.kw, d.c}, map);
+    linalg::GenericOp copy = im2colOp(
+        rewriter, loc, input, {d.n, d.oh, d.ow, d.kh, d.kw, d.c}, map);
+    FailureOr<Value> tiled = tileAndVectorizeIm2col(rewriter, copy, d);
+    Value patches = succeeded(tiled) ? *tiled : copy.getResult(0);
+    rewriter.setInsertionPoint(op);
     a = collapse(rewriter, loc, patches, {{0, 1, 2}, {3, 4, 5}});
     op->emitRemark() << "conv_2d_nhwc_hwcf (" << describe(d)
                      << ") as im2col into tensor<" << m << "x" << k

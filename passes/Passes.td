@@ -195,7 +195,14 @@ def ConvertConvToMatmulPass
       `[N, OH, OW, KH, KW, C]` tensor with the affine input map
       `(n, oh, ow, kh, kw, c) -> (n, oh*sh + kh*dh, ow*sw + kw*dw, c)`;
       collapsed, that is the `[N*OH*OW, KH*KW*C]` matrix A; the filter
-      collapses to `[KH*KW*C, F]`. (Upstream's `linalg::rewriteInIm2Col`
+      collapses to `[KH*KW*C, F]`. The copy is tiled with
+      `scf::tileUsingSCF`: an `scf.forall` over the `(n, oh)` rows (the
+      CPU pipeline runs it on OpenMP threads), in it `scf.for` loops over
+      `ow`, `kh` (and `kw` where needed) around pieces that
+      `linalg::vectorize` turns into one `vector.transfer_read` /
+      `vector.transfer_write` each: all of `KW*C` when the filter is not
+      dilated along W and `KW*C <= 64` (the ResNet stem's 7x3), otherwise
+      `C` in chunks of at most 64 that divide it, one per `kw` tap. (Upstream's `linalg::rewriteInIm2Col`
       keeps the batch apart and emits a batched contraction as a
       `linalg.generic`, which the matmul kernel does not take.)
     - `linalg.conv_2d_nchw_fchw`: the transposed product in the op's own
@@ -221,18 +228,38 @@ def ConvertConvToMatmulPass
         outs(%init : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
     ```
 
-    After:
+    After (constants and the `scf.yield`s left out):
 
     ```mlir
     %e = tensor.empty() : tensor<1x56x56x3x3x64xf32>
-    %p = linalg.generic {indexing_maps = [
-             affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d3, d2 + d4, d5)>,
-             affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>],
-           iterator_types = ["parallel", ...]}
-        ins(%xp : tensor<1x58x58x64xf32>) outs(%e : tensor<1x56x56x3x3x64xf32>) {
-      ^bb0(%in: f32, %out: f32):
-        linalg.yield %in : f32
-    } -> tensor<1x56x56x3x3x64xf32>
+    %p = scf.forall (%n, %oh) in (1, 56) shared_outs(%s = %e)
+        -> (tensor<1x56x56x3x3x64xf32>) {
+      %rows = tensor.extract_slice %xp[%n, %oh, 0, 0] [1, 3, 58, 64] [1, 1, 1, 1]
+          : tensor<1x58x58x64xf32> to tensor<1x3x58x64xf32>
+      %row = tensor.extract_slice %s[%n, %oh, 0, 0, 0, 0] [1, 1, 56, 3, 3, 64] [1, 1, 1, 1, 1, 1]
+          : tensor<1x56x56x3x3x64xf32> to tensor<1x1x56x3x3x64xf32>
+      %r = scf.for %ow = %c0 to %c56 step %c1 iter_args(%a0 = %row) -> (tensor<1x1x56x3x3x64xf32>) {
+        scf.for %kh = ... iter_args(%a1 = %a0) ... {
+          scf.for %kw = ... iter_args(%a2 = %a1) ... {
+            %w = affine.apply affine_map<(d0, d1) -> (d0 + d1)>(%ow, %kw)
+            %in = tensor.extract_slice %rows[0, %kh, %w, 0] [1, 1, 1, 64] [1, 1, 1, 1]
+                : tensor<1x3x58x64xf32> to tensor<1x1x1x64xf32>
+            %out = tensor.extract_slice %a2[0, 0, %ow, %kh, %kw, 0] [1, 1, 1, 1, 1, 64] [1, 1, 1, 1, 1, 1]
+                : tensor<1x1x56x3x3x64xf32> to tensor<1x1x1x1x1x64xf32>
+            %v = vector.transfer_read %in[%c0, %c0, %c0, %c0], %pad
+                {permutation_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0, d2, d3)>}
+                : tensor<1x1x1x64xf32>, vector<1x1x1x1x1x64xf32>
+            %t = vector.transfer_write %v, %out[%c0, %c0, %c0, %c0, %c0, %c0]
+                : vector<1x1x1x1x1x64xf32>, tensor<1x1x1x1x1x64xf32>
+            %u = tensor.insert_slice %t into %a2[0, 0, %ow, %kh, %kw, 0] [1, 1, 1, 1, 1, 64] [1, 1, 1, 1, 1, 1]
+                : tensor<1x1x1x1x1x64xf32> into tensor<1x1x56x3x3x64xf32>
+            ...
+      }
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %r into %s[%n, %oh, 0, 0, 0, 0] [1, 1, 56, 3, 3, 64] [1, 1, 1, 1, 1, 1]
+            : tensor<1x1x56x3x3x64xf32> into tensor<1x56x56x3x3x64xf32>
+      }
+    }
     %a = tensor.collapse_shape %p [[0, 1, 2], [3, 4, 5]]
         : tensor<1x56x56x3x3x64xf32> into tensor<3136x576xf32>
     %b = tensor.collapse_shape %w [[0, 1, 2], [3]]
@@ -246,7 +273,11 @@ def ConvertConvToMatmulPass
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
-                           "::mlir::tensor::TensorDialect"];
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
   let options = [
     Option<"maxIm2colMiB", "max-im2col-mib", "int64_t", "1024",
            "Leave a convolution alone (with a remark) when its im2col buffer "

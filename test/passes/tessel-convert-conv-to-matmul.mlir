@@ -22,21 +22,36 @@ func.func @conv_1x1(%x: tensor<2x14x14x64xf32>, %w: tensor<1x1x64x256xf32>, %ini
 // -----
 
 // 3x3, stride 1, padding 1 (a tensor.pad, which stays): im2col into
-// [N, OH, OW, KH, KW, C] = [N*OH*OW, KH*KW*C] without divisions.
-// CHECK-DAG: #[[IN3:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d3, d2 + d4, d5)>
-// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+// [N, OH, OW, KH, KW, C] = [N*OH*OW, KH*KW*C] without divisions. The copy
+// is an scf.forall over the (n, oh) rows (it runs on the cores) of scf.for
+// loops over ow, kh, kw (KW*C = 96 is over 64: one piece per kw), each
+// piece one vector transfer of C = 32 elements.
+// CHECK-DAG: #[[WOFF:.*]] = affine_map<(d0, d1) -> (d0 + d1)>
+// CHECK-DAG: #[[RD:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0, d2, d3)>
 // CHECK-LABEL: func.func @conv_3x3_pad(
 // CHECK: %[[XP:.*]] = tensor.pad
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<1x16x16x3x3x32xf32>
-// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[IN3]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[XP]] : tensor<1x18x18x32xf32>) outs(%[[E]] : tensor<1x16x16x3x3x32xf32>)
-// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// CHECK: %[[P:.*]] = scf.forall (%[[N:[^,]+]], %[[OH:[^)]+]]) in (1, 16) shared_outs(%[[S:[^ ]+]] = %[[E]]) -> (tensor<1x16x16x3x3x32xf32>)
+// CHECK: %[[ROWS:.*]] = tensor.extract_slice %[[XP]][%[[N]], %[[OH]], 0, 0] [1, 3, 18, 32] [1, 1, 1, 1] : tensor<1x18x18x32xf32> to tensor<1x3x18x32xf32>
+// CHECK: %[[ROW:.*]] = tensor.extract_slice %[[S]][%[[N]], %[[OH]], 0, 0, 0, 0] [1, 1, 16, 3, 3, 32] [1, 1, 1, 1, 1, 1]
+// CHECK: %[[ROWOUT:.*]] = scf.for %[[OW:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[ROW]])
+// CHECK: scf.for %[[KH:[^ ]+]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[KW:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:[^ ]+]] = %{{.*}})
+// CHECK: %[[W:.*]] = affine.apply #[[WOFF]](%[[OW]], %[[KW]])
+// CHECK: %[[IN:.*]] = tensor.extract_slice %[[ROWS]][0, %[[KH]], %[[W]], 0] [1, 1, 1, 32] [1, 1, 1, 1] : tensor<1x3x18x32xf32> to tensor<1x1x1x32xf32>
+// CHECK: %[[OUT:.*]] = tensor.extract_slice %[[ACC]][0, 0, %[[OW]], %[[KH]], %[[KW]], 0] [1, 1, 1, 1, 1, 32] [1, 1, 1, 1, 1, 1]
+// CHECK: %[[V:.*]] = vector.transfer_read %[[IN]]{{.*}} {permutation_map = #[[RD]]} : tensor<1x1x1x32xf32>, vector<1x1x1x1x1x32xf32>
+// CHECK: %[[WR:.*]] = vector.transfer_write %[[V]], %[[OUT]]{{.*}} : vector<1x1x1x1x1x32xf32>, tensor<1x1x1x1x1x32xf32>
+// CHECK: tensor.insert_slice %[[WR]] into %[[ACC]][0, 0, %[[OW]], %[[KH]], %[[KW]], 0] [1, 1, 1, 1, 1, 32]
+// CHECK: scf.forall.in_parallel
+// CHECK-NEXT: tensor.parallel_insert_slice %[[ROWOUT]] into %[[S]][%[[N]], %[[OH]], 0, 0, 0, 0] [1, 1, 16, 3, 3, 32] [1, 1, 1, 1, 1, 1]
 // CHECK: %[[A:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x16x16x3x3x32xf32> into tensor<256x288xf32>
 // CHECK: %[[B:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<3x3x32x64xf32> into tensor<288x64xf32>
 // CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<1x16x16x64xf32> into tensor<256x64xf32>
 // CHECK: linalg.matmul ins(%[[A]], %[[B]] : tensor<256x288xf32>, tensor<288x64xf32>) outs(%[[C]] : tensor<256x64xf32>)
 // CHECK: tensor.expand_shape %{{.*}} output_shape [1, 16, 16, 64] : tensor<256x64xf32> into tensor<1x16x16x64xf32>
 // CHECK-NOT: linalg.conv
+// CHECK-NOT: linalg.generic
 func.func @conv_3x3_pad(%x: tensor<1x16x16x32xf32>, %w: tensor<3x3x32x64xf32>) -> tensor<1x16x16x64xf32> {
   %zero = arith.constant 0.0 : f32
   %xp = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
@@ -54,11 +69,24 @@ func.func @conv_3x3_pad(%x: tensor<1x16x16x32xf32>, %w: tensor<3x3x32x64xf32>) -
 // -----
 
 // 3x3, stride 2, and a dilated one: strides and dilations are the
-// coefficients of the im2col input map.
-// CHECK-DAG: #[[S2:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d3, d2 * 2 + d4, d5)>
-// CHECK-DAG: #[[D2:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d3 * 2, d2 + d4 * 2, d5)>
+// coefficients of the row and piece offsets. Stride 2 (KW*C = 48): one
+// piece per (ow, kh), all of KW*C, read at W = ow*2. Dilation 2: the kw
+// taps are not contiguous, one piece of C per kw, read at W = ow + kw*2
+// and H = kh*2.
+// CHECK-DAG: #[[X2:.*]] = affine_map<(d0) -> (d0 * 2)>
+// CHECK-DAG: #[[DW:.*]] = affine_map<(d0, d1) -> (d0 + d1 * 2)>
 // CHECK-LABEL: func.func @conv_3x3_s2(
-// CHECK: linalg.generic {indexing_maps = [#[[S2]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<2x17x17x16xf32>) outs(%{{.*}} : tensor<2x8x8x3x3x16xf32>)
+// CHECK: scf.forall (%{{[^,]+}}, %[[OH:[^)]+]]) in (2, 8)
+// CHECK: affine.apply #[[X2]](%[[OH]])
+// CHECK: tensor.extract_slice %{{.*}} [1, 3, 17, 16] [1, 1, 1, 1] : tensor<2x17x17x16xf32> to tensor<1x3x17x16xf32>
+// CHECK: scf.for %[[OW:[^ ]+]] =
+// CHECK: scf.for %[[KH:[^ ]+]] =
+// CHECK-NOT: scf.for
+// CHECK: %[[W:.*]] = affine.apply #[[X2]](%[[OW]])
+// CHECK: tensor.extract_slice %{{.*}}[0, %[[KH]], %[[W]], 0] [1, 1, 3, 16] [1, 1, 1, 1] : tensor<1x3x17x16xf32> to tensor<1x1x3x16xf32>
+// CHECK: vector.transfer_read {{.*}} : tensor<1x1x3x16xf32>, vector<1x1x1x1x3x16xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<1x1x1x1x3x16xf32>, tensor<1x1x1x1x3x16xf32>
+// CHECK: scf.forall.in_parallel
 // CHECK: tensor.collapse_shape %{{.*}} : tensor<2x8x8x3x3x16xf32> into tensor<128x144xf32>
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<128x144xf32>, tensor<144x32xf32>) outs(%{{.*}} : tensor<128x32xf32>)
 func.func @conv_3x3_s2(%x: tensor<2x17x17x16xf32>, %w: tensor<3x3x16x32xf32>, %init: tensor<2x8x8x32xf32>) -> tensor<2x8x8x32xf32> {
@@ -68,7 +96,17 @@ func.func @conv_3x3_s2(%x: tensor<2x17x17x16xf32>, %w: tensor<3x3x16x32xf32>, %i
   return %y : tensor<2x8x8x32xf32>
 }
 // CHECK-LABEL: func.func @conv_3x3_dilated(
-// CHECK: linalg.generic {indexing_maps = [#[[D2]], #{{.*}}]{{.*}} ins(%{{.*}} : tensor<1x12x12x8xf32>) outs(%{{.*}} : tensor<1x8x8x3x3x8xf32>)
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (1, 8) {{.*}} -> (tensor<1x8x8x3x3x8xf32>)
+// CHECK: tensor.extract_slice %{{.*}} [1, 5, 12, 8] [1, 1, 1, 1] : tensor<1x12x12x8xf32> to tensor<1x5x12x8xf32>
+// CHECK: scf.for %[[OW:[^ ]+]] =
+// CHECK: scf.for %[[KH:[^ ]+]] =
+// CHECK: scf.for %[[KW:[^ ]+]] =
+// CHECK: %[[H:.*]] = affine.apply #[[X2]](%[[KH]])
+// CHECK: %[[W:.*]] = affine.apply #[[DW]](%[[OW]], %[[KW]])
+// CHECK: tensor.extract_slice %{{.*}}[0, %[[H]], %[[W]], 0] [1, 1, 1, 8] [1, 1, 1, 1]
+// CHECK: vector.transfer_read {{.*}} : tensor<1x1x1x8xf32>, vector<1x1x1x1x1x8xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<1x1x1x1x1x8xf32>, tensor<1x1x1x1x1x8xf32>
+// CHECK: scf.forall.in_parallel
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x72xf32>, tensor<72x8xf32>) outs(%{{.*}} : tensor<64x8xf32>)
 func.func @conv_3x3_dilated(%x: tensor<1x12x12x8xf32>, %w: tensor<3x3x8x8xf32>, %init: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
   // expected-remark @below {{conv_2d_nhwc_hwcf (3x3 filter, stride 1, dilation 2) as im2col into tensor<64x72xf32>}}
@@ -79,11 +117,18 @@ func.func @conv_3x3_dilated(%x: tensor<1x12x12x8xf32>, %w: tensor<3x3x8x8xf32>, 
 
 // -----
 
-// The ResNet stem: 7x7, stride 2, padding 3, three input channels.
-// CHECK-DAG: #[[STEM:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d3, d2 * 2 + d4, d5)>
+// The ResNet stem: 7x7, stride 2, padding 3, three input channels. With
+// C = 3 a piece is all of KW*C = 7x3 (one per (ow, kh)).
 // CHECK-LABEL: func.func @conv_stem(
 // CHECK: %[[XP:.*]] = tensor.pad
-// CHECK: linalg.generic {indexing_maps = [#[[STEM]], #{{.*}}]{{.*}} ins(%[[XP]] : tensor<1x38x38x3xf32>) outs(%{{.*}} : tensor<1x16x16x7x7x3xf32>)
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (1, 16) {{.*}} -> (tensor<1x16x16x7x7x3xf32>)
+// CHECK: tensor.extract_slice %[[XP]][{{.*}}] [1, 7, 37, 3] [1, 1, 1, 1] : tensor<1x38x38x3xf32> to tensor<1x7x37x3xf32>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: scf.for
+// CHECK: vector.transfer_read {{.*}} : tensor<1x1x7x3xf32>, vector<1x1x1x1x7x3xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<1x1x1x1x7x3xf32>, tensor<1x1x1x1x7x3xf32>
+// CHECK: scf.forall.in_parallel
 // CHECK: tensor.collapse_shape %{{.*}} : tensor<1x16x16x7x7x3xf32> into tensor<256x147xf32>
 // CHECK: tensor.collapse_shape %{{.*}} : tensor<7x7x3x64xf32> into tensor<147x64xf32>
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<256x147xf32>, tensor<147x64xf32>) outs(%{{.*}} : tensor<256x64xf32>)
