@@ -355,15 +355,20 @@ static void fill_nan(float *p, size_t n) {
 /* --- Compilation ------------------------------------------------------------------ */
 
 /* Writes <work>/<id>.mlir, runs tessel-compile on it (wall time recorded),
- * dlopens the result. */
+ * dlopens the result. Every file is first written under a name with this
+ * process's id and renamed to <id>.{mlir,so,h,log} once loaded, so that
+ * harnesses running at the same time over one work directory never load
+ * each other's half-written (or differently compiled) objects. */
 static int compile_workload(const options *o, workload *w) {
-  char mlir[4096], so[4096], logp[4096];
-  snprintf(mlir, sizeof mlir, "%s/%s.mlir", o->work_dir, w->id);
-  snprintf(so, sizeof so, "%s/%s.so", o->work_dir, w->id);
-  snprintf(logp, sizeof logp, "%s/%s.log", o->work_dir, w->id);
+  char mlir[4096], so[4096], hdr[4096], logp[4096];
+  const long me = (long)getpid();
+  snprintf(mlir, sizeof mlir, "%s/%s.%ld.mlir", o->work_dir, w->id, me);
+  snprintf(so, sizeof so, "%s/%s.%ld.so", o->work_dir, w->id, me);
+  snprintf(hdr, sizeof hdr, "%s/%s.%ld.h", o->work_dir, w->id, me);
+  snprintf(logp, sizeof logp, "%s/%s.%ld.log", o->work_dir, w->id, me);
   FILE *f = fopen(mlir, "w");
   if (!f || bench_write_mlir(w, f) != 0) {
-    fprintf(stderr, "tessel-bench: cannot write %s: %s\n", mlir, strerror(errno));
+    fprintf(stderr, "\ntessel-bench: cannot write %s: %s\n", mlir, strerror(errno));
     if (f)
       fclose(f);
     return -1;
@@ -389,8 +394,16 @@ static int compile_workload(const options *o, workload *w) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   w->compile_s = now() - t0;
+  /* The canonical names, for whoever wants to look at the files later. */
+  const char *exts[4] = {"mlir", "so", "h", "log"};
+  const char *tmp[4] = {mlir, so, hdr, logp};
+  char final[4][4096];
+  for (int i = 0; i < 4; ++i)
+    snprintf(final[i], sizeof final[i], "%s/%s.%s", o->work_dir, w->id, exts[i]);
+  int rc = 0;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    fprintf(stderr, "\ntessel-bench: tessel-compile failed on %s (log %s):\n", mlir, logp);
+    fprintf(stderr, "\ntessel-bench: tessel-compile failed on %s (log %s):\n",
+            final[0], final[3]);
     FILE *l = fopen(logp, "r");
     if (l) {
       char line[512];
@@ -399,22 +412,25 @@ static int compile_workload(const options *o, workload *w) {
         fprintf(stderr, "  %s", line);
       fclose(l);
     }
-    return -1;
+    rc = -1;
+  } else if (!(w->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL))) {
+    fprintf(stderr, "\ntessel-bench: dlopen %s: %s\n", so, dlerror());
+    rc = -1;
+  } else {
+    char sym[160];
+    snprintf(sym, sizeof sym, "_mlir_ciface_%s", w->id);
+    void *p = dlsym(w->dl, sym);
+    if (!p) {
+      fprintf(stderr, "\ntessel-bench: %s not in %s\n", sym, so);
+      rc = -1;
+    } else {
+      memcpy(&w->entry, &p, sizeof p);
+    }
   }
-  w->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-  if (!w->dl) {
-    fprintf(stderr, "tessel-bench: dlopen %s: %s\n", so, dlerror());
-    return -1;
-  }
-  char sym[160];
-  snprintf(sym, sizeof sym, "_mlir_ciface_%s", w->id);
-  void *p = dlsym(w->dl, sym);
-  if (!p) {
-    fprintf(stderr, "tessel-bench: %s not in %s\n", sym, so);
-    return -1;
-  }
-  memcpy(&w->entry, &p, sizeof p);
-  return 0;
+  for (int i = 0; i < 4; ++i)
+    if (access(tmp[i], F_OK) == 0)
+      rename(tmp[i], final[i]);
+  return rc;
 }
 
 /* --- Measurement -------------------------------------------------------------------- */
@@ -663,6 +679,11 @@ static void fmt_num(char *buf, size_t len, double v, const char *f) {
     snprintf(buf, len, f, v);
 }
 
+/* Other processes needed more CPUs than the row's threads left free. */
+static bool disturbed(const row *r) {
+  return r->others_busy + r->threads > omp_get_num_procs() + 0.25;
+}
+
 static void print_table(FILE *f, const row *rows, size_t n) {
   fprintf(f, "%-24s %-36s %3s %12s %12s %10s %9s  %-12s %-14s %s\n", "workload",
           "shape", "thr", "Tessel GF/s", "peer GF/s", "ratio", "compile s",
@@ -681,15 +702,15 @@ static void print_table(FILE *f, const row *rows, size_t n) {
       snprintf(reps, sizeof reps, "%dx%d/%d", r->reps, r->calls_tessel, r->calls_peer);
     char busy[32];
     fmt_num(busy, sizeof busy, r->ran ? r->others_busy : NAN, "%.2f");
-    if (r->ran && r->others_busy > 0.25)
+    if (r->ran && disturbed(r))
       snprintf(busy + strlen(busy), sizeof busy - strlen(busy), " !");
     fprintf(f, "%-24s %-36s %3d %12s %12s %10s %9s  %-12s %-14s %s\n", r->w->label,
             r->w->shape, r->threads, tg, pg, ra, cs, check_str(r, ck, sizeof ck),
             r->ran ? reps : "-", busy);
   }
   fprintf(f, "(reps: repetitions x Tessel/peer calls per repetition; busy: CPUs\n"
-             " that other processes kept busy while the row was timed, '!' above\n"
-             " 0.25: the row was disturbed)\n");
+             " other processes kept busy while the row was timed; '!': more than\n"
+             " the row's threads left free (by over 0.25), the row was disturbed)\n");
 }
 
 typedef struct geo {
@@ -850,7 +871,8 @@ static int write_json(const options *o, const peer_info *pi, const row *rows,
     fprintf(f, ",\n     \"threads\": %d, \"gap_ms\": %d, \"other_processes_cpus\": ",
             r->threads, r->gap_ms);
     json_num(f, r->ran ? r->others_busy : NAN);
-    fprintf(f, ", \"gflop\": ");
+    fprintf(f, ", \"disturbed\": %s, \"gflop\": ",
+            r->ran && disturbed(r) ? "true" : "false");
     json_num(f, w->flops * 1e-9);
     fprintf(f, ", \"compile_s\": ");
     json_num(f, w->compiled ? w->compile_s : NAN);
