@@ -238,6 +238,19 @@ std::string describe(const ConvDims &d) {
   return s;
 }
 
+/// True (after a remark saying why) when the rows x cols f32 im2col buffer
+/// would exceed the max-im2col-mib budget.
+bool im2colTooLarge(Operation *op, int64_t rows, int64_t cols,
+                    int64_t maxIm2colBytes) {
+  int64_t bytes = rows * cols * 4;
+  if (maxIm2colBytes <= 0 || bytes <= maxIm2colBytes)
+    return false;
+  op->emitRemark() << "not converted: the im2col buffer tensor<" << rows
+                   << "x" << cols << "xf32> (" << formatBytes(bytes)
+                   << ") exceeds max-im2col-mib";
+  return true;
+}
+
 /// conv_2d_nhwc_hwcf -> [N*OH*OW, KH*KW*C] x [KH*KW*C, F].
 void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
                  const ConvDims &d, int64_t maxIm2colBytes) {
@@ -257,12 +270,8 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
                         "output: no copy";
   } else {
     int64_t bytes = m * k * 4;
-    if (maxIm2colBytes > 0 && bytes > maxIm2colBytes) {
-      op->emitRemark() << "not converted: the im2col buffer tensor<" << m
-                       << "x" << k << "xf32> (" << formatBytes(bytes)
-                       << ") exceeds max-im2col-mib";
+    if (im2colTooLarge(op, m, k, maxIm2colBytes))
       return;
-    }
     AffineExpr n, oh, ow, kh, kw, c;
     bindDims(ctx, n, oh, ow, kh, kw, c);
     AffineMap map = AffineMap::get(
@@ -309,12 +318,8 @@ void rewriteNchw(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp op,
     os << "; the input is a collapsed view: no copy";
   } else {
     int64_t bytes = k * ncols * 4;
-    if (maxIm2colBytes > 0 && bytes > maxIm2colBytes) {
-      op->emitRemark() << "not converted: the im2col buffer tensor<" << k
-                       << "x" << ncols << "xf32> (" << formatBytes(bytes)
-                       << ") exceeds max-im2col-mib";
+    if (im2colTooLarge(op, k, ncols, maxIm2colBytes))
       return;
-    }
     AffineExpr c, kh, kw, n, oh, ow;
     bindDims(ctx, c, kh, kw, n, oh, ow);
     AffineMap map = AffineMap::get(
