@@ -31,6 +31,19 @@ struct LowerLinalgToAffinePass
         continue;
       }
       rewriter.setInsertionPoint(op);
+      // Dynamic extents computed inside scf loops (the partial tiles of
+      // fused nests) are not valid affine dimensions or symbols there:
+      // such ops get scf.for loops, which the later lowering treats alike.
+      if (op.hasDynamicShape() &&
+          !isa_and_nonnull<func::FuncOp>(op->getParentOp())) {
+        if (failed(linalg::linalgOpToLoops(rewriter, op))) {
+          op->emitOpError() << "cannot be lowered to loops";
+          ok = false;
+          continue;
+        }
+        rewriter.eraseOp(op);
+        continue;
+      }
       if (failed(linalg::linalgOpToAffineLoops(rewriter, op))) {
         op->emitOpError() << "cannot be lowered to affine loops";
         ok = false;

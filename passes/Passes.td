@@ -158,6 +158,8 @@ def LowerLinalgToAffinePass
     `linalgOpToAffineLoops`; what this pass adds is the contract check: an op
     still on tensors (not bufferized) or one that cannot be expressed with
     affine accesses is an error at that op, never left behind silently.
+    Ops with dynamic extents inside loops (partial tiles of fused nests,
+    whose sizes are not valid affine symbols there) get `scf.for` loops.
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x2xf32>)
@@ -173,7 +175,8 @@ def LowerLinalgToAffinePass
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def ConvertConvToMatmulPass
@@ -438,6 +441,92 @@ def AttachGPUTargetPass : Pass<"tessel-attach-gpu-target", "::mlir::ModuleOp"> {
   let options = [
     Option<"optLevel", "O", "unsigned", "3", "Device code optimization level">
   ];
+}
+
+def FuseProducersPass
+    : Pass<"tessel-fuse-producers", "::mlir::func::FuncOp"> {
+  let summary = "Overlapped-tile fusion of linalg producers into their consumers";
+  let description = [{
+    For each root (a top-level linalg op on static tensors whose result
+    leaves the fusable ops), collects the producers whose every use is in
+    the group (elementwise ops, stencils, reductions; not contractions or
+    convolutions, which become kernels of their own), picks tile sizes for
+    the root's parallel loops with the model in
+    `passes/CostModel/FusionTiling` (recomputed halo work and re-read input
+    against the L2 budget of the tile buffers and the load balance over the
+    cores), and tiles the root into one `scf.forall` with the producers
+    fused into each tile. A fused producer computes exactly the slice its
+    consumers read, halo included: neighbouring tiles recompute their
+    overlap, and the intermediate shrinks from a full tensor to a tile
+    (a tile-sized buffer after bufferization). Producers that are also used
+    outside the group stay materialized and are tiled as roots of their own.
+    Remarks name what fused, the tile sizes, the buffer sizes and the
+    fraction of recomputed work.
+
+    ```mlir
+    %bx = linalg.generic {... (c, i, j, t) -> (c, i, j + t) ...} ins(%img, %w ...)
+    %by = linalg.generic {... (c, i, j, t) -> (c, i + t, j) ...} ins(%bx, %w ...)
+    // becomes
+    %by = scf.forall (%c, %i, %j) = ... step (1, Ti, Tj) shared_outs(...) {
+      %bx_tile = linalg.generic ... -> tensor<1x(Ti+4)xTjxf32>  // halo rows
+      %by_tile = linalg.generic ins(%bx_tile ...) -> tensor<1xTixTjxf32>
+      scf.forall.in_parallel { tensor.parallel_insert_slice %by_tile ... }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::linalg::LinalgDialect"];
+  let options = [
+    ListOption<"tileSizes", "tile-sizes", "int64_t",
+               "Tile sizes of the root loops instead of the model's (0: not "
+               "tiled); applied to every root of that loop count">
+  ];
+}
+
+def VectorizeGenericsPass
+    : Pass<"tessel-vectorize-generics", "::mlir::func::FuncOp"> {
+  let summary = "Vectorize elementwise, fill and stencil linalg ops in register blocks";
+  let description = [{
+    Turns each linalg op on tensors that is not a contraction or named
+    convolution (elementwise ops, fills, generic stencils, the ops of fused
+    tiles inside an `scf.forall`) into loops of vector code:
+
+    - reduction loops of at most 64 iterations (stencil taps) are unrolled:
+      each tap reads its own shifted slice of the input (an identity
+      access), constant weights become scalars;
+    - an output initialized by `linalg.fill` takes the fill value in the
+      body and is not read;
+    - on targets with FMA, a multiply whose only use is an add becomes
+      `math.fma` (what C compilers do by default, -ffp-contract=on);
+    - the op is tiled into register blocks of u vectors along its innermost
+      loop (u up to 4, as many as the vector registers hold for its inputs
+      and result) with the innermost loop peeled, so whole blocks have
+      static shapes; upstream `linalg::vectorize` turns each block into
+      vector transfers and arithmetic (the remainder block with masks).
+
+    Ops with larger reductions, or accesses that are not a constant shift of
+    the loops, keep their linalg form (lowered to loops later) with a remark.
+
+    ```mlir
+    %y = linalg.generic {(c, i, j, t) -> (c, i, j + t), (t) ...}   // 5 taps
+    // becomes
+    scf.for %i ... { scf.for %j ... step 64 {
+      %x0 = vector.transfer_read %in[%c, %i, %j]     : vector<1x1x64xf32>
+      ...
+      %x4 = vector.transfer_read %in[%c, %i, %j + 4] : vector<1x1x64xf32>
+      // 5 multiply-adds by the constant taps, one write
+    } }
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 def ApproximateMathPass : Pass<"tessel-approximate-math", "::mlir::func::FuncOp"> {

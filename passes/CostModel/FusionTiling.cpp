@@ -1,0 +1,157 @@
+//===- FusionTiling.cpp - Tile sizes for fused producer-consumer groups ---===//
+//
+// Cost of a candidate tile T of the root, summed over all ceil(N/T) tiles:
+//
+//   tiles(T) * (work(T) + beta * inputBytes(T) + perTileOverhead)
+//
+// where work(T) counts the arithmetic of every fused op over the part of
+// its domain the tile needs (halos make it exceed the tile's share: that
+// excess is the recomputation), inputBytes(T) the bytes read from outside
+// the group (halos again re-read), and beta converts bytes into the
+// arithmetic the core could have done while waiting for them. Candidates
+// whose intermediate buffers exceed half of L2 are rejected: those buffers
+// are written and re-read within the tile and must not be evicted by the
+// streams of inputs and outputs that share the cache. The cost is then
+// scaled by the load imbalance over the cores (the last wave of tiles may
+// leave cores idle).
+//
+// Candidate shapes: the innermost tileable loop (contiguous in the
+// row-major tensors linalg produces) takes whole multiples of four vectors
+// or its full extent; the next one powers of two or its full extent; outer
+// tileable loops 1 or their full extent (channels that share a computed
+// plane, e.g. unsharp's gray image, must not recompute it per channel). This is
+// a fixed family enumerated exhaustively (a few dozen shapes), not a
+// search over measurements.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/CostModel/FusionTiling.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+/// Arithmetic the core could do per byte it waits for from memory. The
+/// target description has no memory bandwidth; 4 corresponds to a core
+/// that does 64 flop/cycle (two 16-lane FMA pipes) fed at about 16 B/cycle,
+/// the order of one core's DRAM share on current server and desktop parts.
+static constexpr double kWorkPerByte = 4.0;
+/// Loop, slice and buffer set-up per tile, in arithmetic-op equivalents.
+static constexpr double kPerTileOverhead = 2000.0;
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static SmallVector<int64_t> candidatesFor(int64_t extent, int64_t quantum) {
+  SmallVector<int64_t> sizes;
+  for (int64_t s = quantum; s < extent; s *= 2)
+    sizes.push_back(s);
+  sizes.push_back(extent);
+  return sizes;
+}
+
+bool mlir::tessel::computeFusionTiling(const CPUModelParams &target,
+                                       const FusionProblem &problem,
+                                       FusionTiling &result,
+                                       std::string &why) {
+  size_t rank = problem.extents.size();
+  SmallVector<size_t> tileable;
+  for (size_t d = 0; d < rank; ++d)
+    if (problem.tileable[d] && problem.extents[d] > 1)
+      tileable.push_back(d);
+  if (tileable.empty()) {
+    why = "no parallel loop of extent > 1 to tile";
+    return false;
+  }
+  int64_t lanes = std::max<int64_t>(
+      1, target.vectorBits / 8 / std::max<int64_t>(1, problem.elementBytes));
+  int64_t budget = (target.l2 > 0 ? target.l2 : 512 * 1024) / 2;
+  int64_t cores = std::max<int64_t>(1, target.cores);
+
+  size_t inner = tileable.back();
+  std::optional<size_t> second;
+  if (tileable.size() > 1)
+    second = tileable[tileable.size() - 2];
+  SmallVector<int64_t> innerSizes =
+      candidatesFor(problem.extents[inner], 4 * lanes);
+  SmallVector<int64_t> secondSizes =
+      second ? candidatesFor(problem.extents[*second], 1)
+             : SmallVector<int64_t>{0};
+
+  double total = 1;
+  for (int64_t e : problem.extents)
+    total *= e;
+
+  // Outer tileable loops: 1 or whole (whole avoids recomputing per
+  // channel what the channels share); at most 3 of them are varied.
+  SmallVector<size_t> outer(tileable.begin(),
+                            tileable.end() - (second ? 2 : 1));
+  size_t varied = std::min<size_t>(outer.size(), 3);
+  bool found = false;
+  double bestCost = 0;
+  for (unsigned mask = 0; mask < (1u << varied); ++mask)
+  for (int64_t si : secondSizes) {
+    for (int64_t sj : innerSizes) {
+      SmallVector<int64_t> tile(rank, 0), box(problem.extents);
+      for (size_t d : tileable)
+        tile[d] = box[d] = 1;
+      for (size_t o = 0; o < varied; ++o)
+        if (mask & (1u << o))
+          tile[outer[o]] = box[outer[o]] = problem.extents[outer[o]];
+      tile[inner] = box[inner] = sj;
+      if (second)
+        tile[*second] = box[*second] = si;
+      std::optional<GroupTileCost> cost = problem.costOf(box);
+      if (!cost || cost->intermediateBytes > budget)
+        continue;
+      int64_t tiles = 1;
+      for (size_t d : tileable)
+        tiles *= ceilDiv(problem.extents[d], box[d]);
+      double waves = static_cast<double>(ceilDiv(tiles, cores) * cores);
+      double c = waves * (cost->work + kWorkPerByte * cost->inputBytes +
+                          kPerTileOverhead);
+      if (found && c >= bestCost)
+        continue;
+      found = true;
+      bestCost = c;
+      result.tileSizes = tile;
+      result.perTile = *cost;
+      result.tiles = tiles;
+      result.recomputedFraction =
+          problem.unfusedWork > 0
+              ? tiles * cost->work / (problem.unfusedWork * total) - 1
+              : 0;
+    }
+  }
+  if (found && result.tiles <= 1) {
+    why = "one tile covers the whole op (nothing to fuse across tiles or "
+          "spread over cores)";
+    return false;
+  }
+  if (!found) {
+    why = "no tile shape keeps the intermediates within half of L2 (" +
+          std::to_string(budget / 1024) + " KiB)";
+    return false;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "tile ";
+  llvm::interleave(
+      result.tileSizes, os,
+      [&](int64_t s) {
+        if (s == 0)
+          os << "-";
+        else
+          os << s;
+      },
+      "x");
+  os << " (" << result.tiles << " tiles over " << cores << " cores), "
+     << "intermediates " << result.perTile.intermediateBytes << " B per tile "
+     << "(budget L2/2 = " << budget << " B), recomputed "
+     << llvm::format("%.1f", 100 * std::max(0.0, result.recomputedFraction))
+     << "% of the unfused work";
+  result.rationale = text;
+  return true;
+}

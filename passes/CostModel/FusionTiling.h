@@ -1,0 +1,71 @@
+//===- FusionTiling.h - Tile sizes for fused producer-consumer groups -*- C++ -*-===//
+//
+// The model behind overlapped-tile fusion: a group of linalg ops (one root
+// consumer and the producers fused into its tiles) runs tile by tile; each
+// tile recomputes the part of every producer its consumers read, halo
+// included, into tile-sized buffers. Larger tiles recompute less halo and
+// re-read less input but need larger buffers; the model picks, among a
+// small family of candidate shapes, the cheapest whose intermediates fit
+// the cache budget and that leaves work for every core.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_PASSES_COSTMODEL_FUSIONTILING_H
+#define TESSEL_PASSES_COSTMODEL_FUSIONTILING_H
+
+#include "passes/CostModel/MatmulTiling.h"
+
+#include "mlir/Support/LLVM.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace mlir::tessel {
+
+/// What one tile of a fused group costs, as the group's analysis reports it
+/// for a candidate tile of the root's loops.
+struct GroupTileCost {
+  /// Arithmetic ops executed for the tile, halo recomputation included.
+  double work = 0;
+  /// Bytes read from tensors produced outside the group (halos included).
+  double inputBytes = 0;
+  /// Bytes of the tile-sized buffers holding the producers' results.
+  int64_t intermediateBytes = 0;
+};
+
+/// The root's loop nest as the model sees it.
+struct FusionProblem {
+  /// Extent of every root loop.
+  SmallVector<int64_t> extents;
+  /// Which root loops may be tiled (the parallel ones).
+  SmallVector<bool> tileable;
+  /// Arithmetic ops per root iteration of the whole group without fusion
+  /// (each op once over its own domain), the baseline for "recomputed".
+  double unfusedWork = 0;
+  /// Bytes of one element of the vector unit (to keep the innermost tile a
+  /// whole number of vectors).
+  int64_t elementBytes = 4;
+  /// Cost of a candidate tile; std::nullopt when it cannot be evaluated.
+  std::function<std::optional<GroupTileCost>(ArrayRef<int64_t>)> costOf;
+};
+
+struct FusionTiling {
+  /// Tile size per root loop (0: not tiled).
+  SmallVector<int64_t> tileSizes;
+  GroupTileCost perTile;
+  int64_t tiles = 0;
+  /// Work of all tiles over the unfused work, minus one.
+  double recomputedFraction = 0;
+  std::string rationale;
+};
+
+/// Picks the root's tile sizes. Returns false with `why` set when no
+/// candidate fits (then the group should not be fused).
+bool computeFusionTiling(const CPUModelParams &target,
+                         const FusionProblem &problem, FusionTiling &result,
+                         std::string &why);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_PASSES_COSTMODEL_FUSIONTILING_H

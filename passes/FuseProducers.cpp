@@ -1,0 +1,222 @@
+//===- FuseProducers.cpp - Overlapped-tile fusion of linalg producers -----===//
+//
+// Tiles each root consumer (a linalg op whose result leaves the fusable
+// ops) by sizes from CostModel/FusionTiling and fuses into every tile the
+// producers whose results only the group uses. Upstream's
+// tileConsumerAndFuseProducersUsingSCF does the rewriting: a fused producer
+// computes the slice its consumer tile reads, halo included, so
+// neighbouring tiles recompute their overlap instead of exchanging it, and
+// its result lives in a tile-sized tensor (after bufferization, a tile
+// buffer) instead of a full-size one. The tile loops are one scf.forall,
+// which the CPU pipeline runs over the cores.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+#include "passes/Analysis/FusionGroup.h"
+#include "passes/CostModel/FusionTiling.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#define DEBUG_TYPE "tessel-fuse-producers"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_FUSEPRODUCERSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+/// Tiles the group's root by `tiling` and fuses the members (and fills
+/// that initialize their outputs) into the tile; erases what became dead.
+static LogicalResult tileAndFuseGroup(RewriterBase &rewriter,
+                                      const FusionGroup &group,
+                                      const FusionTiling &tiling) {
+  MLIRContext *ctx = rewriter.getContext();
+  scf::SCFTilingOptions tilingOptions;
+  tilingOptions.setTileSizes(getAsIndexOpFoldResult(ctx, tiling.tileSizes));
+  tilingOptions.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tilingOptions);
+  options.setFusionControlFn(
+      [&group](tensor::ExtractSliceOp, OpResult producer,
+               bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        Operation *op = producer.getOwner();
+        if (group.contains(op) || isa<linalg::FillOp>(op))
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  linalg::LinalgOp root = group.root;
+  rewriter.setInsertionPoint(root);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(root.getOperation()), options);
+  if (failed(fused))
+    return failure();
+  for (OpResult result : root->getResults()) {
+    Value replacement = fused->replacements.lookup(result);
+    if (!replacement)
+      return root->emitError("tiling produced no replacement for result #")
+             << result.getResultNumber();
+    rewriter.replaceAllUsesWith(result, replacement);
+  }
+  // The originals are dead now, as are the slices of them that upstream
+  // leaves behind, and fills only they used.
+  Region *body = root->getParentRegion();
+  rewriter.eraseOp(root);
+  (void)simplifyRegions(rewriter, MutableArrayRef<Region>(*body));
+  return success();
+}
+
+/// A root without producers is tiled only to run over the cores: worth it
+/// when there are several cores and each gets at least a few tiles' worth
+/// of work (a fork/join costs microseconds: about 64K elements).
+static bool isWorthTilingAlone(linalg::LinalgOp op,
+                               const CPUModelParams &params) {
+  if (params.cores <= 1)
+    return false;
+  int64_t volume = 1;
+  for (int64_t e : op.getStaticLoopRanges())
+    volume *= e;
+  return volume >= 64 * 1024;
+}
+
+namespace {
+struct FuseProducersPass
+    : public tessel::impl::FuseProducersPassBase<FuseProducersPass> {
+  using FuseProducersPassBase::FuseProducersPassBase;
+
+  /// The `tile-sizes` option in place of the model, checked against the
+  /// root (parallel loops only, one size per loop).
+  bool useGivenTileSizes(const FusionProblem &problem, FusionTiling &tiling,
+                         std::string &why) {
+    if (tileSizes.size() != problem.extents.size()) {
+      why = "tile-sizes has " + std::to_string(tileSizes.size()) +
+            " entries, the op has " + std::to_string(problem.extents.size()) +
+            " loops";
+      return false;
+    }
+    SmallVector<int64_t> box(problem.extents);
+    tiling.tiles = 1;
+    for (auto [d, size] : llvm::enumerate(tileSizes)) {
+      if (size < 0 || (size > 0 && !problem.tileable[d])) {
+        why = "tile-sizes tiles loop " + std::to_string(d) +
+              ", which is a reduction (or the size is negative)";
+        return false;
+      }
+      if (size > 0) {
+        box[d] = std::min<int64_t>(size, problem.extents[d]);
+        tiling.tiles *= (problem.extents[d] + box[d] - 1) / box[d];
+      }
+    }
+    std::optional<GroupTileCost> cost = problem.costOf(box);
+    if (!cost) {
+      why = "the footprint of a fused access is not affine";
+      return false;
+    }
+    tiling.tileSizes.assign(tileSizes.begin(), tileSizes.end());
+    tiling.perTile = *cost;
+    tiling.rationale = "tile sizes given by the tile-sizes option, "
+                       "intermediates " +
+                       std::to_string(cost->intermediateBytes) + " B per tile";
+    return true;
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    TargetAttr target = TargetAttr::lookup(func);
+    SmallVector<linalg::LinalgOp> candidates;
+    for (Operation &op : func.getBody().getOps())
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+        if (unfusableReason(linalgOp).empty())
+          candidates.push_back(linalgOp);
+    if (candidates.empty())
+      return;
+    if (!target || !target.isCPU()) {
+      candidates.back()->emitRemark()
+          << "not fused: no #tessel.target of kind cpu (run "
+             "tessel-attach-target first)";
+      return;
+    }
+    CPUModelParams params{target.getVectorBits(), target.getVectorRegisters(),
+                          target.getL1(),         target.getL2(),
+                          target.getL3(),         target.getCacheLine(),
+                          target.getCores()};
+
+    IRRewriter rewriter(&getContext());
+    llvm::SmallPtrSet<Operation *, 16> consumed;
+    bool changed = false;
+    // Consumers before producers: a producer is either fused into a later
+    // op's tiles (and erased) or becomes a root of its own when reached.
+    for (linalg::LinalgOp root : llvm::reverse(candidates)) {
+      if (consumed.contains(root))
+        continue;
+      FusionGroup group = collectFusionGroup(root);
+      for (auto &[op, why] : group.materialized)
+        op->emitRemark() << "not fused into the tiles of "
+                         << group.root->getName() << " at " << group.root->getLoc()
+                         << ": " << why;
+      FusionProblem problem = describeFusionProblem(group);
+      FusionTiling tiling;
+      std::string why;
+      if (group.producers.empty() && root->getNumResults() > 0 &&
+          !isWorthTilingAlone(root, params)) {
+        root->emitRemark() << "not tiled: no fusable producer and too little "
+                              "work to spread over the cores";
+        continue;
+      }
+      if (!tileSizes.empty()) {
+        if (!useGivenTileSizes(problem, tiling, why)) {
+          root->emitRemark() << "not tiled: " << why;
+          continue;
+        }
+      } else if (!computeFusionTiling(params, problem, tiling, why)) {
+        root->emitRemark() << "not tiled: " << why;
+        continue;
+      }
+      InFlightDiagnostic remark = root->emitRemark();
+      remark << (group.producers.empty()
+                     ? std::string("tiled alone (no fusable producer)")
+                     : "fused " + std::to_string(group.producers.size()) +
+                           " producer(s) [");
+      llvm::interleaveComma(group.producers, remark, [&](linalg::LinalgOp p) {
+        remark << p->getName() << " at " << p->getLoc();
+      });
+      if (!group.producers.empty())
+        remark << "] into its tiles";
+      remark << ": " << tiling.rationale;
+      remark.report();
+      for (linalg::LinalgOp p : group.producers)
+        consumed.insert(p);
+      if (failed(tileAndFuseGroup(rewriter, group, tiling))) {
+        root->emitError() << "tiling and fusing failed";
+        return signalPassFailure();
+      }
+      changed = true;
+    }
+    if (!changed)
+      return;
+    // Tiles of tensor.empty as tile-sized tensor.empty: the fused
+    // intermediates' destinations, so bufferization allocates a tile.
+    {
+      RewritePatternSet patterns(&getContext());
+      tensor::populateFoldTensorEmptyPatterns(patterns);
+      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
+    // Producers fused along several slices (one value read by two members)
+    // are tiled once per slice; identical tiles merge here.
+    DominanceInfo dom(func);
+    eliminateCommonSubExpressions(rewriter, dom, func);
+  }
+};
+} // namespace

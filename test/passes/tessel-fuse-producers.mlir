@@ -1,0 +1,132 @@
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-fuse-producers))' | FileCheck %s
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-fuse-producers{tile-sizes=1,16,64,0}))' 2>&1 | FileCheck %s --check-prefix=GIVEN
+
+// blur_x_blur_y: the x blur (5 taps along j) feeds only the y blur (5 taps
+// along i). Both land in one scf.forall; each tile recomputes the 4 halo
+// rows of the x blur into a tile-sized tensor; no full-size intermediate.
+
+#tx = affine_map<(c, i, j, t) -> (c, i, j + t)>
+#ty = affine_map<(c, i, j, t) -> (c, i + t, j)>
+#tw = affine_map<(c, i, j, t) -> (t)>
+#to = affine_map<(c, i, j, t) -> (c, i, j)>
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @blur_x_blur_y(
+// CHECK-SAME: %[[IMG:.*]]: tensor<3x2048x2048xf32>
+// CHECK-NOT: tensor<3x2048x2044xf32>
+// CHECK: %[[OUT:.*]] = tensor.empty() : tensor<3x2044x2044xf32>
+// CHECK: scf.forall (%[[C:.*]], %[[I:.*]], %[[J:.*]]) = (0, 0, 0) to (3, 2044, 2044) step (1, {{[0-9]+}}, {{[0-9]+}}) shared_outs(%{{.*}} = %[[OUT]])
+// CHECK: %[[ROWS:.*]] = affine.min
+// CHECK: %[[COLS:.*]] = affine.min
+// CHECK: %[[HALO:.*]] = affine.apply #{{.*}}(%[[ROWS]])
+// CHECK: tensor.extract_slice %[[IMG]][%[[C]], %[[I]], %[[J]]] [1, %[[HALO]], %{{.*}}] [1, 1, 1]
+// CHECK: %[[TMP:.*]] = tensor.empty(%[[HALO]], %[[COLS]]) : tensor<1x?x?xf32>
+// CHECK: linalg.fill {{.*}} outs(%[[TMP]] : tensor<1x?x?xf32>)
+// CHECK: %[[BX:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x?x?xf32>, tensor<5xf32>) outs(%{{.*}} : tensor<1x?x?xf32>)
+// CHECK: %[[BY:.*]] = linalg.generic {{.*}} ins(%[[BX]], %{{.*}} : tensor<1x?x?xf32>, tensor<5xf32>)
+// CHECK: tensor.parallel_insert_slice %[[BY]]
+// CHECK-NOT: linalg.generic
+// GIVEN: remark: fused 1 producer(s) {{.*}}tile sizes given by the tile-sizes option, intermediates 5120 B per tile
+// GIVEN: scf.forall {{.*}} to (3, 2044, 2044) step (1, 16, 64)
+func.func @blur_x_blur_y(%img: tensor<3x2048x2048xf32>) -> tensor<3x2044x2044xf32> {
+  %w = arith.constant dense<[0.0625, 0.25, 0.375, 0.25, 0.0625]> : tensor<5xf32>
+  %zero = arith.constant 0.0 : f32
+  %ex = tensor.empty() : tensor<3x2048x2044xf32>
+  %ix = linalg.fill ins(%zero : f32) outs(%ex : tensor<3x2048x2044xf32>) -> tensor<3x2048x2044xf32>
+  %bx = linalg.generic {indexing_maps = [#tx, #tw, #to], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%img, %w : tensor<3x2048x2048xf32>, tensor<5xf32>) outs(%ix : tensor<3x2048x2044xf32>) {
+  ^bb0(%p: f32, %k: f32, %acc: f32):
+    %m = arith.mulf %p, %k : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<3x2048x2044xf32>
+  %ey = tensor.empty() : tensor<3x2044x2044xf32>
+  %iy = linalg.fill ins(%zero : f32) outs(%ey : tensor<3x2044x2044xf32>) -> tensor<3x2044x2044xf32>
+  // expected-remark @below {{fused 1 producer(s) [linalg.generic at}}
+  %by = linalg.generic {indexing_maps = [#ty, #tw, #to], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%bx, %w : tensor<3x2048x2044xf32>, tensor<5xf32>) outs(%iy : tensor<3x2044x2044xf32>) {
+  ^bb0(%p: f32, %k: f32, %acc: f32):
+    %m = arith.mulf %p, %k : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<3x2044x2044xf32>
+  return %by : tensor<3x2044x2044xf32>
+}
+}
+
+// -----
+
+// A producer whose result is also returned stays materialized (fusing it
+// would compute it twice); it becomes a root of its own, tiled over the
+// cores. The consumer is tiled alone.
+
+#id = affine_map<(i, j) -> (i, j)>
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @shared_producer(
+// CHECK: %[[P:.*]] = scf.forall
+// CHECK: linalg.generic
+// CHECK: %[[Q:.*]] = scf.forall
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<{{.*}}>)
+// CHECK: return %[[P]], %[[Q]]
+func.func @shared_producer(%a: tensor<512x512xf32>) -> (tensor<512x512xf32>, tensor<512x512xf32>) {
+  %e = tensor.empty() : tensor<512x512xf32>
+  // expected-remark @below {{not fused into the tiles of linalg.generic}}
+  // expected-remark @below {{tiled alone (no fusable producer)}}
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<512x512xf32>) outs(%e : tensor<512x512xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.exp %x : f32
+    linalg.yield %y : f32
+  } -> tensor<512x512xf32>
+  // expected-remark @below {{tiled alone (no fusable producer)}}
+  %q = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<512x512xf32>) outs(%e : tensor<512x512xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %x, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<512x512xf32>
+  return %p, %q : tensor<512x512xf32>, tensor<512x512xf32>
+}
+}
+
+// -----
+
+// Matmuls are kernels of their own: an elementwise consumer (bias + relu)
+// does not pull the matmul into its tiles. Small ops are left alone.
+
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (j)>
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @matmul_bias_relu(
+// CHECK: linalg.matmul
+// CHECK-NOT: scf.forall
+func.func @matmul_bias_relu(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %bias: tensor<64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  // expected-remark @below {{not fused into the tiles of linalg.generic}}
+  %m = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  // expected-remark @below {{not tiled: no fusable producer and too little work}}
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %bias : tensor<64x64xf32>, tensor<64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %b0: f32, %o: f32):
+    %s = arith.addf %x, %b0 : f32
+    %y = arith.maximumf %s, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+}
+
+// -----
+
+// No target: nothing is fused, and the remark says why.
+func.func @no_target(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  // expected-remark @below {{not fused: no #tessel.target of kind cpu}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}

@@ -1,0 +1,112 @@
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-generics))' | FileCheck %s
+
+// A 5-tap stencil along j: the taps are unrolled into five shifted reads
+// of the input (the weights become vector constants), the fill of the
+// output is folded (the first tap multiplies into zero), and the
+// multiply-adds are contracted to FMAs. Register blocks of 4 vectors (64
+// lanes) along j; 100 = 64 + 36: the loop is peeled into one whole block
+// and a 36-lane one (static sizes: no mask).
+
+#tx = affine_map<(i, j, t) -> (i, j + t)>
+#tw = affine_map<(i, j, t) -> (t)>
+#to = affine_map<(i, j, t) -> (i, j)>
+module attributes {tessel.target = #tessel.target<kind = "cpu", features = "+avx512f,+fma", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @blur_x(
+// CHECK-SAME: %[[IN:.*]]: tensor<4x104xf32>
+// CHECK-DAG: %[[W0:.*]] = arith.constant dense<6.250000e-02> : vector<1x64xf32>
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<1x64xf32>
+// CHECK-NOT: linalg.
+// CHECK: scf.for %[[I:.*]] = %c0 to %c4 step %c1
+// The whole block: five reads at j, j+1, ..., j+4 and five FMAs.
+// CHECK: vector.transfer_read %[[IN]][%[[I]], %c0]{{.*}} : tensor<4x104xf32>, vector<1x64xf32>
+// CHECK: vector.transfer_read %[[IN]][%[[I]], %c1]{{.*}} : tensor<4x104xf32>, vector<1x64xf32>
+// CHECK: vector.transfer_read %[[IN]][%[[I]], %c2]
+// CHECK: vector.transfer_read %[[IN]][%[[I]], %c3]
+// CHECK: vector.transfer_read %[[IN]][%[[I]], %c4]
+// CHECK: math.fma %{{.*}}, %[[W0]], %[[ZERO]] : vector<1x64xf32>
+// CHECK-COUNT-4: math.fma
+// CHECK: vector.transfer_write {{.*}} : vector<1x64xf32>, tensor<4x100xf32>
+// The remainder: 36 lanes, static too (no mask).
+// CHECK-NOT: vector.create_mask
+// CHECK: vector.transfer_read %[[IN]][%[[I]], %c64]{{.*}} : tensor<4x104xf32>, vector<1x36xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<1x36xf32>, tensor<4x100xf32>
+// CHECK-NOT: linalg.
+func.func @blur_x(%in: tensor<4x104xf32>) -> tensor<4x100xf32> {
+  %w = arith.constant dense<[0.0625, 0.25, 0.375, 0.25, 0.0625]> : tensor<5xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x100xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x100xf32>) -> tensor<4x100xf32>
+  %r = linalg.generic {indexing_maps = [#tx, #tw, #to], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%in, %w : tensor<4x104xf32>, tensor<5xf32>) outs(%init : tensor<4x100xf32>) {
+  ^bb0(%p: f32, %k: f32, %acc: f32):
+    %m = arith.mulf %p, %k : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x100xf32>
+  return %r : tensor<4x100xf32>
+}
+}
+
+// -----
+
+// Elementwise named ops are generalized and vectorized; an op smaller than
+// a block is one vector op with no loop.
+
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @add(
+// CHECK-NOT: scf.for
+// CHECK: %[[A:.*]] = vector.transfer_read %{{.*}} : tensor<32xf32>, vector<32xf32>
+// CHECK: %[[B:.*]] = vector.transfer_read %{{.*}} : tensor<32xf32>, vector<32xf32>
+// CHECK: arith.addf %[[A]], %[[B]] : vector<32xf32>
+// CHECK-NOT: linalg.
+func.func @add(%a: tensor<32xf32>, %b: tensor<32xf32>) -> tensor<32xf32> {
+  %e = tensor.empty() : tensor<32xf32>
+  %r = linalg.add ins(%a, %b : tensor<32xf32>, tensor<32xf32>) outs(%e : tensor<32xf32>) -> tensor<32xf32>
+  return %r : tensor<32xf32>
+}
+}
+
+// -----
+
+// A reduction over 1000 elements is not a stencil: left in linalg form
+// with a remark (the loop lowering takes it); a matmul is left to
+// tessel-vectorize-matmul.
+
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @row_sum(
+// CHECK: linalg.generic
+// CHECK: linalg.matmul
+func.func @row_sum(%a: tensor<8x1000xf32>, %init: tensor<8xf32>, %m: tensor<8x8xf32>) -> (tensor<8xf32>, tensor<8x8xf32>) {
+  // expected-remark @below {{not vectorized: its reduction loops run 1000 iterations (unrolled up to 64)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<8x1000xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  // expected-remark @below {{not vectorized here: it is a contraction (tessel-vectorize-matmul's)}}
+  %p = linalg.matmul ins(%m, %m : tensor<8x8xf32>, tensor<8x8xf32>) outs(%m : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r, %p : tensor<8xf32>, tensor<8x8xf32>
+}
+}
+
+// -----
+
+// An access that is not a constant shift of the loops (stride 2) cannot be
+// unrolled into slices.
+
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @strided(
+// CHECK: linalg.generic
+func.func @strided(%a: tensor<20xf32>, %w: tensor<3xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-remark @below {{not vectorized: input 0 is not read at a constant shift of the parallel loops}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, t) -> (2 * i + t)>, affine_map<(i, t) -> (t)>, affine_map<(i, t) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%a, %w : tensor<20xf32>, tensor<3xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%x: f32, %k: f32, %acc: f32):
+    %m = arith.mulf %x, %k : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+}
