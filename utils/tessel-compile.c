@@ -3,12 +3,13 @@
  *   tessel-compile in.mlir --target=cpu|nvgpu|amdgpu -o out.{so,o,s,bc,ll,mlir}
  *
  * Parses an MLIR module (linalg / tensor / arith / math / memref / tosa),
- * runs Tessel's pipeline for the target one top-level stage at a time
- * (tesselGetPipelineStage), translates the LLVM dialect to LLVM IR, optimizes
- * it with LLVM's new pass manager, emits an object for the host (or, for
- * target=cpu, for the machine the module's #tessel.target describes) and
- * links a shared library with a clang driver. Next to the output it writes a
- * C header that declares every entry point (_mlir_ciface_<name>).
+ * runs Tessel's pipeline for the target (tesselGetPipelineStage), or the
+ * one given with --pass-pipeline, one top-level stage at a time, translates
+ * the LLVM dialect to LLVM IR, optimizes it with LLVM's new pass manager,
+ * emits an object for the host (or, for target=cpu, for the machine the
+ * module's #tessel.target describes) and links a shared library with a clang
+ * driver. Next to the output it writes a C header that declares every entry
+ * point (_mlir_ciface_<name>).
  *
  * Plain C11 on the MLIR C API (exported by libTessel.so) and the LLVM C API
  * (libLLVM.so); no C++.
@@ -345,6 +346,7 @@ typedef struct Options {
   bool printPipeline;
   const char *deviceAsmDir;
   const char *targetOptions; /* tessel-attach-target options, or NULL */
+  const char *passPipeline;  /* replaces the target's pipeline, or NULL */
   int optLevel;
   const char *cc;
 } Options;
@@ -371,6 +373,10 @@ static void printUsage(FILE *out) {
       "  --cc=<path>             linker driver for .so (default: clang-22 on PATH,\n"
       "                          else /usr/lib/llvm-22/bin/clang)\n"
       "  --print-pipeline        print the target's builtin.module(...) pipeline and exit\n"
+      "  --pass-pipeline=<p>     run the builtin.module(...) pipeline <p> instead of the\n"
+      "                          target's; translation, optimization and linking stay\n"
+      "                          the same (e.g. the --print-pipeline string with a\n"
+      "                          pass left out)\n"
       "  --print-ir-after-stage  print the IR after each pipeline stage to stderr\n"
       "  --dump-dir=<dir>        write <dir>/NN-<stage>.mlir after each stage and the\n"
       "                          translated and optimized LLVM IR\n"
@@ -442,6 +448,8 @@ static Options parseOptions(int argc, char **argv) {
       o.deviceAsmDir = v;
     } else if ((v = matchValueOption(argc, argv, &i, "--target-options"))) {
       o.targetOptions = v;
+    } else if ((v = matchValueOption(argc, argv, &i, "--pass-pipeline"))) {
+      o.passPipeline = v;
     } else if ((v = matchValueOption(argc, argv, &i, "--cc"))) {
       o.cc = v;
     } else if (arg[0] == '-' && arg[1] == 'O' && arg[2] >= '0' &&
@@ -640,6 +648,62 @@ static char *stageSlug(const char *stage) {
   }
   free(display);
   return b.data ? b.data : xstrdup("stage");
+}
+
+/* The pipeline the driver runs: the target's, or --pass-pipeline. */
+typedef struct Pipeline {
+  const char *text;   /* the whole builtin.module(...) string */
+  char **stages;      /* its top-level elements, each anchored */
+  int numStages;
+  const char *origin; /* "cpu pipeline", "--pass-pipeline", ... for messages */
+} Pipeline;
+
+/* Splits `pipeline` (builtin.module(a,b{..},op(c,d))) into its top-level
+ * elements, each anchored again (builtin.module(a)), the way the targets'
+ * pipelines are split into stages (tessel::splitPipelineStages). Returns
+ * false when `pipeline` is not anchored on builtin.module or its brackets do
+ * not balance. */
+static bool splitStages(const char *pipeline, Pipeline *out) {
+  const char *prefix = "builtin.module(";
+  while (*pipeline == ' ')
+    ++pipeline;
+  size_t n = strlen(pipeline);
+  while (n && (pipeline[n - 1] == ' ' || pipeline[n - 1] == '\n'))
+    --n;
+  if (strncmp(pipeline, prefix, strlen(prefix)) != 0 || n == 0 ||
+      pipeline[n - 1] != ')')
+    return false;
+  const char *body = pipeline + strlen(prefix);
+  size_t len = n - strlen(prefix) - 1;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= len; ++i) {
+    char c = i < len ? body[i] : ',';
+    if (c == '(' || c == '{')
+      ++depth;
+    else if (c == ')' || c == '}')
+      --depth;
+    if (depth < 0)
+      return false;
+    if (c != ',' || depth != 0)
+      continue;
+    size_t a = start, b = i;
+    while (a < b && body[a] == ' ')
+      ++a;
+    while (b > a && body[b - 1] == ' ')
+      --b;
+    if (b > a) {
+      StrBuf stage = {0};
+      sbAppend(&stage, prefix);
+      sbAppendN(&stage, body + a, b - a);
+      sbAppend(&stage, ")");
+      out->stages = xrealloc(out->stages, (size_t)(out->numStages + 1) *
+                                              sizeof *out->stages);
+      out->stages[out->numStages++] = stage.data;
+    }
+    start = i + 1;
+  }
+  return depth == 0;
 }
 
 typedef struct Timing {
@@ -961,7 +1025,11 @@ static Interface analyzeInterface(MlirModule module) {
 /* Checks the lowered module against the contract: each entry point has a
  * _mlir_ciface_ wrapper with as many parameters as the header declares and a
  * matching (void or not) result. Catches pipelines that change the ABI. */
-static bool checkLoweredInterface(MlirModule module, const Interface *iface) {
+static bool checkLoweredInterface(MlirModule module, const Interface *iface,
+                                  bool customPipeline) {
+  /* With the target's own pipeline a mismatch is Tessel's bug; with
+   * --pass-pipeline it is the given pipeline's doing. */
+  const char *prefix = customPipeline ? "" : "internal error: ";
   bool ok = true;
   MlirBlock body = mlirModuleGetBody(module);
   for (size_t i = 0; i < iface->count; ++i) {
@@ -982,9 +1050,10 @@ static bool checkLoweredInterface(MlirModule module, const Interface *iface) {
       }
     }
     if (mlirOperationIsNull(found)) {
-      errorf("internal error: the lowered module has no '%s' for public "
-             "function @%s (the pipeline did not emit its C interface)",
-             sbStr(&want), e->name);
+      errorf("%sthe lowered module has no '%s' for public function @%s (the "
+             "%s did not emit its C interface)",
+             prefix, sbStr(&want), e->name,
+             customPipeline ? "--pass-pipeline" : "pipeline");
       ok = false;
       sbFree(&want);
       continue;
@@ -999,10 +1068,10 @@ static bool checkLoweredInterface(MlirModule module, const Interface *iface) {
       bool wantVoid = !strcmp(e->returnType, "void");
       if ((size_t)n != e->numParams || isVoid != wantVoid) {
         char *ts = typeToString(fnType);
-        errorf("internal error: '%s' was lowered to %s (%ld parameters, %s "
+        errorf("%s'%s' was lowered to %s (%ld parameters, %s "
                "result) but the ABI contract for %s gives %zu parameters and "
                "a %s result",
-               sbStr(&want), ts, (long)n, isVoid ? "no" : "a", e->signature,
+               prefix, sbStr(&want), ts, (long)n, isVoid ? "no" : "a", e->signature,
                e->numParams, wantVoid ? "void" : e->returnType);
         free(ts);
         ok = false;
@@ -1195,7 +1264,8 @@ static MlirWalkResult collectLeftovers(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
-static bool checkFullyLowered(MlirModule module, const Options *o) {
+static bool checkFullyLowered(MlirModule module, const Options *o,
+                              const Pipeline *pipeline) {
   Leftovers l = {0};
   mlirOperationWalk(mlirModuleGetOperation(module), collectLeftovers, &l,
                     MlirWalkPreOrder);
@@ -1209,16 +1279,16 @@ static bool checkFullyLowered(MlirModule module, const Options *o) {
     StrBuf msg = {0};
     sbAppend(&msg, "'");
     sbAppendN(&msg, name.data, name.length);
-    sbPrintf(&msg, "' was not lowered to the LLVM dialect by the %s pipeline",
-             o->target);
+    sbPrintf(&msg, "' was not lowered to the LLVM dialect by the %s",
+             pipeline->origin);
     mlirEmitError(mlirOperationGetLocation(l.ops[i]), sbStr(&msg));
     sbFree(&msg);
   }
   if (l.count > shown)
     errorf("... and %zu more ops that were not lowered", l.count - shown);
-  errorf("the %s pipeline left %zu non-LLVM op(s) in the module (see above); "
+  errorf("the %s left %zu non-LLVM op(s) in the module (see above); "
          "cannot translate '%s' to LLVM IR",
-         o->target, l.count, o->input);
+         pipeline->origin, l.count, o->input);
   free(l.ops);
   return false;
 }
@@ -1521,8 +1591,8 @@ int main(int argc, char **argv) {
   atexit(cleanupTemps);
   Options o = parseOptions(argc, argv);
 
-  const char *pipeline = tesselGetPipeline(o.target);
-  if (!pipeline) {
+  const char *targetPipeline = tesselGetPipeline(o.target);
+  if (!targetPipeline) {
     fprintf(stderr, "%s: error: unsupported target '%s' (supported: ", kProgram,
             o.target);
     printSupportedTargets(stderr);
@@ -1532,13 +1602,32 @@ int main(int argc, char **argv) {
   if (o.targetOptions && strpbrk(o.targetOptions, "{},()"))
     fatal("--target-options='%s' may only hold space-separated key=value "
           "options of tessel-attach-target", o.targetOptions);
+  /* The pipeline to run: the target's, split into stages by libTessel, or
+   * the user's, split here the same way. */
+  Pipeline pipeline = {0};
+  StrBuf targetOrigin = {0};
+  if (o.passPipeline) {
+    pipeline.text = o.passPipeline;
+    pipeline.origin = "--pass-pipeline";
+    if (!splitStages(o.passPipeline, &pipeline))
+      fatal("--pass-pipeline='%s' is not a pipeline on the module: write "
+            "builtin.module(pass1,pass2,op(pass3),...)", o.passPipeline);
+  } else {
+    pipeline.text = targetPipeline;
+    sbPrintf(&targetOrigin, "%s pipeline", o.target);
+    pipeline.origin = sbStr(&targetOrigin);
+    pipeline.numStages = tesselGetPipelineStageCount(o.target);
+    pipeline.stages = xmalloc((size_t)pipeline.numStages * sizeof *pipeline.stages);
+    for (int i = 0; i < pipeline.numStages; ++i)
+      pipeline.stages[i] = xstrdup(tesselGetPipelineStage(o.target, i));
+  }
   if (o.printPipeline) {
     if (o.targetOptions)
       printf("builtin.module(tessel-attach-target{kind=%s force %s},%s\n",
              o.target, o.targetOptions,
-             pipeline + strlen("builtin.module("));
+             strchr(pipeline.text, '(') + 1);
     else
-      printf("%s\n", pipeline);
+      printf("%s\n", pipeline.text);
     return 0;
   }
   if (!o.input)
@@ -1590,18 +1679,32 @@ int main(int argc, char **argv) {
    * after the pipeline, see entryError). */
   Interface iface = analyzeInterface(module);
 
+  /* A --pass-pipeline is parsed whole first, so that its errors name the
+   * string the user wrote. */
+  if (o.passPipeline) {
+    MlirPassManager pm = mlirPassManagerCreateOnOperation(ctx, str("builtin.module"));
+    StrBuf err = {0};
+    if (mlirLogicalResultIsFailure(mlirParsePassPipeline(
+            mlirPassManagerGetAsOpPassManager(pm), str(o.passPipeline),
+            appendToStrBuf, &err)))
+      fatal("--pass-pipeline does not parse: %s\n  pipeline: %s", sbStr(&err),
+            o.passPipeline);
+    sbFree(&err);
+    mlirPassManagerDestroy(pm);
+  }
+
   /* The pipeline, one top-level stage at a time. */
-  int numStages = tesselGetPipelineStageCount(o.target);
-  MlirPassManager *pms = xmalloc((size_t)numStages * sizeof *pms);
+  const int numStages = pipeline.numStages;
+  MlirPassManager *pms = xmalloc((size_t)(numStages ? numStages : 1) * sizeof *pms);
   for (int i = 0; i < numStages; ++i) {
-    const char *stage = tesselGetPipelineStage(o.target, i);
+    const char *stage = pipeline.stages[i];
     pms[i] = mlirPassManagerCreateOnOperation(ctx, str("builtin.module"));
     StrBuf err = {0};
     if (mlirLogicalResultIsFailure(mlirParsePassPipeline(
             mlirPassManagerGetAsOpPassManager(pms[i]), str(stage),
             appendToStrBuf, &err)))
-      fatal("stage %d of the %s pipeline does not parse: %s\n  stage: %s",
-            i + 1, o.target, sbStr(&err), stage);
+      fatal("stage %d of the %s does not parse: %s\n  stage: %s",
+            i + 1, pipeline.origin, sbStr(&err), stage);
     sbFree(&err);
   }
   MlirOperation moduleOp = mlirModuleGetOperation(module);
@@ -1631,7 +1734,7 @@ int main(int argc, char **argv) {
   TargetInfo target = {0};
   snapshotTarget(module, &target);
   for (int i = 0; i < numStages; ++i) {
-    const char *stage = tesselGetPipelineStage(o.target, i);
+    const char *stage = pipeline.stages[i];
     char *display = stageDisplayName(stage);
     char index[16];
     snprintf(index, sizeof index, "%d", i + 1);
@@ -1640,8 +1743,8 @@ int main(int argc, char **argv) {
     double s1 = nowSeconds();
     addTiming(&timings, index, display, s1 - s0);
     if (mlirLogicalResultIsFailure(result)) {
-      errorf("%s pipeline stage %d/%d '%s' failed on '%s'\n  stage: %s",
-             o.target, i + 1, numStages, display, o.input, stage);
+      errorf("%s stage %d/%d '%s' failed on '%s'\n  stage: %s",
+             pipeline.origin, i + 1, numStages, display, o.input, stage);
       return 1;
     }
     snapshotTarget(module, &target);
@@ -1668,9 +1771,12 @@ int main(int argc, char **argv) {
     reportEntryErrors();
     fatal("'%s' has public functions without a C ABI (see above)", o.input);
   }
-  if (kind != OUT_MLIR && !checkFullyLowered(module, &o))
+  if (kind != OUT_MLIR && !checkFullyLowered(module, &o, &pipeline))
     return 1;
-  if (!checkLoweredInterface(module, &iface))
+  /* A --pass-pipeline written to .mlir may stop anywhere (to look at the IR
+   * after some passes); everything else must have the C interface. */
+  if (!(o.passPipeline && kind == OUT_MLIR) &&
+      !checkLoweredInterface(module, &iface, o.passPipeline != NULL))
     return 1;
   if (o.deviceAsmDir && !emitDeviceObjects(module, &o))
     return 1;
@@ -1833,5 +1939,9 @@ int main(int argc, char **argv) {
   mlirModuleDestroy(module);
   mlirContextDestroy(ctx);
   free(headerPath);
+  for (int i = 0; i < pipeline.numStages; ++i)
+    free(pipeline.stages[i]);
+  free(pipeline.stages);
+  sbFree(&targetOrigin);
   return 0;
 }
