@@ -20,6 +20,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Transforms/CSE.h"
@@ -88,6 +89,49 @@ static bool isWorthTilingAlone(linalg::LinalgOp op,
   for (int64_t e : op.getStaticLoopRanges())
     volume *= e;
   return volume >= 64 * 1024;
+}
+
+/// Gives each fused intermediate a buffer of the largest tile's static
+/// size, sliced to the tile at hand: edge tiles make the sizes dynamic, but
+/// their upper bounds are known. A static buffer per iteration of the
+/// parallel loop is what the pipeline's promote-buffers-to-stack turns into
+/// stack memory, instead of a heap allocation (and fresh pages) per tile.
+static void makeTileBuffersStatic(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<tensor::EmptyOp> empties;
+  func.walk([&](tensor::EmptyOp empty) {
+    if (!empty.getType().hasStaticShape() &&
+        empty->getParentOfType<scf::ForallOp>())
+      empties.push_back(empty);
+  });
+  for (tensor::EmptyOp empty : empties) {
+    RankedTensorType type = empty.getType();
+    SmallVector<int64_t> shape(type.getShape());
+    bool bounded = true;
+    for (auto [d, size] : llvm::enumerate(shape)) {
+      if (!ShapedType::isDynamic(size))
+        continue;
+      FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+          presburger::BoundType::UB,
+          ValueBoundsConstraintSet::Variable(empty.getResult(), d),
+          /*stopCondition=*/nullptr, /*closedUB=*/true);
+      if (failed(bound) || *bound <= 0) {
+        bounded = false;
+        break;
+      }
+      size = *bound;
+    }
+    if (!bounded)
+      continue;
+    rewriter.setInsertionPoint(empty);
+    Location loc = empty.getLoc();
+    Value full =
+        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+    SmallVector<OpFoldResult> offsets(shape.size(), rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(shape.size(), rewriter.getIndexAttr(1));
+    Value tile = tensor::ExtractSliceOp::create(
+        rewriter, loc, type, full, offsets, empty.getMixedSizes(), strides);
+    rewriter.replaceOp(empty, tile);
+  }
 }
 
 namespace {
@@ -213,6 +257,7 @@ struct FuseProducersPass
       if (failed(applyPatternsGreedily(func, std::move(patterns))))
         return signalPassFailure();
     }
+    makeTileBuffersStatic(rewriter, func);
     // Producers fused along several slices (one value read by two members)
     // are tiled once per slice; identical tiles merge here.
     DominanceInfo dom(func);

@@ -529,6 +529,34 @@ def VectorizeGenericsPass
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def HoistThreadBuffersPass
+    : Pass<"tessel-hoist-thread-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Take static per-iteration stack buffers once per OpenMP thread";
+  let description = [{
+    A static `memref.alloca` inside an `omp.wsloop` (the tile buffers of
+    fused nests, promoted to the stack) lives for one iteration; moving it
+    to the start of the enclosing `omp.parallel` region gives each thread
+    one buffer that all its iterations reuse. The iteration's
+    `memref.alloca_scope` is left empty of allocas, so canonicalization
+    inlines it. Allocas with dynamic sizes stay where they are.
+
+    ```mlir
+    omp.parallel {
+      omp.wsloop { omp.loop_nest (%i) ... {
+        memref.alloca_scope {
+          %t = memref.alloca() : memref<1x260x256xf32>
+          ...
+    // becomes
+    omp.parallel {
+      %t = memref.alloca() : memref<1x260x256xf32>
+      omp.wsloop { omp.loop_nest (%i) ... {
+        memref.alloca_scope { ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::omp::OpenMPDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def ApproximateMathPass : Pass<"tessel-approximate-math", "::mlir::func::FuncOp"> {
   let summary = "Replace f32 transcendentals by polynomial approximations";
   let description = [{

@@ -3,25 +3,30 @@
 // iteration the x blur of the tile and its 4 halo rows goes to a tile
 // buffer, and the y blur reads it back; the 3x2048x2044 intermediate of the
 // unfused program never exists. Checked on the IR after
-// convert-scf-to-openmp, where the loops are still visible.
-// RUN: %tessel-opt --pass-pipeline='builtin.module(tessel-attach-target{kind=cpu force vector-bits=512 vector-registers=32 l1=32768 l2=1048576 cores=2}, tessel-cpu-pipeline)' %s --mlir-print-ir-after=convert-scf-to-openmp -o /dev/null 2>&1 | FileCheck %s
+// tessel-hoist-thread-buffers (right after convert-scf-to-openmp), where the
+// loops are still visible.
+// RUN: rm -rf %t.dump
+// RUN: tessel-compile %s --target=cpu --target-options='vector-bits=512 vector-registers=32 l1=32768 l2=1048576 cores=2' -o %t.mlir --dump-dir=%t.dump
+// RUN: cat %t.dump/*-func.func-tessel-hoist-thread-buffers.mlir | FileCheck %s
 
-// CHECK-LABEL: IR Dump After ConvertSCFToOpenMPPass
+// CHECK-LABEL: func.func @blur_x_blur_y(
 // CHECK-NOT: memref<3x2048x2044xf32>
+// The tile buffer of the x blur (rows of the tile plus the halo), on the
+// stack, taken once per thread.
 // CHECK: omp.parallel
+// CHECK-NEXT: %[[TILE:.*]] = memref.alloca() {{.*}} : memref<1x260x256xf32>
 // CHECK-NEXT: omp.wsloop
 // CHECK-NEXT: omp.loop_nest ({{.*}}) : index = ({{.*}}) to (%c3, %c2044, %c2044) step ({{.*}}) collapse(3)
-// The tile buffer of the x blur (rows of the tile plus the halo).
-// CHECK: %[[TILE:.*]] = memref.alloc({{.*}}) {{.*}} : memref<1x?x?xf32>
+// CHECK-NOT: memref.alloc{{a?}}(
+// CHECK: %[[VIEW:.*]] = memref.reinterpret_cast %[[TILE]] to offset: [0]
 // x blur: five shifted reads of an input row per 64-lane block, into the tile.
 // CHECK: scf.for
 // CHECK-COUNT-5: vector.transfer_read %arg0
-// CHECK: vector.transfer_write %{{.*}}, %[[TILE]]
+// CHECK: vector.transfer_write %{{.*}}, %[[VIEW]]
 // y blur: five rows of the tile per block, into the output.
 // CHECK: scf.for
-// CHECK-COUNT-5: vector.transfer_read %[[TILE]]
+// CHECK-COUNT-5: vector.transfer_read %[[VIEW]]
 // CHECK: vector.transfer_write
-// CHECK: memref.dealloc %[[TILE]]
 // CHECK-NOT: omp.wsloop
 // CHECK-NOT: memref<3x2048x2044xf32>
 // CHECK: return
