@@ -5,6 +5,7 @@
  *                input data, the double-precision reference and the checks
  *   peers.c      OpenBLAS cblas_sgemm and oneDNN convolution (C API)
  *   cpu_bench.c  command line, compilation, timing loop, table and JSON
+ * What it shares with tessel-image-bench is in bench_common.h.
  * See utils/bench/README.md for the method. */
 #ifndef TESSEL_BENCH_H
 #define TESSEL_BENCH_H

@@ -18,8 +18,9 @@
  * R batches take at least --min-time, and takes the median per-call time.
  * utils/bench/README.md describes the method. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* dladdr */
+#define _GNU_SOURCE /* open_memstream */
 #endif
+#include "bench_common.h"
 #include "image_kernels.h"
 #include "tessel/runtime.h"
 
@@ -30,18 +31,13 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <omp.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifndef TESSEL_BENCH_DEFAULT_COMPILER
@@ -158,17 +154,13 @@ static bool is_halide(int id) {
 
 /* --- Options ---------------------------------------------------------------------- */
 
+/* Entries of a list option kept at most. */
 #define MAX_LIST 16
 
 typedef struct options {
+  bench_options common; /* the options tessel-bench takes as well */
   bool only[NUM_WORKLOADS];
-  int threads[MAX_LIST];
-  int num_threads;
-  int reps;
-  double min_time, budget, rel_tol;
-  int gap_ms; /* -1: auto */
-  const char *json, *work_dir, *compiler, *source_dir, *halide_dir;
-  bool list;
+  const char *source_dir, *halide_dir;
 } options;
 
 static void usage(FILE *f) {
@@ -198,237 +190,48 @@ static void usage(FILE *f) {
       f);
 }
 
-static int split_list(char *s, const char **out, int max) {
-  int n = 0;
-  for (char *tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ","))
-    if (*tok)
-      out[n++] = tok;
-  return n;
+/* The options only tessel-image-bench takes (bench_cli.own). */
+static int own_option(void *ctx, const char *name, char *val) {
+  options *o = ctx;
+  if (!val) {
+    return 0; /* no flags of its own */
+  } else if (strcmp(name, "--only") == 0) {
+    const char *toks[MAX_LIST];
+    int n = bench_split_list(val, toks, MAX_LIST);
+    for (size_t w = 0; w < NUM_WORKLOADS; ++w)
+      o->only[w] = false;
+    for (int t = 0; t < n; ++t) {
+      size_t w = 0;
+      while (w < NUM_WORKLOADS && strcmp(toks[t], catalog[w].name) != 0)
+        ++w;
+      if (w == NUM_WORKLOADS)
+        return -1;
+      o->only[w] = true;
+    }
+  } else if (strcmp(name, "--source-dir") == 0) {
+    o->source_dir = val;
+  } else if (strcmp(name, "--halide-dir") == 0) {
+    o->halide_dir = val;
+  } else {
+    return 0;
+  }
+  return 1;
 }
 
 static int parse_options(int argc, char **argv, options *o) {
   memset(o, 0, sizeof *o);
   for (size_t i = 0; i < NUM_WORKLOADS; ++i)
     o->only[i] = true;
-  o->threads[0] = 1;
-  o->threads[1] = 2;
-  o->num_threads = 2;
-  o->reps = 7;
-  o->min_time = 1.0;
-  o->budget = 60.0;
-  o->rel_tol = 1e-4;
-  o->gap_ms = -1;
-  o->work_dir = TESSEL_BENCH_DEFAULT_WORKDIR;
-  o->compiler = TESSEL_BENCH_DEFAULT_COMPILER;
   o->source_dir = TESSEL_IMAGE_BENCH_DEFAULT_SOURCE_DIR;
   o->halide_dir = TESSEL_IMAGE_BENCH_DEFAULT_HALIDE_DIR;
-  for (int i = 1; i < argc; ++i) {
-    char *arg = argv[i];
-    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-      usage(stdout);
-      exit(0);
-    }
-    if (strcmp(arg, "--list") == 0) {
-      o->list = true;
-      continue;
-    }
-    /* --name=value or --name value */
-    char *val = strchr(arg, '=');
-    char name[64];
-    if (val) {
-      size_t len = (size_t)(val - arg);
-      if (len >= sizeof name)
-        goto bad;
-      memcpy(name, arg, len);
-      name[len] = '\0';
-      ++val;
-    } else {
-      snprintf(name, sizeof name, "%s", arg);
-      if (i + 1 >= argc)
-        goto bad;
-      val = argv[++i];
-    }
-    char *end = NULL;
-    if (strcmp(name, "--only") == 0) {
-      const char *toks[MAX_LIST];
-      int n = split_list(val, toks, MAX_LIST);
-      for (size_t w = 0; w < NUM_WORKLOADS; ++w)
-        o->only[w] = false;
-      for (int t = 0; t < n; ++t) {
-        size_t w = 0;
-        while (w < NUM_WORKLOADS && strcmp(toks[t], catalog[w].name) != 0)
-          ++w;
-        if (w == NUM_WORKLOADS)
-          goto bad;
-        o->only[w] = true;
-      }
-    } else if (strcmp(name, "--threads") == 0) {
-      const char *toks[MAX_LIST];
-      o->num_threads = split_list(val, toks, MAX_LIST);
-      if (o->num_threads <= 0)
-        goto bad;
-      for (int t = 0; t < o->num_threads; ++t) {
-        long v = strtol(toks[t], &end, 10);
-        if (*end || v <= 0 || v > 4096)
-          goto bad;
-        o->threads[t] = (int)v;
-      }
-    } else if (strcmp(name, "--reps") == 0) {
-      o->reps = (int)strtol(val, &end, 10);
-      if (*end || o->reps < 1)
-        goto bad;
-    } else if (strcmp(name, "--min-time") == 0) {
-      o->min_time = strtod(val, &end);
-      if (*end || o->min_time < 0)
-        goto bad;
-    } else if (strcmp(name, "--budget") == 0) {
-      o->budget = strtod(val, &end);
-      if (*end || o->budget <= 0)
-        goto bad;
-    } else if (strcmp(name, "--gap-ms") == 0) {
-      o->gap_ms = (int)strtol(val, &end, 10);
-      if (*end || o->gap_ms < 0)
-        goto bad;
-    } else if (strcmp(name, "--rel-tol") == 0) {
-      o->rel_tol = strtod(val, &end);
-      if (*end || o->rel_tol <= 0)
-        goto bad;
-    } else if (strcmp(name, "--json") == 0) {
-      o->json = val;
-    } else if (strcmp(name, "--work-dir") == 0) {
-      o->work_dir = val;
-    } else if (strcmp(name, "--tessel-compile") == 0) {
-      o->compiler = val;
-    } else if (strcmp(name, "--source-dir") == 0) {
-      o->source_dir = val;
-    } else if (strcmp(name, "--halide-dir") == 0) {
-      o->halide_dir = val;
-    } else {
-      goto bad;
-    }
-    continue;
-  bad:
-    fprintf(stderr, "tessel-image-bench: bad argument '%s'\n", arg);
-    usage(stderr);
-    return -1;
-  }
-  return 0;
+  const bench_cli cli = {"tessel-image-bench", usage, MAX_LIST, TESSEL_BENCH_DEFAULT_WORKDIR,
+                         TESSEL_BENCH_DEFAULT_COMPILER, own_option, o};
+  return bench_parse_options(argc, argv, &cli, &o->common);
 }
 
 /* --- Helpers ---------------------------------------------------------------------- */
 
 static double now(void) { return tessel_now_seconds(); }
-
-static void progress(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fflush(stderr);
-}
-
-static void sleep_ms(int ms) {
-  if (ms <= 0)
-    return;
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
-}
-
-static int mkdir_p(const char *path) {
-  char buf[4096];
-  snprintf(buf, sizeof buf, "%s", path);
-  for (char *p = buf + 1; *p; ++p)
-    if (*p == '/') {
-      *p = '\0';
-      if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return -1;
-      *p = '/';
-    }
-  if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-    return -1;
-  return 0;
-}
-
-/* A growable string. */
-typedef struct strbuf {
-  char *data;
-  size_t len, cap;
-} strbuf;
-
-static void sb_append_n(strbuf *b, const char *s, size_t n) {
-  if (b->len + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + n + 1)
-      cap *= 2;
-    char *p = realloc(b->data, cap);
-    if (!p) {
-      fprintf(stderr, "tessel-image-bench: out of memory\n");
-      exit(1);
-    }
-    b->data = p;
-    b->cap = cap;
-  }
-  memcpy(b->data + b->len, s, n);
-  b->len += n;
-  b->data[b->len] = '\0';
-}
-
-static void sb_append(strbuf *b, const char *s) { sb_append_n(b, s, strlen(s)); }
-
-/* Process CPU time (all threads) and the machine's busy CPU time, to tell how
- * many CPUs a variant kept busy (par = CPU time / wall time: checks that the
- * requested thread count is really used) and how much other processes took. */
-typedef struct cpu_sample {
-  double wall, machine_busy, self;
-} cpu_sample;
-
-static double self_cpu_seconds(void) {
-  struct rusage ru;
-  if (getrusage(RUSAGE_SELF, &ru) != 0)
-    return NAN;
-  return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-         (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-}
-
-static cpu_sample cpu_sample_now(void) {
-  cpu_sample c = {now(), NAN, self_cpu_seconds()};
-  FILE *f = fopen("/proc/stat", "r");
-  if (f) {
-    unsigned long long v[8] = {0};
-    if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
-               &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
-      /* user nice system idle iowait irq softirq steal */
-      unsigned long long busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
-      c.machine_busy = (double)busy / (double)sysconf(_SC_CLK_TCK);
-    }
-    fclose(f);
-  }
-  return c;
-}
-
-/* Average number of CPUs other processes kept busy between a and b. */
-static double cpu_others(cpu_sample a, cpu_sample b) {
-  double wall = b.wall - a.wall;
-  if (!(wall > 0.05))
-    return NAN; /* /proc/stat ticks are too coarse for shorter spans */
-  double others = (b.machine_busy - a.machine_busy) - (b.self - a.self);
-  return others > 0 ? others / wall : 0.0;
-}
-
-static void fill_nan(float *p, size_t n) {
-  for (size_t i = 0; i < n; ++i)
-    p[i] = NAN;
-}
-
-static const char *symbol_owner(const char *sym) {
-  void *p = dlsym(RTLD_DEFAULT, sym);
-  Dl_info info;
-  if (!p || !dladdr(p, &info) || !info.dli_fname)
-    return "(unbound)";
-  const char *slash = strrchr(info.dli_fname, '/');
-  return slash ? slash + 1 : info.dli_fname;
-}
 
 /* --- The pipeline without the fusion pass ---------------------------------------- */
 
@@ -462,7 +265,7 @@ static int skip_options(const char **p) {
  * `out` without the elements named `pass`; an op-anchored list that only
  * held such elements (func.func(pass)) goes as well. Returns the number of
  * elements kept, or -1 when the text does not parse. */
-static int filter_pass_list(const char **p, const char *pass, strbuf *out,
+static int filter_pass_list(const char **p, const char *pass, FILE *out,
                             int depth, int *removed) {
   int kept = 0;
   for (;;) {
@@ -481,14 +284,18 @@ static int filter_pass_list(const char **p, const char *pass, strbuf *out,
     const char *head_end = *p;
     skip_spaces(p);
     bool keep;
-    strbuf inner = {0};
+    char *inner = NULL; /* the nested list, written only when kept */
+    size_t inner_len = 0;
     bool nested = **p == '(';
     if (nested) {
       ++*p;
       const char *inner_start = *p;
-      int inner_kept = filter_pass_list(p, pass, &inner, depth + 1, removed);
+      FILE *in = open_memstream(&inner, &inner_len);
+      int inner_kept = in ? filter_pass_list(p, pass, in, depth + 1, removed) : -1;
+      if (in)
+        fclose(in);
       if (inner_kept < 0 || **p != ')') {
-        free(inner.data);
+        free(inner);
         return -1;
       }
       const bool was_empty = *p == inner_start;
@@ -501,16 +308,12 @@ static int filter_pass_list(const char **p, const char *pass, strbuf *out,
     }
     if (keep) {
       if (kept++)
-        sb_append(out, depth > 1 ? ", " : ",");
-      sb_append_n(out, start, (size_t)(head_end - start));
-      if (nested) {
-        sb_append(out, "(");
-        if (inner.data)
-          sb_append(out, inner.data);
-        sb_append(out, ")");
-      }
+        fputs(depth > 1 ? ", " : ",", out);
+      fwrite(start, 1, (size_t)(head_end - start), out);
+      if (nested)
+        fprintf(out, "(%s)", inner);
     }
-    free(inner.data);
+    free(inner);
     skip_spaces(p);
     if (**p == ',')
       ++*p;
@@ -537,23 +340,25 @@ static char *print_pipeline(const char *compiler) {
     _exit(127);
   }
   close(fds[1]);
-  strbuf b = {0};
-  char chunk[4096];
-  ssize_t n;
-  while ((n = read(fds[0], chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR))
-    if (n > 0)
-      sb_append_n(&b, chunk, (size_t)n);
-  close(fds[0]);
+  /* All of the output: it has no NUL to stop getdelim. */
+  FILE *in = fdopen(fds[0], "r");
+  char *text = NULL;
+  size_t cap = 0;
+  ssize_t len = in ? getdelim(&text, &cap, '\0', in) : -1;
+  if (in)
+    fclose(in);
+  else
+    close(fds[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !b.data) {
-    free(b.data);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || len <= 0) {
+    free(text);
     return NULL;
   }
-  while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == ' '))
-    b.data[--b.len] = '\0';
-  return b.data;
+  while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+    text[--len] = '\0';
+  return text;
 }
 
 typedef struct pipelines {
@@ -564,26 +369,31 @@ typedef struct pipelines {
 
 static int make_pipelines(const options *o, pipelines *pl) {
   memset(pl, 0, sizeof *pl);
-  pl->normal = print_pipeline(o->compiler);
+  pl->normal = print_pipeline(o->common.compiler);
   if (!pl->normal) {
     fprintf(stderr, "tessel-image-bench: '%s --print-pipeline --target=cpu' failed\n",
-            o->compiler);
+            o->common.compiler);
     return -1;
   }
-  strbuf out = {0};
+  char *out = NULL;
+  size_t out_len = 0;
+  FILE *f = open_memstream(&out, &out_len);
   int removed = 0;
   const char *p = pl->normal;
-  if (filter_pass_list(&p, kFusionPass, &out, 0, &removed) < 0 || *p != '\0') {
+  const int kept = f ? filter_pass_list(&p, kFusionPass, f, 0, &removed) : -1;
+  if (f)
+    fclose(f);
+  if (kept < 0 || *p != '\0') {
     fprintf(stderr, "tessel-image-bench: cannot read the printed pipeline: %s\n",
             pl->normal);
-    free(out.data);
+    free(out);
     return -1;
   }
   pl->fusion_in_pipeline = removed > 0;
   if (removed > 0) {
-    pl->nofusion = out.data;
+    pl->nofusion = out;
   } else {
-    free(out.data);
+    free(out);
     pl->nofusion = strdup(pl->normal);
   }
   return pl->nofusion ? 0 : -1;
@@ -592,81 +402,50 @@ static int make_pipelines(const options *o, pipelines *pl) {
 /* --- Tessel: compile and load ---------------------------------------------------- */
 
 /* Runs tessel-compile on the workload's MLIR (with --pass-pipeline= when
- * `pipeline` is set; wall time recorded) and dlopens the result. Files are
- * first written under names with this process's id and renamed to
- * <stem>.{so,h,log} once loaded, so that harnesses running at the same time
- * over one work directory never load each other's half-written objects. */
+ * `pipeline` is set; wall time recorded) and dlopens the result. The files
+ * get their names <stem>.{so,h,log} once loaded (bench_files). */
 static int compile_tessel(const options *o, workload *w, variant *v,
                           const char *stem, const char *pipeline) {
-  char mlir[4096], so[4096], hdr[4096], logp[4096], hdr_opt[4200];
-  const long me = (long)getpid();
+  static const char *const exts[3] = {"so", "h", "log"};
+  bench_files fs;
+  bench_files_init(&fs, o->common.work_dir, stem, exts, 3);
+  char mlir[BENCH_PATH_MAX], hdr_opt[BENCH_PATH_MAX + 16];
   snprintf(mlir, sizeof mlir, "%s/%s", o->source_dir, w->mlir);
-  snprintf(so, sizeof so, "%s/%s.%ld.so", o->work_dir, stem, me);
-  snprintf(hdr, sizeof hdr, "%s/%s.%ld.h", o->work_dir, stem, me);
-  snprintf(logp, sizeof logp, "%s/%s.%ld.log", o->work_dir, stem, me);
-  snprintf(hdr_opt, sizeof hdr_opt, "--header=%s", hdr);
-  strbuf pipe_opt = {0};
+  snprintf(hdr_opt, sizeof hdr_opt, "--header=%s", fs.tmp[1]);
+  char *pipe_opt = NULL;
   if (pipeline) {
-    sb_append(&pipe_opt, "--pass-pipeline=");
-    sb_append(&pipe_opt, pipeline);
+    const size_t len = strlen("--pass-pipeline=") + strlen(pipeline) + 1;
+    if (!(pipe_opt = malloc(len))) {
+      fprintf(stderr, "tessel-image-bench: out of memory\n");
+      exit(1);
+    }
+    snprintf(pipe_opt, len, "--pass-pipeline=%s", pipeline);
   }
-  double t0 = now();
-  pid_t pid = fork();
-  if (pid < 0) {
-    free(pipe_opt.data);
+  char *args[8] = {(char *)o->common.compiler, mlir, "--target=cpu", "-o", fs.tmp[0],
+                   hdr_opt, pipe_opt, NULL};
+  const int run = bench_run_logged(args, fs.tmp[2], &v->compile_s);
+  free(pipe_opt);
+  if (run < 0)
     return -1;
-  }
-  if (pid == 0) {
-    int fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-      close(fd);
-    }
-    char *args[8] = {(char *)o->compiler, mlir, "--target=cpu", "-o", so, hdr_opt,
-                     pipeline ? pipe_opt.data : NULL, NULL};
-    execvp(o->compiler, args);
-    fprintf(stderr, "exec %s: %s\n", o->compiler, strerror(errno));
-    _exit(127);
-  }
-  free(pipe_opt.data);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  v->compile_s = now() - t0;
-  const char *exts[3] = {"so", "h", "log"};
-  const char *tmp[3] = {so, hdr, logp};
-  char final[3][4096];
-  for (int i = 0; i < 3; ++i)
-    snprintf(final[i], sizeof final[i], "%s/%s.%s", o->work_dir, stem, exts[i]);
   int rc = 0;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (run != 0) {
     fprintf(stderr, "\ntessel-image-bench: tessel-compile failed on %s (log %s):\n",
-            mlir, final[2]);
-    FILE *l = fopen(logp, "r");
-    if (l) {
-      char line[512];
-      int shown = 0;
-      while (fgets(line, sizeof line, l) && shown++ < 20)
-        fprintf(stderr, "  %s", line);
-      fclose(l);
-    }
-    snprintf(v->note, sizeof v->note, "tessel-compile failed (log %s)", final[2]);
+            mlir, fs.final[2]);
+    bench_print_log_head(fs.tmp[2]);
+    snprintf(v->note, sizeof v->note, "tessel-compile failed (log %s)", fs.final[2]);
     rc = -1;
-  } else if (!(v->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL))) {
+  } else if (!(v->dl = dlopen(fs.tmp[0], RTLD_NOW | RTLD_LOCAL))) {
     snprintf(v->note, sizeof v->note, "dlopen: %s", dlerror());
     rc = -1;
   } else {
     char sym[160];
     snprintf(sym, sizeof sym, "_mlir_ciface_%s", w->name);
     if (!(v->entry = dlsym(v->dl, sym))) {
-      snprintf(v->note, sizeof v->note, "%s not in %s", sym, final[0]);
+      snprintf(v->note, sizeof v->note, "%s not in %s", sym, fs.final[0]);
       rc = -1;
     }
   }
-  for (int i = 0; i < 3; ++i)
-    if (access(tmp[i], F_OK) == 0)
-      rename(tmp[i], final[i]);
+  bench_files_publish(&fs);
   v->available = rc == 0;
   v->failure = rc != 0;
   return rc;
@@ -928,13 +707,6 @@ typedef struct row {
   int gap_ms;
 } row;
 
-static int calls_for(double t_call, double batch_target) {
-  if (t_call <= 0)
-    return 1;
-  double n = ceil(batch_target / t_call);
-  return n < 1 ? 1 : n > 1e7 ? 10000000 : (int)n;
-}
-
 static double time_batch(call_state *cs, int id, int n) {
   double t0 = now();
   for (int i = 0; i < n; ++i)
@@ -957,7 +729,7 @@ static void set_threads(int threads) {
 /* Measures every available variant of `w` at `threads`; fills
  * rows[0..NUM_VARIANTS). */
 static void measure(const options *o, workload *w, int threads, row *rows) {
-  const int gap = o->gap_ms >= 0 ? o->gap_ms : (threads > 1 ? 250 : 0);
+  const int gap = bench_gap_ms(&o->common, threads);
   set_threads(threads);
   call_state cs;
   call_state_init(&cs, w);
@@ -975,11 +747,11 @@ static void measure(const options *o, workload *w, int threads, row *rows) {
     if (!v->available)
       continue;
     /* Warm-up and check: the first call's result is the one checked. */
-    sleep_ms(gap);
+    bench_sleep_ms(gap);
     if (id == V_COPY)
-      fill_nan(w->copy_dst, w->copy_count);
+      bench_fill_nan(w->copy_dst, w->copy_count);
     else
-      fill_nan(v->out, w->out_count);
+      bench_fill_nan(v->out, w->out_count);
     halide_last_error[0] = '\0';
     double t0 = now();
     r->error = call_variant(&cs, id);
@@ -987,7 +759,7 @@ static void measure(const options *o, workload *w, int threads, row *rows) {
     if (r->error) {
       snprintf(r->error_text, sizeof r->error_text, "Halide error %d: %s", r->error,
                halide_last_error[0] ? halide_last_error : "(no message)");
-      progress("    %dT %-22s %s\n", threads, v->name, r->error_text);
+      bench_progress("    %dT %-22s %s\n", threads, v->name, r->error_text);
       continue;
     }
     char label[96];
@@ -996,26 +768,26 @@ static void measure(const options *o, workload *w, int threads, row *rows) {
       r->check.pass = memcmp(w->copy_src, w->copy_dst, w->copy_count * sizeof(float)) == 0;
       r->check.mismatches = r->check.pass ? 0 : 1;
     } else {
-      r->check = check_output(w, label, v->out, o->rel_tol);
+      r->check = check_output(w, label, v->out, o->common.rel_tol);
     }
     est[id] = t_first;
     if (t_first < 0.5) {
       est[id] = time_batch(&cs, id, 1);
       if (est[id] < 0.05) /* a few more for caches, predictors, thread pools */
-        est[id] = time_batch(&cs, id, calls_for(est[id], 0.05));
+        est[id] = time_batch(&cs, id, bench_calls_for(est[id], 0.05));
     }
-    r->calls = calls_for(est[id], o->min_time / o->reps);
+    r->calls = bench_calls_for(est[id], o->common.min_time / o->common.reps);
     r->ran = true;
-    progress("    %dT %-22s first call %8.3f ms, %s (max err %.2e)\n", threads,
-             v->name, 1e3 * t_first, r->check.pass ? "PASS" : "FAIL",
-             r->check.max_err);
+    bench_progress("    %dT %-22s first call %8.3f ms, %s (max err %.2e)\n", threads,
+                   v->name, 1e3 * t_first, r->check.pass ? "PASS" : "FAIL",
+                   r->check.max_err);
   }
   /* Repetitions of one batch per variant, all cut alike when one variant's
    * share would exceed the budget. */
-  int reps = o->reps;
+  int reps = o->common.reps;
   for (int id = 0; id < NUM_VARIANTS; ++id)
-    if (rows[id].ran && est[id] * rows[id].calls * reps > o->budget) {
-      int r = (int)(o->budget / (est[id] * rows[id].calls));
+    if (rows[id].ran && est[id] * rows[id].calls * reps > o->common.budget) {
+      int r = (int)(o->common.budget / (est[id] * rows[id].calls));
       reps = r < 1 ? 1 : r < reps ? r : reps;
     }
   double *samples = calloc((size_t)NUM_VARIANTS * (size_t)reps, sizeof(double));
@@ -1024,18 +796,18 @@ static void measure(const options *o, workload *w, int threads, row *rows) {
     fprintf(stderr, "tessel-image-bench: out of memory\n");
     exit(1);
   }
-  const cpu_sample start = cpu_sample_now();
+  const bench_cpu_sample start = bench_cpu_sample_now();
   for (int rep = 0; rep < reps; ++rep)
     for (int id = 0; id < NUM_VARIANTS; ++id) {
       if (!rows[id].ran)
         continue;
-      sleep_ms(gap);
-      const double c0 = self_cpu_seconds(), w0 = now();
+      bench_sleep_ms(gap);
+      const double c0 = bench_self_cpu_seconds(), w0 = now();
       samples[id * reps + rep] = time_batch(&cs, id, rows[id].calls);
-      cpu[id] += self_cpu_seconds() - c0;
+      cpu[id] += bench_self_cpu_seconds() - c0;
       wall[id] += now() - w0;
     }
-  const double busy = cpu_others(start, cpu_sample_now());
+  const double busy = bench_cpu_others(start, bench_cpu_sample_now());
   for (int id = 0; id < NUM_VARIANTS; ++id) {
     row *r = &rows[id];
     r->busy = busy;
@@ -1046,7 +818,7 @@ static void measure(const options *o, workload *w, int threads, row *rows) {
     r->par = wall[id] > 0 ? cpu[id] / wall[id] : NAN;
   }
   free(samples);
-  sleep_ms(gap);
+  bench_sleep_ms(gap);
 }
 
 /* --- Report ------------------------------------------------------------------------- */
@@ -1123,17 +895,6 @@ static const char *row_note(const row *r, const pipelines *pl) {
   return v->note;
 }
 
-static bool disturbed(const row *r) {
-  return r->busy + r->threads > omp_get_num_procs() + 0.25;
-}
-
-static void fmt_num(char *buf, size_t len, double v, const char *f) {
-  if (isnan(v))
-    snprintf(buf, len, "-");
-  else
-    snprintf(buf, len, f, v);
-}
-
 /* Fills the summary row of a block: the fastest Halide variant that ran and
  * passed its check. */
 static void best_halide(row *block, row *summary) {
@@ -1165,21 +926,19 @@ static void print_table(FILE *f, row *const *rows, size_t n, const pipelines *pl
     char label[48], ms[32], mp[32], gb[32], ra[32], ck[32], err[32], par[32],
         reps[32], busy[32];
     row_label(r, label, sizeof label);
-    fmt_num(ms, sizeof ms, r->ran ? 1e3 * r->t : NAN, "%.3f");
-    fmt_num(mp, sizeof mp, mpix(r), "%.1f");
-    fmt_num(gb, sizeof gb, gbps(r), "%.2f");
-    fmt_num(ra, sizeof ra, ratio_vs(t, r), "%.3f");
+    bench_fmt_num(ms, sizeof ms, r->ran ? 1e3 * r->t : NAN, "%.3f");
+    bench_fmt_num(mp, sizeof mp, mpix(r), "%.1f");
+    bench_fmt_num(gb, sizeof gb, gbps(r), "%.2f");
+    bench_fmt_num(ra, sizeof ra, ratio_vs(t, r), "%.3f");
     check_str(r, ck, sizeof ck);
-    fmt_num(err, sizeof err, r->ran && variant_of(r) != V_COPY ? r->check.max_err : NAN,
-            "%.2e");
-    fmt_num(par, sizeof par, r->par, "%.2f");
+    bench_fmt_num(err, sizeof err,
+                  r->ran && variant_of(r) != V_COPY ? r->check.max_err : NAN, "%.2e");
+    bench_fmt_num(par, sizeof par, r->par, "%.2f");
     if (r->ran)
       snprintf(reps, sizeof reps, "%dx%d", r->reps, r->calls);
     else
       snprintf(reps, sizeof reps, "-");
-    fmt_num(busy, sizeof busy, r->busy, "%.2f");
-    if (!isnan(r->busy) && disturbed(r))
-      snprintf(busy + strlen(busy), sizeof busy - strlen(busy), "!");
+    bench_fmt_busy(busy, sizeof busy, r->busy, r->threads, "!");
     fprintf(f, "%-14s %3d  %-28s %10s %9s %8s %9s  %-12s %9s %5s %-8s %5s  %s\n",
             r->w->name, r->threads, label, ms, mp, gb, ra, ck, err, par, reps, busy,
             row_note(r, pl));
@@ -1193,57 +952,6 @@ static void print_table(FILE *f, row *const *rows, size_t n, const pipelines *pl
           " the row was timed (the threads it really used); reps: repetitions x\n"
           " calls per repetition; busy: CPUs other processes kept busy while the\n"
           " block was timed, '!': fewer CPUs than the row's threads were left free)\n");
-}
-
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; s && *s; ++s) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
-}
-
-static void json_num(FILE *f, double v) {
-  if (isnan(v) || isinf(v))
-    fputs("null", f);
-  else
-    fprintf(f, "%.6g", v);
-}
-
-static void cpu_model(char *buf, size_t len) {
-  snprintf(buf, len, "unknown");
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f)
-    return;
-  char line[512];
-  while (fgets(line, sizeof line, f))
-    if (strncmp(line, "model name", 10) == 0) {
-      char *c = strchr(line, ':');
-      if (c) {
-        c += 1 + strspn(c + 1, " \t");
-        c[strcspn(c, "\n")] = '\0';
-        snprintf(buf, len, "%s", c);
-      }
-      break;
-    }
-  fclose(f);
-}
-
-static void load_average(char *buf, size_t len) {
-  snprintf(buf, len, "?");
-  FILE *f = fopen("/proc/loadavg", "r");
-  if (!f)
-    return;
-  double a, b, c;
-  if (fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3)
-    snprintf(buf, len, "%.2f %.2f %.2f", a, b, c);
-  fclose(f);
 }
 
 /* The issue's bars: Tessel >= 1.0x the best Halide autoschedule on every
@@ -1296,103 +1004,87 @@ static char load_before[64], load_after[64];
 
 static int write_json(const options *o, const pipelines *pl, row *const *rows,
                       size_t n, const bar *bars, size_t nb) {
-  FILE *f = fopen(o->json, "w");
-  if (!f) {
-    fprintf(stderr, "tessel-image-bench: cannot write %s: %s\n", o->json, strerror(errno));
+  FILE *f = bench_json_begin("tessel-image-bench", o->common.json, load_before, load_after);
+  if (!f)
     return -1;
-  }
-  char cpu[256], date[64];
-  cpu_model(cpu, sizeof cpu);
-  time_t t = time(NULL);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  fprintf(f, "{\n  \"harness\": \"tessel-image-bench\",\n  \"date\": ");
-  json_str(f, date);
-  fprintf(f, ",\n  \"host\": {\"cpu\": ");
-  json_str(f, cpu);
-  fprintf(f, ", \"logical_cpus\": %d, \"loadavg_before\": ", omp_get_num_procs());
-  json_str(f, load_before);
-  fprintf(f, ", \"loadavg_after\": ");
-  json_str(f, load_after);
-  fprintf(f, "},\n  \"openmp\": ");
+  fprintf(f, ",\n  \"openmp\": ");
   char omp[128];
-  snprintf(omp, sizeof omp, "omp_set_num_threads -> %s", symbol_owner("omp_set_num_threads"));
-  json_str(f, omp);
+  snprintf(omp, sizeof omp, "omp_set_num_threads -> %s",
+           bench_symbol_owner("omp_set_num_threads"));
+  bench_json_str(f, omp);
   fprintf(f, ",\n  \"halide\": {\"runtime\": ");
-  json_str(f, halide.runtime);
+  bench_json_str(f, halide.runtime);
   fprintf(f, ", \"target\": ");
-  json_str(f, halide.target);
+  bench_json_str(f, halide.target);
   fprintf(f, ", \"machine_params\": ");
-  json_str(f, halide.machine_params);
+  bench_json_str(f, halide.machine_params);
   fprintf(f, "},\n  \"pipeline\": ");
-  json_str(f, pl->normal);
+  bench_json_str(f, pl->normal);
   fprintf(f, ",\n  \"pipeline_without_fusion\": ");
-  json_str(f, pl->nofusion);
+  bench_json_str(f, pl->nofusion);
   fprintf(f, ",\n  \"fusion_pass\": ");
-  json_str(f, kFusionPass);
+  bench_json_str(f, kFusionPass);
   fprintf(f, ", \"fusion_pass_in_pipeline\": %s",
           pl->fusion_in_pipeline ? "true" : "false");
   fprintf(f,
           ",\n  \"options\": {\"reps\": %d, \"min_time_s\": %g, \"budget_s\": %g, "
           "\"rel_tol\": %g},\n  \"rows\": [\n",
-          o->reps, o->min_time, o->budget, o->rel_tol);
+          o->common.reps, o->common.min_time, o->common.budget, o->common.rel_tol);
   for (size_t i = 0; i < n; ++i) {
     const row *r = rows[i];
     const row *tr = tessel_row_of(r);
     const variant *v = variant_of(r) >= 0 ? &r->w->v[variant_of(r)] : NULL;
     char label[48], ck[32];
     fprintf(f, "    {\"workload\": ");
-    json_str(f, r->w->name);
+    bench_json_str(f, r->w->name);
     fprintf(f, ", \"shape\": ");
-    json_str(f, r->w->shape);
+    bench_json_str(f, r->w->shape);
     fprintf(f, ", \"threads\": %d, \"variant\": ", r->threads);
-    json_str(f, row_label(r, label, sizeof label));
+    bench_json_str(f, row_label(r, label, sizeof label));
     if (r->id < 0) {
       fprintf(f, ", \"best_of\": ");
-      json_str(f, v ? v->name : "");
+      bench_json_str(f, v ? v->name : "");
     }
     fprintf(f, ", \"available\": %s, \"check\": ", v && v->available ? "true" : "false");
-    json_str(f, check_str(r, ck, sizeof ck));
+    bench_json_str(f, check_str(r, ck, sizeof ck));
     fprintf(f, ",\n     \"seconds\": ");
-    json_num(f, r->ran ? r->t : NAN);
+    bench_json_num(f, r->ran ? r->t : NAN);
     fprintf(f, ", \"mpix_per_s\": ");
-    json_num(f, mpix(r));
+    bench_json_num(f, mpix(r));
     fprintf(f, ", \"gb_per_s\": ");
-    json_num(f, gbps(r));
+    bench_json_num(f, gbps(r));
     fprintf(f, ", \"ratio\": ");
-    json_num(f, ratio_vs(tr, r));
+    bench_json_num(f, ratio_vs(tr, r));
     fprintf(f, ", \"max_err\": ");
-    json_num(f, r->ran && variant_of(r) != V_COPY ? r->check.max_err : NAN);
+    bench_json_num(f, r->ran && variant_of(r) != V_COPY ? r->check.max_err : NAN);
     fprintf(f, ", \"cpu_per_wall\": ");
-    json_num(f, r->par);
+    bench_json_num(f, r->par);
     fprintf(f, ", \"reps\": %d, \"calls_per_rep\": %d, \"gap_ms\": %d, "
                "\"compile_s\": ",
             r->reps, r->calls, r->gap_ms);
-    json_num(f, v && v->available && (variant_of(r) < V_PLAIN_C) ? v->compile_s : NAN);
+    bench_json_num(f,
+                   v && v->available && (variant_of(r) < V_PLAIN_C) ? v->compile_s : NAN);
     fprintf(f, ", \"other_processes_cpus\": ");
-    json_num(f, r->busy);
+    bench_json_num(f, r->busy);
     fprintf(f, ", \"disturbed\": %s, \"note\": ",
-            !isnan(r->busy) && disturbed(r) ? "true" : "false");
-    json_str(f, row_note(r, pl));
+            !isnan(r->busy) && bench_disturbed(r->busy, r->threads) ? "true" : "false");
+    bench_json_str(f, row_note(r, pl));
     fprintf(f, "}%s\n", i + 1 < n ? "," : "");
   }
   fprintf(f, "  ],\n  \"bars\": [\n");
   for (size_t i = 0; i < nb; ++i) {
     fprintf(f, "    {\"workload\": ");
-    json_str(f, bars[i].tessel->w->name);
+    bench_json_str(f, bars[i].tessel->w->name);
     fprintf(f, ", \"threads\": %d, \"versus\": ", bars[i].tessel->threads);
-    json_str(f, bars[i].what);
+    bench_json_str(f, bars[i].what);
     fprintf(f, ", \"target\": %g, \"ratio\": ", bars[i].target);
-    json_num(f, bars[i].ratio);
+    bench_json_num(f, bars[i].ratio);
     fprintf(f, ", \"status\": ");
-    json_str(f, bars[i].status);
+    bench_json_str(f, bars[i].status);
     fprintf(f, "}%s\n", i + 1 < nb ? "," : "");
   }
   fprintf(f, "  ]\n}\n");
-  int err = ferror(f);
-  fclose(f);
-  return err ? -1 : 0;
+  return bench_json_close(f);
 }
 
 /* --- Main --------------------------------------------------------------------------- */
@@ -1447,7 +1139,7 @@ int main(int argc, char **argv) {
     init_workload(&catalog[i]);
     nsel += o.only[i];
   }
-  if (o.list) {
+  if (o.common.list) {
     for (size_t i = 0; i < NUM_WORKLOADS; ++i)
       if (o.only[i])
         printf("%-14s %-28s %s/%s\n", catalog[i].name, catalog[i].shape,
@@ -1458,31 +1150,29 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tessel-image-bench: no workload selected\n");
     return 2;
   }
-  if (mkdir_p(o.work_dir) != 0) {
-    fprintf(stderr, "tessel-image-bench: cannot create %s: %s\n", o.work_dir,
-            strerror(errno));
+  if (bench_make_work_dir("tessel-image-bench", o.common.work_dir) != 0)
     return 1;
-  }
 
   pipelines pl;
   if (make_pipelines(&o, &pl) != 0)
     return 1;
   halide_init(&o);
   char cpu[256];
-  cpu_model(cpu, sizeof cpu);
-  load_average(load_before, sizeof load_before);
-  progress("tessel-image-bench: %s, %d logical CPUs, load average %s\n"
-           "  OpenMP: omp_set_num_threads -> %s\n  Halide runtime: %s\n"
-           "  %s: %s\n",
-           cpu, omp_get_num_procs(), load_before,
-           symbol_owner("omp_set_num_threads"), halide.runtime, kFusionPass,
-           pl.fusion_in_pipeline ? "in the cpu pipeline; tessel-nofusion runs without it"
-                                 : "not in the cpu pipeline; tessel-nofusion is the same "
-                                   "pipeline");
+  bench_cpu_model(cpu, sizeof cpu);
+  bench_load_average(load_before, sizeof load_before);
+  bench_progress("tessel-image-bench: %s, %d logical CPUs, load average %s\n"
+                 "  OpenMP: omp_set_num_threads -> %s\n  Halide runtime: %s\n"
+                 "  %s: %s\n",
+                 cpu, omp_get_num_procs(), load_before,
+                 bench_symbol_owner("omp_set_num_threads"), halide.runtime, kFusionPass,
+                 pl.fusion_in_pipeline
+                     ? "in the cpu pipeline; tessel-nofusion runs without it"
+                     : "not in the cpu pipeline; tessel-nofusion is the same pipeline");
 
   const size_t rows_per_block = NUM_VARIANTS + 1;
-  row *storage = calloc(nsel * (size_t)o.num_threads * rows_per_block, sizeof *storage);
-  row **order = calloc(nsel * (size_t)o.num_threads * rows_per_block, sizeof *order);
+  const size_t max_rows = nsel * (size_t)o.common.num_threads * rows_per_block;
+  row *storage = calloc(max_rows, sizeof *storage);
+  row **order = calloc(max_rows, sizeof *order);
   if (!storage || !order)
     return 1;
   size_t nrows = 0, nblocks = 0;
@@ -1492,30 +1182,30 @@ int main(int argc, char **argv) {
     if (!o.only[i])
       continue;
     workload *w = &catalog[i];
-    progress("[%zu/%zu] %s (%s): compiling... ", ++done, nsel, w->name, w->shape);
+    bench_progress("[%zu/%zu] %s (%s): compiling... ", ++done, nsel, w->name, w->shape);
     char stem[96];
     compile_tessel(&o, w, &w->v[V_TESSEL], w->name, NULL);
     snprintf(stem, sizeof stem, "%s_nofusion", w->name);
     compile_tessel(&o, w, &w->v[V_TESSEL_NOFUSION], stem, pl.nofusion);
-    progress("tessel %s in %.2f s, tessel-nofusion %s in %.2f s\n",
-             w->v[V_TESSEL].available ? "done" : "FAILED", w->v[V_TESSEL].compile_s,
-             w->v[V_TESSEL_NOFUSION].available ? "done" : "FAILED",
-             w->v[V_TESSEL_NOFUSION].compile_s);
+    bench_progress("tessel %s in %.2f s, tessel-nofusion %s in %.2f s\n",
+                   w->v[V_TESSEL].available ? "done" : "FAILED", w->v[V_TESSEL].compile_s,
+                   w->v[V_TESSEL_NOFUSION].available ? "done" : "FAILED",
+                   w->v[V_TESSEL_NOFUSION].compile_s);
     for (int s = 0; s < NUM_SCHEDULERS; ++s) {
       load_halide_variant(&o, w, V_HALIDE_FIRST + s);
       if (!w->v[V_HALIDE_FIRST + s].available)
-        progress("    %s: %s\n", w->v[V_HALIDE_FIRST + s].name,
-                 w->v[V_HALIDE_FIRST + s].note);
+        bench_progress("    %s: %s\n", w->v[V_HALIDE_FIRST + s].name,
+                       w->v[V_HALIDE_FIRST + s].note);
     }
     double t0 = now();
     if (prepare_data(w) != 0) {
       fprintf(stderr, "tessel-image-bench: out of memory for %s\n", w->name);
       return 1;
     }
-    progress("    reference in %.2f s\n", now() - t0);
-    for (int t = 0; t < o.num_threads; ++t) {
+    bench_progress("    reference in %.2f s\n", now() - t0);
+    for (int t = 0; t < o.common.num_threads; ++t) {
       row *block = &storage[nblocks++ * rows_per_block];
-      measure(&o, w, o.threads[t], block);
+      measure(&o, w, o.common.threads[t], block);
       best_halide(block, &block[NUM_VARIANTS]);
       /* Table order: Tessel, without fusion, Halide..., best Halide, C, copy. */
       for (int id = 0; id < V_PLAIN_C; ++id)
@@ -1536,7 +1226,7 @@ int main(int argc, char **argv) {
     free_data(w);
   }
 
-  load_average(load_after, sizeof load_after);
+  bench_load_average(load_after, sizeof load_after);
   printf("\n");
   print_table(stdout, order, nrows, &pl);
   bar bars[32];
@@ -1546,7 +1236,7 @@ int main(int argc, char **argv) {
          "blur_x_blur_y):\n");
   for (size_t i = 0; i < nb; ++i) {
     char ra[32];
-    fmt_num(ra, sizeof ra, bars[i].ratio, "%.3fx");
+    bench_fmt_num(ra, sizeof ra, bars[i].ratio, "%.3fx");
     printf("  %-14s %dT  vs %-16s %9s  (target %.1fx) %s\n", bars[i].tessel->w->name,
            bars[i].tessel->threads, bars[i].what, ra, bars[i].target, bars[i].status);
   }
@@ -1555,13 +1245,13 @@ int main(int argc, char **argv) {
          "Halide: runtime %s; target %s; machine_params %s\n"
          "pipeline: %s %s\n",
          cpu, omp_get_num_procs(), load_before, load_after,
-         symbol_owner("omp_set_num_threads"), halide.runtime,
+         bench_symbol_owner("omp_set_num_threads"), halide.runtime,
          halide.target[0] ? halide.target : "-",
          halide.machine_params[0] ? halide.machine_params : "-", kFusionPass,
          pl.fusion_in_pipeline ? "removed for tessel-nofusion"
                                : "is not in the cpu pipeline: tessel-nofusion = tessel");
-  if (o.json && write_json(&o, &pl, order, nrows, bars, nb) == 0)
-    printf("wrote %s\n", o.json);
+  if (o.common.json && write_json(&o, &pl, order, nrows, bars, nb) == 0)
+    printf("wrote %s\n", o.common.json);
 
   for (size_t i = 0; i < NUM_WORKLOADS; ++i)
     for (int id = 0; id < NUM_VARIANTS; ++id)

@@ -3,9 +3,10 @@
  * Each peer is optional at build time (TESSEL_BENCH_HAVE_OPENBLAS /
  * TESSEL_BENCH_HAVE_ONEDNN); without it the harness reports Tessel alone. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* dladdr, RTLD_NOLOAD */
+#define _GNU_SOURCE /* RTLD_DEFAULT, RTLD_NOLOAD */
 #endif
 #include "bench.h"
+#include "bench_common.h"
 
 #include <dlfcn.h>
 #include <omp.h>
@@ -36,15 +37,6 @@ char *openblas_get_corename(void);
  * libgomp is a separate runtime after all, its thread count is set too. */
 static void (*gomp_set_num_threads)(int);
 
-static const char *symbol_owner(const char *sym) {
-  void *p = dlsym(RTLD_DEFAULT, sym);
-  Dl_info info;
-  if (!p || !dladdr(p, &info) || !info.dli_fname)
-    return "(unbound)";
-  const char *slash = strrchr(info.dli_fname, '/');
-  return slash ? slash + 1 : info.dli_fname;
-}
-
 void peers_set_threads(int threads) {
   omp_set_num_threads(threads);
   if (gomp_set_num_threads)
@@ -69,7 +61,8 @@ void peers_init(peer_info *info) {
   }
   snprintf(info->omp_binding, sizeof info->omp_binding,
            "omp_set_num_threads -> %s, GOMP_parallel (oneDNN) -> %s%s",
-           symbol_owner("omp_set_num_threads"), symbol_owner("GOMP_parallel"),
+           bench_symbol_owner("omp_set_num_threads"),
+           bench_symbol_owner("GOMP_parallel"),
            gomp_set_num_threads ? "; libgomp.so.1 is loaded too (oneDNN's "
                                   "dependency), its thread count is set as well"
                                 : "");
