@@ -14,6 +14,7 @@
 #include "passes/Passes.h"
 #include "passes/Analysis/FusionGroup.h"
 #include "passes/CostModel/FusionTiling.h"
+#include "passes/Utils/KernelSupport.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -191,10 +192,7 @@ struct FuseProducersPass
              "tessel-attach-target first)";
       return;
     }
-    CPUModelParams params{target.getVectorBits(), target.getVectorRegisters(),
-                          target.getL1(),         target.getL2(),
-                          target.getL3(),         target.getCacheLine(),
-                          target.getCores()};
+    CPUModelParams params = cpuModelParams(target);
 
     IRRewriter rewriter(&getContext());
     llvm::SmallPtrSet<Operation *, 16> consumed;

@@ -552,10 +552,7 @@ struct VectorizeMatmulPass
                             "(run tessel-attach-target first)";
       return;
     }
-    CPUModelParams params{target.getVectorBits(), target.getVectorRegisters(),
-                          target.getL1(),         target.getL2(),
-                          target.getL3(),         target.getCacheLine(),
-                          target.getCores()};
+    CPUModelParams params = cpuModelParams(target);
     MatmulTiling overrides;
     overrides.mr = mr, overrides.nr = nr, overrides.kr = kr;
     overrides.mc = mc, overrides.nc = nc, overrides.kc = kc;

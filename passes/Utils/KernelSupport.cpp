@@ -15,3 +15,10 @@ std::string tessel::unsupportedKernelOperandsReason(linalg::LinalgOp op) {
   }
   return "";
 }
+
+mlir::tessel::CPUModelParams mlir::tessel::cpuModelParams(TargetAttr target) {
+  return CPUModelParams{target.getVectorBits(), target.getVectorRegisters(),
+                        target.getL1(),         target.getL2(),
+                        target.getL3(),         target.getCacheLine(),
+                        target.getCores()};
+}

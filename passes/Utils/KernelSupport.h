@@ -7,6 +7,9 @@
 #ifndef TESSEL_PASSES_UTILS_KERNELSUPPORT_H
 #define TESSEL_PASSES_UTILS_KERNELSUPPORT_H
 
+#include "dialects/Tessel/TesselDialect.h"
+#include "passes/CostModel/MatmulTiling.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <string>
@@ -17,6 +20,9 @@ namespace mlir::tessel {
 /// tensors, not statically shaped, not f32), or empty when they are fine.
 /// The reason completes a remark such as "not vectorized: <reason>".
 std::string unsupportedKernelOperandsReason(linalg::LinalgOp op);
+
+/// What the CPU cost models read from a cpu #tessel.target.
+CPUModelParams cpuModelParams(TargetAttr target);
 
 } // namespace mlir::tessel
 
