@@ -41,6 +41,18 @@ void set_static_shape(B &buf, int width, int height, int channels) {
   }
 }
 
+// k[0] * at(0) + ... + k[4] * at(4), summed left to right like the C and
+// MLIR versions (same rounding).
+template <typename At> Expr taps5(const float (&k)[5], At at) {
+  return k[0] * at(0) + k[1] * at(1) + k[2] * at(2) + k[3] * at(3) +
+         k[4] * at(4);
+}
+
+// The luminance of a planar RGB input at (x, y).
+template <typename In> Expr luminance(In &in, Expr x, Expr y) {
+  return kGrayR * in(x, y, 0) + kGrayG * in(x, y, 1) + kGrayB * in(x, y, 2);
+}
+
 // 3xHxW -> 3x(H-4)x(W-4): 5-tap binomial along x, then along y.
 class BlurXBlurY : public Generator<BlurXBlurY> {
 public:
@@ -52,16 +64,8 @@ public:
   void generate() {
     Var x("x"), y("y"), c("c");
     Func blur_x("blur_x");
-    blur_x(x, y, c) = kBinomial[0] * input(x, y, c) +
-                      kBinomial[1] * input(x + 1, y, c) +
-                      kBinomial[2] * input(x + 2, y, c) +
-                      kBinomial[3] * input(x + 3, y, c) +
-                      kBinomial[4] * input(x + 4, y, c);
-    output(x, y, c) = kBinomial[0] * blur_x(x, y, c) +
-                      kBinomial[1] * blur_x(x, y + 1, c) +
-                      kBinomial[2] * blur_x(x, y + 2, c) +
-                      kBinomial[3] * blur_x(x, y + 3, c) +
-                      kBinomial[4] * blur_x(x, y + 4, c);
+    blur_x(x, y, c) = taps5(kBinomial, [&](int t) { return input(x + t, y, c); });
+    output(x, y, c) = taps5(kBinomial, [&](int t) { return blur_x(x, y + t, c); });
     set_static_shape(input, width, height, 3);
     set_static_shape(output, width - 4, height - 4, 3);
   }
@@ -80,16 +84,9 @@ public:
     Var x("x"), y("y"), c("c");
     Func gray("gray"), blur_y("blur_y"), blur("blur"), sharpen("sharpen"),
         ratio("ratio");
-    gray(x, y) = kGrayR * input(x, y, 0) + kGrayG * input(x, y, 1) +
-                 kGrayB * input(x, y, 2);
-    blur_y(x, y) = kGaussian[0] * gray(x, y) + kGaussian[1] * gray(x, y + 1) +
-                   kGaussian[2] * gray(x, y + 2) +
-                   kGaussian[3] * gray(x, y + 3) +
-                   kGaussian[4] * gray(x, y + 4);
-    blur(x, y) = kGaussian[0] * blur_y(x, y) + kGaussian[1] * blur_y(x + 1, y) +
-                 kGaussian[2] * blur_y(x + 2, y) +
-                 kGaussian[3] * blur_y(x + 3, y) +
-                 kGaussian[4] * blur_y(x + 4, y);
+    gray(x, y) = luminance(input, x, y);
+    blur_y(x, y) = taps5(kGaussian, [&](int t) { return gray(x, y + t); });
+    blur(x, y) = taps5(kGaussian, [&](int t) { return blur_y(x + t, y); });
     // The blur at output (x, y) is centred on gray(x + 2, y + 2).
     sharpen(x, y) = 2.0f * gray(x + 2, y + 2) - blur(x, y);
     ratio(x, y) = sharpen(x, y) / gray(x + 2, y + 2);
@@ -111,8 +108,7 @@ public:
     Var x("x"), y("y");
     Func gray("gray"), ix("ix"), iy("iy"), ixx("ixx"), iyy("iyy"), ixy("ixy"),
         sxx("sxx"), syy("syy"), sxy("sxy");
-    gray(x, y) = kGrayR * input(x, y, 0) + kGrayG * input(x, y, 1) +
-                 kGrayB * input(x, y, 2);
+    gray(x, y) = luminance(input, x, y);
     // Sobel over the 3x3 window whose top-left corner is (x, y); the zero
     // taps are left out, as one writes it by hand.
     ix(x, y) = -gray(x, y) + gray(x + 2, y) - 2.0f * gray(x, y + 1) +
