@@ -529,6 +529,41 @@ def VectorizeGenericsPass
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def PromoteBuffersToStackPass
+    : Pass<"tessel-promote-buffers-to-stack", "::mlir::func::FuncOp"> {
+  let summary = "Promote static heap buffers to the stack within a per-function budget";
+  let description = [{
+    Upstream `promote-buffers-to-stack` with a budget: allocations get no
+    lifetime markers, so every promoted buffer takes its own stack slot and a
+    function's stack use is their sum. Static allocations of at most
+    `max-alloc-size-in-bytes` are promoted while their total stays within
+    `max-stack-bytes`: buffers inside loops (the tile buffers of fused nests)
+    first, then the others in program order. The rest stay on the heap; a
+    remark says how many and how large. Buffers that escape the function are
+    never promoted (upstream's analysis).
+
+    ```mlir
+    %a = memref.alloc() : memref<64x64xf32>     // 16 KiB, fits
+    %b = memref.alloc() : memref<1024x1024xf32> // 4 MiB, over the budget
+    // becomes
+    %a = memref.alloca() : memref<64x64xf32>
+    %b = memref.alloc() : memref<1024x1024xf32>
+    ```
+  }];
+  let options = [
+    Option<"maxAllocSizeInBytes", "max-alloc-size-in-bytes", "int64_t",
+           /*default=*/"1048576",
+           "Largest single allocation that may be promoted">,
+    Option<"maxStackBytes", "max-stack-bytes", "int64_t",
+           /*default=*/"2097152",
+           "Total bytes of promoted buffers per function">,
+    Option<"maxRankOfAllocatedMemref", "max-rank-of-allocated-memref",
+           "unsigned", /*default=*/"8",
+           "Highest rank of a promoted buffer">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def HoistThreadBuffersPass
     : Pass<"tessel-hoist-thread-buffers", "::mlir::func::FuncOp"> {
   let summary = "Take static per-iteration stack buffers once per OpenMP thread";
