@@ -39,6 +39,8 @@
 #include "llvm-c/Transforms/PassBuilder.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
 #include <errno.h>
 #include <limits.h>
 #include <spawn.h>
@@ -57,6 +59,28 @@
 extern char **environ;
 
 static const char *kProgram = "tessel-compile";
+
+/* Built twice: as the tessel-compile executable and, with
+ * TESSEL_COMPILE_LIBRARY, into libTesselCompiler.so, whose
+ * tesselCompilerRun() (tessel-c/Compiler.h) runs the same driver in the
+ * caller's process. In the library, messages go to a per-call log instead of
+ * stderr, and fatal errors unwind to tesselCompilerRun instead of exiting. */
+static FILE *gLog = NULL;
+static jmp_buf *gFatalJump = NULL;
+static int gEarlyExitCode = 1;
+
+static FILE *errStream(void) { return gLog ? gLog : stderr; }
+
+/* Ends the compilation with an exit code: exit() in the executable, a jump
+ * back to tesselCompilerRun in the library. */
+static void finish(int code) __attribute__((noreturn));
+static void finish(int code) {
+  if (gFatalJump) {
+    gEarlyExitCode = code;
+    longjmp(*gFatalJump, 1);
+  }
+  exit(code);
+}
 
 /* The CPU ABI contract, stated verbatim in every generated header. */
 static const char *kAbiContract =
@@ -97,9 +121,9 @@ static void cleanupTemps(void) {
 }
 
 static void vreport(const char *severity, const char *fmt, va_list ap) {
-  fprintf(stderr, "%s: %s: ", kProgram, severity);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  fprintf(errStream(), "%s: %s: ", kProgram, severity);
+  vfprintf(errStream(), fmt, ap);
+  fputc('\n', errStream());
 }
 
 static void errorf(const char *fmt, ...) {
@@ -121,7 +145,7 @@ static void fatal(const char *fmt, ...) {
   va_start(ap, fmt);
   vreport("error", fmt, ap);
   va_end(ap);
-  exit(1);
+  finish(1);
 }
 
 static void *xmalloc(size_t n) {
@@ -418,8 +442,8 @@ static Options parseOptions(int argc, char **argv) {
     const char *arg = argv[i];
     const char *v;
     if (!strcmp(arg, "-h") || !strcmp(arg, "--help") || !strcmp(arg, "-help")) {
-      printUsage(stdout);
-      exit(0);
+      printUsage(gLog ? gLog : stdout);
+      finish(0);
     } else if (!strcmp(arg, "-o")) {
       if (i + 1 >= argc)
         fatal("option '-o' needs a value");
@@ -567,7 +591,7 @@ static MlirLogicalResult handleDiagnostic(MlirDiagnostic diag, void *user) {
     return mlirLogicalResultSuccess();
   StrBuf b = {0};
   formatDiagnostic(diag, &b, 0);
-  fputs(sbStr(&b), stderr);
+  fputs(sbStr(&b), errStream());
   sbFree(&b);
   return mlirLogicalResultSuccess();
 }
@@ -734,19 +758,19 @@ static void printTimings(const Timings *t, const char *target, double total) {
   if (width > 60)
     width = 60;
   int w = (int)width;
-  fprintf(stderr, "===%.*s===\n", w + 28,
+  fprintf(errStream(), "===%.*s===\n", w + 28,
           "----------------------------------------------------------------"
           "----------------------------------------------------------------");
-  fprintf(stderr, "  tessel-compile timing report (target %s)\n", target);
-  fprintf(stderr, "===%.*s===\n", w + 28,
+  fprintf(errStream(), "  tessel-compile timing report (target %s)\n", target);
+  fprintf(errStream(), "===%.*s===\n", w + 28,
           "----------------------------------------------------------------"
           "----------------------------------------------------------------");
-  fprintf(stderr, "  %3s  %-*s  %12s  %6s\n", "#", w, "step", "wall (ms)", "%");
+  fprintf(errStream(), "  %3s  %-*s  %12s  %6s\n", "#", w, "step", "wall (ms)", "%");
   for (size_t i = 0; i < t->count; ++i)
-    fprintf(stderr, "  %3s  %-*.*s  %12.3f  %5.1f%%\n", t->items[i].index, w, w,
+    fprintf(errStream(), "  %3s  %-*.*s  %12.3f  %5.1f%%\n", t->items[i].index, w, w,
             t->items[i].label, 1e3 * t->items[i].seconds,
             total > 0 ? 100.0 * t->items[i].seconds / total : 0.0);
-  fprintf(stderr, "  %3s  %-*s  %12.3f  %5.1f%%\n", "", w, "total", 1e3 * total,
+  fprintf(errStream(), "  %3s  %-*s  %12.3f  %5.1f%%\n", "", w, "total", 1e3 * total,
           100.0);
 }
 
@@ -1587,16 +1611,15 @@ static void printSupportedTargets(FILE *f) {
     fprintf(f, "%s%s", i ? ", " : "", tesselGetPipelineTarget(i));
 }
 
-int main(int argc, char **argv) {
-  atexit(cleanupTemps);
+static int driverMain(int argc, char **argv) {
   Options o = parseOptions(argc, argv);
 
   const char *targetPipeline = tesselGetPipeline(o.target);
   if (!targetPipeline) {
-    fprintf(stderr, "%s: error: unsupported target '%s' (supported: ", kProgram,
+    fprintf(errStream(), "%s: error: unsupported target '%s' (supported: ", kProgram,
             o.target);
-    printSupportedTargets(stderr);
-    fprintf(stderr, ")\n");
+    printSupportedTargets(errStream());
+    fprintf(errStream(), ")\n");
     return 1;
   }
   if (o.targetOptions && strpbrk(o.targetOptions, "{},()"))
@@ -1623,11 +1646,12 @@ int main(int argc, char **argv) {
   }
   if (o.printPipeline) {
     if (o.targetOptions)
-      printf("builtin.module(tessel-attach-target{kind=%s force %s},%s\n",
+      fprintf(gLog ? gLog : stdout,
+             "builtin.module(tessel-attach-target{kind=%s force %s},%s\n",
              o.target, o.targetOptions,
              strchr(pipeline.text, '(') + 1);
     else
-      printf("%s\n", pipeline.text);
+      fprintf(gLog ? gLog : stdout, "%s\n", pipeline.text);
     return 0;
   }
   if (!o.input)
@@ -1661,8 +1685,13 @@ int main(int argc, char **argv) {
   MlirContext ctx = mlirContextCreateWithRegistry(registry, /*threading=*/true);
   mlirDialectRegistryDestroy(registry);
   mlirRegisterAllLLVMTranslations(ctx);
-  mlirRegisterAllPasses();
-  tesselRegisterPassesAndPipelines();
+  /* Once per process: the library runs the driver many times. */
+  static bool passesRegistered = false;
+  if (!passesRegistered) {
+    mlirRegisterAllPasses();
+    tesselRegisterPassesAndPipelines();
+    passesRegistered = true;
+  }
   mlirContextAttachDiagnosticHandler(ctx, handleDiagnostic, NULL, NULL);
   double t0 = nowSeconds();
   addTiming(&timings, "-", "setup (registration)", t0 - tStart);
@@ -1749,10 +1778,10 @@ int main(int argc, char **argv) {
     }
     snapshotTarget(module, &target);
     if (o.printIRAfterStage) {
-      fprintf(stderr, "// -----// IR after stage %d/%d: %s //----- //\n", i + 1,
+      fprintf(errStream(), "// -----// IR after stage %d/%d: %s //----- //\n", i + 1,
               numStages, stage);
-      mlirOperationPrint(moduleOp, writeToFile, stderr);
-      fprintf(stderr, "\n\n");
+      mlirOperationPrint(moduleOp, writeToFile, errStream());
+      fprintf(errStream(), "\n\n");
     }
     if (o.dumpDir) {
       char *slug = stageSlug(stage);
@@ -1945,3 +1974,46 @@ int main(int argc, char **argv) {
   sbFree(&targetOrigin);
   return 0;
 }
+
+#ifdef TESSEL_COMPILE_LIBRARY
+#include "tessel-c/Compiler.h"
+
+int tesselCompilerRun(int argc, const char *const *argv, char **log) {
+  /* One compilation at a time: the driver keeps its state in globals. */
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  pthread_mutex_lock(&lock);
+  char *buffer = NULL;
+  size_t size = 0;
+  gLog = open_memstream(&buffer, &size);
+  gShowRemarks = false;
+  gEntryErrors = NULL;
+  gNumEntryErrors = 0;
+  jmp_buf jump;
+  volatile int rc;
+  gFatalJump = &jump;
+  /* A fatal error jumps back here; what the aborted compilation allocated
+   * is not reclaimed (error paths only). */
+  if (setjmp(jump) == 0)
+    rc = driverMain(argc, (char **)argv);
+  else
+    rc = gEarlyExitCode;
+  gFatalJump = NULL;
+  cleanupTemps();
+  if (gLog)
+    fclose(gLog);
+  gLog = NULL;
+  if (log)
+    *log = buffer;
+  else
+    free(buffer);
+  pthread_mutex_unlock(&lock);
+  return rc;
+}
+
+void tesselCompilerFreeLog(char *log) { free(log); }
+#else
+int main(int argc, char **argv) {
+  atexit(cleanupTemps);
+  return driverMain(argc, argv);
+}
+#endif
