@@ -1,0 +1,154 @@
+"""ctypes bindings: the compiler (libTesselCompiler.so, tessel-c/Compiler.h)
+and the compiled modules (their _mlir_ciface_<name> entry points)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shlex
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from .mlir import mlir_to_np_dtype
+
+__all__ = ["CompileError", "library_dir", "run_compiler", "CompiledFunction"]
+
+
+class CompileError(RuntimeError):
+    """tessel-compile failed; the message holds its diagnostics and the
+    equivalent command line."""
+
+
+def library_dir() -> Path:
+    """Where libTessel.so and libTesselCompiler.so live: $TESSEL_LIBRARY_DIR,
+    else the build tree of the checkout this package comes from
+    ($TESSEL_BUILD_DIR or <repo>/build)."""
+    candidates = []
+    if os.environ.get("TESSEL_LIBRARY_DIR"):
+        candidates.append(Path(os.environ["TESSEL_LIBRARY_DIR"]))
+    repo = Path(__file__).resolve().parents[2]
+    if os.environ.get("TESSEL_BUILD_DIR"):
+        candidates.append(Path(os.environ["TESSEL_BUILD_DIR"]) / "lib")
+    candidates.append(repo / "build" / "lib")
+    for c in candidates:
+        if (c / "libTesselCompiler.so").exists():
+            return c
+    raise CompileError(
+        "cannot find libTesselCompiler.so (looked in: "
+        + ", ".join(str(c) for c in candidates)
+        + "); build it with `ninja -C build TesselCompiler` or set TESSEL_LIBRARY_DIR")
+
+
+_lib = None
+_lib_lock = threading.Lock()
+
+
+def _compiler():
+    global _lib
+    with _lib_lock:
+        if _lib is None:
+            lib = ctypes.CDLL(str(library_dir() / "libTesselCompiler.so"))
+            lib.tesselCompilerRun.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                                              ctypes.POINTER(ctypes.c_void_p)]
+            lib.tesselCompilerRun.restype = ctypes.c_int
+            lib.tesselCompilerFreeLog.argtypes = [ctypes.c_void_p]
+            lib.tesselCompilerFreeLog.restype = None
+            _lib = lib
+    return _lib
+
+
+def command_line(args) -> str:
+    return "tessel-compile " + " ".join(shlex.quote(str(a)) for a in args)
+
+
+def run_compiler(args) -> str:
+    """Runs `tessel-compile *args` in this process; returns its log, raises
+    CompileError on failure."""
+    lib = _compiler()
+    argv = [b"tessel-compile"] + [str(a).encode() for a in args]
+    arr = (ctypes.c_char_p * len(argv))(*argv)
+    log = ctypes.c_void_p()
+    rc = lib.tesselCompilerRun(len(argv), arr, ctypes.byref(log))
+    text = ""
+    if log.value:
+        text = ctypes.string_at(log.value).decode(errors="replace")
+        lib.tesselCompilerFreeLog(log)
+    if rc != 0:
+        raise CompileError(f"{text.rstrip()}\n(compilation: {command_line(args)})")
+    return text
+
+
+# --- calling compiled code ---------------------------------------------------
+
+_DESCRIPTOR_TYPES: dict = {}
+
+
+def descriptor_type(rank: int):
+    """Upstream MLIR's strided memref descriptor for a rank (the element
+    type only changes the pointer type, passed here as void*)."""
+    if rank not in _DESCRIPTOR_TYPES:
+        fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+                  ("offset", ctypes.c_int64)]
+        if rank:
+            fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+        _DESCRIPTOR_TYPES[rank] = type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
+    return _DESCRIPTOR_TYPES[rank]
+
+
+def make_descriptor(ptr: int, shape) -> ctypes.Structure:
+    rank = len(shape)
+    d = descriptor_type(rank)()
+    d.allocated = ptr
+    d.aligned = ptr
+    d.offset = 0
+    stride = 1
+    for i in reversed(range(rank)):
+        d.sizes[i] = shape[i]
+        d.strides[i] = stride
+        stride *= shape[i]
+    return d
+
+
+class CompiledFunction:
+    """One entry point of a compiled shared library.
+
+    `signature` lists the argument and result tensor types (TensorType); a
+    call takes raw data pointers (C-contiguous buffers of exactly those
+    shapes), so any array library can call it without copies."""
+
+    def __init__(self, so_path: Path, name: str, arg_types, result_types):
+        self.so_path = Path(so_path)
+        self.name = name
+        self.arg_types = list(arg_types)
+        self.result_types = list(result_types)
+        self._lib = ctypes.CDLL(str(self.so_path))
+        fn = getattr(self._lib, f"_mlir_ciface_{name}")
+        n = len(self.arg_types) + len(self.result_types)
+        fn.argtypes = [ctypes.c_void_p] * n
+        fn.restype = None
+        self._fn = fn
+        self._templates = [make_descriptor(0, t.shape) for t in self.arg_types + self.result_types]
+
+    def result_numpy_dtypes(self):
+        return [mlir_to_np_dtype(t.elem) for t in self.result_types]
+
+    def call_pointers(self, pointers) -> None:
+        """pointers: data addresses of the arguments, then of the results."""
+        descs = self._templates
+        for d, p in zip(descs, pointers):
+            d.allocated = p
+            d.aligned = p
+        self._fn(*[ctypes.addressof(d) for d in descs])
+
+    def __call__(self, *arrays):
+        """numpy convenience: returns new numpy results."""
+        args = [np.ascontiguousarray(a, dtype=mlir_to_np_dtype(t.elem))
+                for a, t in zip(arrays, self.arg_types)]
+        for a, t in zip(args, self.arg_types):
+            if tuple(a.shape) != t.shape:
+                raise ValueError(f"{self.name}: argument of shape {a.shape}, compiled for {t.shape}")
+        outs = [np.empty(t.shape, dtype=mlir_to_np_dtype(t.elem)) for t in self.result_types]
+        self.call_pointers([a.ctypes.data for a in args] + [o.ctypes.data for o in outs])
+        return outs[0] if len(outs) == 1 else tuple(outs)

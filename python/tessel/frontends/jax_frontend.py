@@ -1,0 +1,401 @@
+"""JAX: `@tessel.jit_jax` traces the function to a jaxpr (jax.make_jaxpr,
+with static_argnums as compile-time constants) and translates it to
+linalg-on-tensors MLIR. Arguments stay function arguments; values the
+function closes over become constants (dense resources).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from ..compiler import CompileOptions, compile_module
+from ..mlir import (FunctionBuilder, ModuleBuilder, UnsupportedError, Value,
+                    convert_scalar, is_float, mlir_to_np_dtype, np_dtype_to_mlir)
+
+
+def _elem(aval) -> str:
+    return np_dtype_to_mlir(np.dtype(aval.dtype))
+
+
+class _Lowering:
+    def __init__(self, name):
+        self.module = ModuleBuilder()
+        self.f: FunctionBuilder = self.module.function(name)
+        self.literals: dict = {}  # value name -> Python scalar, for literal operands
+
+    def run(self, closed, arg_avals):
+        jaxpr = closed.jaxpr
+        env = {}
+        for v, aval in zip(jaxpr.invars, arg_avals):
+            env[v] = self.f.add_argument(aval.shape, _elem(aval))
+        for v, c in zip(jaxpr.constvars, closed.consts):
+            env[v] = self.f.constant(np.asarray(c))
+        outs = self.jaxpr(jaxpr, env)
+        return outs
+
+    def read(self, env, x):
+        from jax.extend.core import Literal
+        if isinstance(x, Literal):
+            v = self.f.constant(np.asarray(x.val, dtype=x.aval.dtype))
+            self.literals[v.name] = np.asarray(x.val).item()
+            return v
+        return env[x]
+
+    def jaxpr(self, jaxpr, env):
+        unsupported = sorted({e.primitive.name for e in _walk(jaxpr) if e.primitive.name not in _RULES})
+        if unsupported:
+            raise UnsupportedError("Tessel does not support the JAX primitive(s) " + ", ".join(unsupported),
+                                   ops=unsupported)
+        for eqn in jaxpr.eqns:
+            ins = [self.read(env, x) for x in eqn.invars]
+            try:
+                outs = _RULES[eqn.primitive.name](self, eqn, *ins, **eqn.params)
+            except UnsupportedError:
+                raise
+            except Exception as e:
+                raise UnsupportedError(f"JAX primitive {eqn.primitive.name}: {e}",
+                                       ops=[eqn.primitive.name]) from e
+            if not eqn.primitive.multiple_results:
+                outs = [outs]
+            for v, o in zip(eqn.outvars, outs):
+                env[v] = o
+        return [self.read(env, v) for v in jaxpr.outvars]
+
+
+def _walk(jaxpr):
+    for e in jaxpr.eqns:
+        yield e
+        for sub in _subjaxprs(e):
+            yield from _walk(sub)
+
+
+def _subjaxprs(eqn):
+    for name in ("jaxpr", "call_jaxpr", "fun_jaxpr"):
+        j = eqn.params.get(name)
+        if j is not None:
+            yield getattr(j, "jaxpr", j)
+
+
+_RULES: dict = {}
+
+
+def rule(*names):
+    def wrap(fn):
+        for n in names:
+            _RULES[n] = fn
+        return fn
+    return wrap
+
+
+def _out(eqn, i=0):
+    aval = eqn.outvars[i].aval
+    return tuple(aval.shape), _elem(aval)
+
+
+def _pointwise(L, eqn, vals, fn):
+    shape, elem = _out(eqn)
+    ce = vals[0].elem if vals else elem
+
+    def body(b, args):
+        cargs = [convert_scalar(b, a, v.elem, ce) for a, v in zip(args, vals)]
+        r = fn(b, cargs, ce)
+        return convert_scalar(b, r, ce, elem) if elem != ce and not elem == "i1" else r
+    return L.f.elementwise(vals, elem, body, out_shape=shape)
+
+
+def _bin(fop, iop):
+    return lambda L, eqn, x, y, **p: _pointwise(
+        L, eqn, [x, y], lambda b, a, e: b.op(fop if is_float(e) else iop, a, e))
+
+
+rule("add", "add_any")(_bin("arith.addf", "arith.addi"))
+rule("sub")(_bin("arith.subf", "arith.subi"))
+rule("mul")(_bin("arith.mulf", "arith.muli"))
+rule("div")(_bin("arith.divf", "arith.divsi"))
+rule("max")(_bin("arith.maximumf", "arith.maxsi"))
+rule("min")(_bin("arith.minimumf", "arith.minsi"))
+rule("pow")(_bin("math.powf", "math.ipowi"))
+
+for _n, _m in [("exp", "math.exp"), ("log", "math.log"), ("sqrt", "math.sqrt"), ("rsqrt", "math.rsqrt"),
+               ("tanh", "math.tanh"), ("erf", "math.erf"), ("sin", "math.sin"), ("cos", "math.cos"),
+               ("floor", "math.floor"), ("ceil", "math.ceil"), ("abs", "math.absf"),
+               ("log1p", "math.log1p"), ("expm1", "math.expm1")]:
+    rule(_n)(lambda L, eqn, x, _m=_m, **p: _pointwise(L, eqn, [x], lambda b, a, e: b.op(_m, a, e)))
+rule("neg")(lambda L, eqn, x, **p: _pointwise(L, eqn, [x], lambda b, a, e: b.op("arith.negf", a, e)
+                                              if is_float(e) else b.op("arith.subi", [b.const(0, e), a[0]], e)))
+rule("logistic")(lambda L, eqn, x, **p: _pointwise(L, eqn, [x], lambda b, a, e: b.op(
+    "arith.divf", [b.const(1.0, e), b.op("arith.addf", [b.const(1.0, e), b.op(
+        "math.exp", [b.op("arith.negf", a, e)], e)], e)], e)))
+rule("square")(lambda L, eqn, x, **p: _pointwise(L, eqn, [x], lambda b, a, e: b.op(
+    "arith.mulf" if is_float(e) else "arith.muli", [a[0], a[0]], e)))
+
+
+@rule("integer_pow")
+def _ipow(L, eqn, x, y):
+    def fn(b, a, e):
+        mul = "arith.mulf" if is_float(e) else "arith.muli"
+        r = b.const(1, e)
+        for _ in range(abs(y)):
+            r = b.op(mul, [r, a[0]], e)
+        return b.op("arith.divf", [b.const(1.0, e), r], e) if y < 0 else r
+    return _pointwise(L, eqn, [x], fn)
+
+
+def _cmp(pf, pi):
+    def h(L, eqn, x, y, **p):
+        ce = x.elem
+        return L.f.elementwise([x, y], "i1", lambda b, a: b.op(
+            "arith.cmpf" if is_float(ce) else "arith.cmpi", a, ce, attrs=pf if is_float(ce) else pi),
+            out_shape=_out(eqn)[0])
+    return h
+
+
+for _n, _pf, _pi in [("gt", "ogt", "sgt"), ("ge", "oge", "sge"), ("lt", "olt", "slt"),
+                     ("le", "ole", "sle"), ("eq", "oeq", "eq"), ("ne", "une", "ne")]:
+    rule(_n)(_cmp(_pf, _pi))
+
+
+@rule("select_n")
+def _select_n(L, eqn, pred, *cases):
+    if len(cases) != 2:
+        raise UnsupportedError("select_n with more than two cases is not supported", ops=["select_n"])
+    shape, elem = _out(eqn)
+    p = L.f.cast(pred, "i1")
+    # select_n(p, a, b) is b where p else a.
+    return L.f.elementwise([p, cases[0], cases[1]], elem,
+                           lambda b, a: b.op("arith.select", [a[0], a[2], a[1]], elem), out_shape=shape)
+
+
+@rule("convert_element_type")
+def _convert(L, eqn, x, new_dtype=None, **p):
+    return L.f.cast(x, _out(eqn)[1])
+
+
+@rule("copy", "copy_p", "stop_gradient", "optimization_barrier")
+def _identity(L, eqn, *xs, **p):
+    return xs[0] if len(xs) == 1 and not eqn.primitive.multiple_results else list(xs)
+
+
+@rule("broadcast_in_dim")
+def _broadcast_in_dim(L, eqn, x, shape, broadcast_dimensions, **p):
+    shape = tuple(shape)
+    # Put x's dims at their output positions (size-1 elsewhere), then broadcast.
+    expanded = [1] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        expanded[d] = x.shape[i]
+    return L.f.broadcast_to(L.f.reshape(x, expanded), shape)
+
+
+@rule("reshape")
+def _reshape(L, eqn, x, new_sizes, dimensions=None, **p):
+    if dimensions is not None:
+        x = L.f.transpose(x, dimensions)
+    return L.f.reshape(x, new_sizes)
+
+
+rule("squeeze")(lambda L, eqn, x, dimensions: L.f.reshape(x, _out(eqn)[0]))
+rule("expand_dims")(lambda L, eqn, x, dimensions: L.f.reshape(x, _out(eqn)[0]))
+rule("transpose")(lambda L, eqn, x, permutation: L.f.transpose(x, permutation))
+
+
+@rule("slice")
+def _slice(L, eqn, x, start_indices, limit_indices, strides=None):
+    strides = strides or (1,) * x.rank
+    sizes = [len(range(s, e, st)) for s, e, st in zip(start_indices, limit_indices, strides)]
+    return L.f.slice(x, start_indices, sizes, strides)
+
+
+@rule("concatenate")
+def _concat(L, eqn, *xs, dimension):
+    return L.f.concat(list(xs), dimension)
+
+
+@rule("pad")
+def _pad(L, eqn, x, padding_value, padding_config):
+    if any(i != 0 or lo < 0 or hi < 0 for lo, hi, i in padding_config):
+        raise UnsupportedError("pad with interior or negative padding is not supported", ops=["pad"])
+    if padding_value.name not in L.literals:
+        raise UnsupportedError("pad with a padding value computed at run time is not supported",
+                               ops=["pad"])
+    v = L.literals[padding_value.name]
+    return L.f.pad(x, [c[0] for c in padding_config], [c[1] for c in padding_config], v)
+
+
+def _reduce(init, fop, iop):
+    def h(L, eqn, x, axes, **p):
+        shape, elem = _out(eqn)
+        i = init(elem)
+        return L.f.reshape(L.f.reduce(x, list(axes), i, fop if is_float(elem) else iop), shape)
+    return h
+
+
+def _lowest(e):
+    return -math.inf if is_float(e) else np.iinfo(mlir_to_np_dtype(e)).min
+
+
+def _highest(e):
+    return math.inf if is_float(e) else np.iinfo(mlir_to_np_dtype(e)).max
+
+
+rule("reduce_sum")(_reduce(lambda e: 0, "arith.addf", "arith.addi"))
+rule("reduce_max")(_reduce(_lowest, "arith.maximumf", "arith.maxsi"))
+rule("reduce_min")(_reduce(_highest, "arith.minimumf", "arith.minsi"))
+
+
+@rule("dot_general")
+def _dot_general(L, eqn, a, b, dimension_numbers, preferred_element_type=None, **p):
+    (ca, cb), (ba, bb) = dimension_numbers
+    shape, elem = _out(eqn)
+    a, b = L.f.cast(a, elem), L.f.cast(b, elem)
+    fa = [d for d in range(a.rank) if d not in ca and d not in ba]
+    fb = [d for d in range(b.rank) if d not in cb and d not in bb]
+    # Canonical [B, M, K] x [B, K, N] through transposes and reshapes.
+    prod = lambda dims, v: int(np.prod([v.shape[d] for d in dims])) if dims else 1
+    A = L.f.reshape(L.f.transpose(a, list(ba) + fa + list(ca)), (prod(ba, a), prod(fa, a), prod(ca, a)))
+    B = L.f.reshape(L.f.transpose(b, list(bb) + list(cb) + fb), (prod(bb, b), prod(cb, b), prod(fb, b)))
+    if A.shape[0] == 1:
+        r = L.f.matmul(L.f.reshape(A, A.shape[1:]), L.f.reshape(B, B.shape[1:]))
+    else:
+        r = L.f.matmul(A, B)
+    return L.f.reshape(r, shape)
+
+
+@rule("conv_general_dilated")
+def _conv(L, eqn, x, w, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
+          feature_group_count, batch_group_count, **p):
+    if any(d != 1 for d in lhs_dilation) or batch_group_count != 1 or x.rank != 4:
+        raise UnsupportedError("conv_general_dilated: only 2-D convolutions without lhs dilation or "
+                               "batch groups are supported", ops=["conv_general_dilated"])
+    lhs, rhs, out = dimension_numbers.lhs_spec, dimension_numbers.rhs_spec, dimension_numbers.out_spec
+    # Specs list (batch/out-feature, feature/in-feature, spatial...) positions.
+    xn = L.f.transpose(x, list(lhs))        # -> N, C, H, W
+    wn = L.f.transpose(w, list(rhs))        # -> F, C/g, KH, KW
+    (plh, phh), (plw, phw) = padding
+    if min(plh, phh, plw, phw) < 0:
+        raise UnsupportedError("conv_general_dilated: negative padding", ops=["conv_general_dilated"])
+    xn = L.f.pad(xn, [0, 0, plh, plw], [0, 0, phh, phw], 0)
+    y = L.f.conv2d_nchw(xn, wn, window_strides, rhs_dilation, feature_group_count)
+    inv = [0] * 4
+    for i, d in enumerate(out):
+        inv[d] = i
+    return L.f.transpose(y, inv)
+
+
+@rule("reduce_window_max", "reduce_window_sum")
+def _reduce_window(L, eqn, x, window_dimensions, window_strides, padding, base_dilation,
+                   window_dilation):
+    if x.rank != 4 or window_dimensions[0] != 1 or any(d != 1 for d in base_dilation):
+        raise UnsupportedError(f"{eqn.primitive.name}: only 2-D windows over NHWC or NCHW are supported",
+                               ops=[eqn.primitive.name])
+    # Windows over dims 2,3 (NCHW) or 1,2 (NHWC).
+    spatial = [d for d in range(4) if window_dimensions[d] != 1 or window_strides[d] != 1]
+    perm = [0, 3, 1, 2] if spatial and max(spatial) <= 2 and window_dimensions[3] == 1 else [0, 1, 2, 3]
+    xn = L.f.transpose(x, perm)
+    wd = [window_dimensions[p] for p in perm]
+    ws = [window_strides[p] for p in perm]
+    pd = [padding[p] for p in perm]
+    dl = [window_dilation[p] for p in perm]
+    kind = "max" if eqn.primitive.name.endswith("max") else "sum"
+    fill = _lowest(x.elem) if kind == "max" else 0
+    xn = L.f.pad(xn, [q[0] for q in pd], [q[1] for q in pd], fill)
+    y = L.f.pool2d_nchw(xn, wd[2:], ws[2:], dl[2:], kind)
+    inv = [0] * 4
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return L.f.transpose(y, inv)
+
+
+@rule("pjit", "closed_call", "core_call", "custom_jvp_call", "custom_vjp_call", "remat", "checkpoint",
+      "jit")
+def _call(L, eqn, *xs, **params):
+    sub = params.get("jaxpr") or params.get("call_jaxpr") or params.get("fun_jaxpr")
+    closed = sub
+    inner = getattr(sub, "jaxpr", sub)
+    env = {}
+    for v, x in zip(inner.invars, xs):
+        env[v] = x
+    for v, c in zip(inner.constvars, getattr(closed, "consts", [])):
+        env[v] = L.f.constant(np.asarray(c))
+    return L.jaxpr(inner, env)
+
+
+def lower(fn, args, static_argnums, name="main"):
+    import jax
+    closed = jax.make_jaxpr(fn, static_argnums=static_argnums)(*args)
+    avals = [v.aval for v in closed.jaxpr.invars]
+    L = _Lowering(name)
+    outs = L.run(closed, avals)
+    L.f.set_results(outs)
+    out_tree = jax.tree_util.tree_structure(
+        jax.eval_shape(functools.partial(_call_static, fn, static_argnums, args), *_dyn(args, static_argnums)))
+    return L.module.text(), [a.type for a in L.f.args], [r.type for r in L.f.results], out_tree
+
+
+def _dyn(args, static_argnums):
+    return [a for i, a in enumerate(args) if i not in static_argnums]
+
+
+def _call_static(fn, static_argnums, args, *dyn):
+    it = iter(dyn)
+    full = [args[i] if i in static_argnums else next(it) for i in range(len(args))]
+    return fn(*full)
+
+
+def _aligned_empty(shape, dtype, align=64):
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape)) * dtype.itemsize
+    raw = np.empty(n + align, dtype=np.uint8)
+    off = (-raw.ctypes.data) % align
+    return raw[off:off + n].view(dtype).reshape(shape)
+
+
+def jit_jax(fn=None, *, compile_options=None):
+    options = CompileOptions.from_dict(compile_options, "jax")
+
+    def wrap(f):
+        import jax
+        if options.execution_backend == "std":
+            return f
+        if options.execution_backend == "xla":
+            return jax.jit(f, static_argnums=options.static_argnums)
+        compiled = {}
+
+        @functools.wraps(f)
+        def call(*args):
+            static = options.static_argnums
+            key_parts = []
+            for i, a in enumerate(args):
+                if i in static:
+                    key_parts.append(("static", a if _hashable(a) else repr(a)))
+                else:
+                    leaves, tree = jax.tree_util.tree_flatten(a)
+                    key_parts.append((tree, tuple((tuple(np.shape(l)), str(np.result_type(l))) for l in leaves)))
+            key = tuple(key_parts)
+            entry = compiled.get(key)
+            if entry is None:
+                text, arg_types, result_types, out_tree = lower(f, args, static, name="main")
+                fn_c = compile_module(text, "main", arg_types, result_types, options)
+                entry = compiled[key] = (fn_c, out_tree)
+            fn_c, out_tree = entry
+            leaves = jax.tree_util.tree_leaves(_dyn(args, static))
+            ins = [np.ascontiguousarray(np.asarray(l), dtype=mlir_to_np_dtype(t.elem))
+                   for l, t in zip(leaves, fn_c.arg_types)]
+            outs = [_aligned_empty(t.shape, mlir_to_np_dtype(t.elem)) for t in fn_c.result_types]
+            fn_c.call_pointers([a.ctypes.data for a in ins] + [o.ctypes.data for o in outs])
+            return jax.tree_util.tree_unflatten(out_tree, [jax.dlpack.from_dlpack(o) for o in outs])
+
+        call.tessel_options = options
+        return call
+
+    return wrap(fn) if fn is not None else wrap
+
+
+def _hashable(x):
+    try:
+        hash(x)
+        return True
+    except TypeError:
+        return False
