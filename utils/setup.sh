@@ -14,7 +14,7 @@ build="${TESSEL_BUILD_DIR:-$root/build}"
 # the GPU build dependencies (HIP headers, ROCm device bitcode).
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
-  libomp-22-dev libisl-dev cmake ninja-build python3
+  libomp-22-dev libisl-dev cmake ninja-build python3 python3-venv python3-pip
   libopenblas-dev libdnnl-dev libhalide14-0-dev
   libamdhip64-dev rocm-device-libs
 )
@@ -53,3 +53,14 @@ if ! cmake -S "$root" -B "$build" -G Ninja \
 fi
 grep -E "^-- (Tessel|ROCm|Using MLIR)" "$build/configure.log" || true
 echo "setup: configured $build"
+
+# The Python package and the frameworks it compiles for, pinned, in a
+# virtual environment of the checkout (TESSEL_VENV to put it elsewhere).
+venv="${TESSEL_VENV:-$root/.venv}"
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install -q --upgrade pip > /dev/null
+"$venv/bin/python" -m pip install -q -r "$root/python/requirements.txt"
+"$venv/bin/python" -m pip install -q -e "$root/python"
+echo "setup: python environment $venv (tessel, $("$venv/bin/python" -c 'import torch, jax; print("torch", torch.__version__, "jax", jax.__version__)'))"

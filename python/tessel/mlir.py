@@ -56,6 +56,13 @@ def mlir_to_np_dtype(elem: str) -> np.dtype:
     return _MLIR_TO_NP[elem]
 
 
+def storage(elem: str) -> str:
+    """The element type in memory. Booleans are bytes (0/1), as in numpy,
+    torch and jax: an i1 memref would be packed into bits by vector stores
+    but not by scalar ones. Generic bodies see i1 (see FunctionBuilder.generic)."""
+    return "i8" if elem == "i1" else elem
+
+
 def is_float(elem: str) -> bool:
     return elem in ("f16", "bf16", "f32", "f64")
 
@@ -67,7 +74,8 @@ class TensorType:
 
     def __str__(self) -> str:
         dims = "x".join(str(d) for d in self.shape)
-        return f"tensor<{dims}x{self.elem}>" if self.shape else f"tensor<{self.elem}>"
+        elem = storage(self.elem)
+        return f"tensor<{dims}x{elem}>" if self.shape else f"tensor<{elem}>"
 
     @property
     def rank(self) -> int:
@@ -122,6 +130,11 @@ def scalar_literal(v, elem: str) -> str:
     return str(int(v))
 
 
+def _scalar_constant(v, elem: str) -> str:
+    """`arith.constant <this> : elem` (i1 takes 0/1 there, true/false in dense<>)."""
+    return str(int(bool(v))) if elem == "i1" else scalar_literal(v, elem)
+
+
 class BodyBuilder:
     """Emits the scalar ops of a linalg.generic region."""
 
@@ -149,7 +162,7 @@ class BodyBuilder:
 
     def const(self, v, elem: str) -> str:
         name = self._fn.fresh()
-        self._lines.append(f"  {name} = arith.constant {scalar_literal(v, elem)} : {elem}")
+        self._lines.append(f"  {name} = arith.constant {_scalar_constant(v, elem)} : {elem}")
         return name
 
     def index(self, dim: int) -> str:
@@ -208,7 +221,7 @@ class FunctionBuilder:
     # -- constants -------------------------------------------------------------
     def scalar(self, v, elem: str) -> str:
         name = self.fresh()
-        self.emit(f"{name} = arith.constant {scalar_literal(v, elem)} : {elem}")
+        self.emit(f"{name} = arith.constant {_scalar_constant(v, elem)} : {elem}")
         return name
 
     def constant(self, array: np.ndarray, elem: str | None = None) -> Value:
@@ -217,6 +230,8 @@ class FunctionBuilder:
         array = array.astype(mlir_to_np_dtype(elem), copy=False)
         ty = TensorType(tuple(array.shape), elem)
         name = self.fresh()
+        if elem == "i1":
+            array, elem = array.astype(np.int8), "i8"
         flat = array.reshape(-1)
         if flat.size > 1 and (flat == flat[0]).all():
             self.emit(f"{name} = arith.constant dense<{scalar_literal(flat[0], elem)}> : {ty}")
@@ -242,9 +257,9 @@ class FunctionBuilder:
 
     def full(self, shape, value, elem: str) -> Value:
         e = self.empty(shape, elem)
-        c = self.scalar(value, elem)
+        c = self.scalar(value, storage(elem))
         name = self.fresh()
-        self.emit(f"{name} = linalg.fill ins({c} : {elem}) outs({e.name} : {e.type}) -> {e.type}")
+        self.emit(f"{name} = linalg.fill ins({c} : {storage(elem)}) outs({e.name} : {e.type}) -> {e.type}")
         return Value(name, e.type)
 
     # -- generic ---------------------------------------------------------------
@@ -267,13 +282,24 @@ class FunctionBuilder:
         b = BodyBuilder(self, region)
         in_args = [self.fresh() for _ in inputs]
         acc = self.fresh()
-        params = ", ".join([f"{a}: {v.elem}" for a, v in zip(in_args, inputs)] +
-                           [f"{acc}: {init.elem}"])
+        params = ", ".join([f"{a}: {storage(v.elem)}" for a, v in zip(in_args, inputs)] +
+                           [f"{acc}: {storage(init.elem)}"])
         self.lines.append(f"    ^bb0({params}):")
+        # Booleans are stored as i8: the body sees i1 and yields i1.
+        zero = None
+        def as_i1(name):
+            nonlocal zero
+            zero = zero or b.const(0, "i8")
+            return b.op("arith.cmpi", [name, zero], "i8", attrs="ne")
+        in_args = [as_i1(a) if v.elem == "i1" else a for a, v in zip(in_args, inputs)]
+        if init.elem == "i1":
+            acc = as_i1(acc)
         result = body(b, in_args, acc)
+        if init.elem == "i1":
+            result = b.op("arith.extui", [result], "i1", result_elem="i8")
         for line in region:
             self.lines.append("    " + line)
-        self.lines.append(f"      linalg.yield {result} : {init.elem}")
+        self.lines.append(f"      linalg.yield {result} : {storage(init.elem)}")
         self.lines.append(f"    }} -> {init.type}")
         return Value(name, init.type)
 
@@ -420,12 +446,12 @@ class FunctionBuilder:
             return v
         shape = tuple(d + l + h for d, l, h in zip(v.shape, low, high))
         ty = TensorType(shape, v.elem)
-        c = self.scalar(value, v.elem)
+        c = self.scalar(value, storage(v.elem))
         name = self.fresh()
         j = lambda xs: ", ".join(str(int(x)) for x in xs)
         self.emit(f"{name} = tensor.pad {v.name} low[{j(low)}] high[{j(high)}] {{")
         self.lines.append(f"    ^bb0({', '.join(f'%i{k}_{name[1:]}: index' for k in range(v.rank))}):")
-        self.lines.append(f"      tensor.yield {c} : {v.elem}")
+        self.lines.append(f"      tensor.yield {c} : {storage(v.elem)}")
         self.lines.append(f"    }} : {v.type} to {ty}")
         return Value(name, ty)
 

@@ -372,7 +372,7 @@ def jit_jax(fn=None, *, compile_options=None):
                     key_parts.append(("static", a if _hashable(a) else repr(a)))
                 else:
                     leaves, tree = jax.tree_util.tree_flatten(a)
-                    key_parts.append((tree, tuple((tuple(np.shape(l)), str(np.result_type(l))) for l in leaves)))
+                    key_parts.append((tree, tuple((tuple(np.shape(l)), str(getattr(l, "dtype", type(l).__name__))) for l in leaves)))
             key = tuple(key_parts)
             entry = compiled.get(key)
             if entry is None:

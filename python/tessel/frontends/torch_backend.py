@@ -82,7 +82,7 @@ def make_backend(options: CompileOptions, fallback: bool):
             if not fallback:
                 raise
             stats.fallbacks += 1
-            key = tuple(e.ops) or str(e)
+            key = tuple(getattr(e, "ops", ())) or str(e)
             if key not in _warned:
                 _warned.add(key)
                 warnings.warn(f"tessel: running this graph eagerly: {e}", RuntimeWarning, stacklevel=2)
@@ -120,6 +120,11 @@ def jit_torch(fn=None, *, compile_options=None):
 
         @functools.wraps(f)
         def call(*args, **kwargs):
+            # nn.MultiheadAttention's eval fast path is one fused op
+            # (aten._transformer_encoder_layer_fwd); without it dynamo sees
+            # the ops it is made of, which Tessel compiles and fuses.
+            fastpath = torch.backends.mha.get_fastpath_enabled()
+            torch.backends.mha.set_fastpath_enabled(False)
             try:
                 return compiled(*args, **kwargs)
             except Exception as e:
@@ -129,6 +134,8 @@ def jit_torch(fn=None, *, compile_options=None):
                 if inner is not None:
                     raise inner.with_traceback(None) from None
                 raise
+            finally:
+                torch.backends.mha.set_fastpath_enabled(fastpath)
 
         call.tessel_options = options
         return call

@@ -332,6 +332,20 @@ def _full(L, node, size, value, **kw):
     return L.f.full(out.shape, value, out.elem)
 
 
+@_register(aten.full_like)
+def _full_like(L, node, a, value, **kw):
+    out = L.out_type(node)
+    return L.f.full(out.shape, value, out.elem)
+
+
+@_register(aten.any, aten.all)
+def _any_all(L, node, a, dim=None, keepdim=False):
+    v = L.f.cast(L.value(a), "i1")
+    is_any = node.target.overloadpacket is aten.any
+    r = L.f.reduce(v, _dims(v, dim), not is_any, "arith.ori" if is_any else "arith.andi")
+    return L.f.reshape(r, L.out_type(node).shape)
+
+
 @_register(aten.scalar_tensor)
 def _scalar_tensor(L, node, value, **kw):
     out = L.out_type(node)

@@ -1,0 +1,88 @@
+"""JAX through jaxprs: the reference examples and a small CNN, compared with
+jax eager; static_argnums and the compile cache."""
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+
+import tessel  # noqa: E402
+
+H, W = 40, 36
+
+
+def close(a, b, tol=1e-4):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype
+    assert np.abs(a - b).max() <= tol * max(1.0, np.abs(b).max())
+
+
+@tessel.jit_jax(compile_options={"target": "cpu"})
+def blur_x_blur_y(img):
+    kernel = jnp.array([0.0625, 0.25, 0.375, 0.25, 0.0625], jnp.float32)
+    x = img.reshape(3, 1, H, W)
+    blurx = jax.lax.conv_general_dilated(x, kernel.reshape(1, 1, 1, 5), (1, 1), "VALID")
+    blury = jax.lax.conv_general_dilated(blurx, kernel.reshape(1, 1, 5, 1), (1, 1), "VALID")
+    return blury.reshape(3, H - 4, W - 4)
+
+
+def test_blur():
+    img = jax.device_put(np.random.rand(3, H, W).astype(np.float32), jax.devices("cpu")[0])
+    close(blur_x_blur_y(img), blur_x_blur_y.__wrapped__(img))
+
+
+@tessel.jit_jax(compile_options={"target": "cpu", "debug": False, "static_argnums": (2, 3)})
+def gradient_descent(X, D, learning_rate=0.0001, num_iterations=1000):
+    w = jnp.zeros((X.shape[1],), X.dtype)
+    for _ in range(num_iterations):
+        w = w - learning_rate * (X.T @ (X @ w - D))
+    return w
+
+
+def test_gradient_descent_static_argnums(stats):
+    X = jax.device_put(np.random.rand(32, 8).astype(np.float32))
+    D = jax.device_put(np.random.rand(32).astype(np.float32))
+    close(gradient_descent(X, D, 0.01, 12), gradient_descent.__wrapped__(X, D, 0.01, 12), tol=1e-5)
+    n = stats.compilations
+    gradient_descent(X, D, 0.01, 12)
+    assert stats.compilations == n, "same shapes and static values must not recompile"
+    close(gradient_descent(X, D, 0.01, 5), gradient_descent.__wrapped__(X, D, 0.01, 5), tol=1e-5)
+    assert stats.compilations == n + 1, "a new static value compiles again"
+
+
+def test_conv_bias_relu_nhwc():
+    def conv_bias_relu(img, w, b):
+        y = jax.lax.conv_general_dilated(img, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        return jax.nn.relu(y + b)
+    args = [np.random.rand(1, 12, 12, 8).astype(np.float32), np.random.rand(3, 3, 8, 16).astype(np.float32) - 0.5,
+            np.random.rand(16).astype(np.float32)]
+    close(tessel.jit_jax(conv_bias_relu)(*args), conv_bias_relu(*args))
+
+
+def test_small_cnn_with_parameters_as_arguments():
+    def cnn(params, x):
+        y = jax.lax.conv_general_dilated(x, params["w1"], (1, 1), "SAME",
+                                         dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        y = jax.nn.relu(y + params["b1"])
+        y = jax.lax.reduce_window(y, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+        y = y.reshape(y.shape[0], -1)
+        return jax.nn.softmax(y @ params["wd"] + params["bd"])
+    rng = np.random.default_rng(0)
+    params = {"w1": rng.standard_normal((3, 3, 3, 8), np.float32) * 0.2,
+              "b1": rng.standard_normal(8, np.float32) * 0.1,
+              "wd": rng.standard_normal((8 * 8 * 8, 10), np.float32) * 0.05,
+              "bd": np.zeros(10, np.float32)}
+    x = rng.standard_normal((2, 16, 16, 3), np.float32)
+    close(tessel.jit_jax(cnn)(params, x), cnn(params, x), tol=1e-5)
+
+
+def test_unsupported_primitive_is_named():
+    f = tessel.jit_jax(lambda x: jnp.cumsum(x))
+    with pytest.raises(tessel.UnsupportedError, match="cumsum"):
+        f(np.ones(4, np.float32))
+
+
+def test_xla_backend():
+    f = tessel.jit_jax(lambda x: jnp.tanh(x) * 2, compile_options={"execution_backend": "xla"})
+    x = np.random.rand(5).astype(np.float32)
+    close(f(x), np.tanh(x) * 2, tol=1e-6)

@@ -1,0 +1,62 @@
+"""The compiler reached through libTesselCompiler.so, options and the cache."""
+import numpy as np
+import pytest
+
+import tessel
+from tessel import _native, compiler
+from tessel.mlir import ModuleBuilder
+
+
+def _add_module():
+    m = ModuleBuilder()
+    f = m.function("add")
+    a = f.add_argument((4, 8), "f32")
+    b = f.add_argument((8,), "f32")
+    f.set_results([f.elementwise([a, b], "f32", lambda bb, x: bb.op("arith.addf", x, "f32"))])
+    return m.text(), [a.type, b.type], [r.type for r in f.results]
+
+
+def test_compile_and_call_numpy(stats):
+    text, args, results = _add_module()
+    fn = compiler.compile_module(text, "add", args, results, tessel.CompileOptions())
+    a = np.random.rand(4, 8).astype(np.float32)
+    b = np.random.rand(8).astype(np.float32)
+    np.testing.assert_array_equal(fn(a, b), a + b)
+
+
+def test_memory_then_disk_cache(stats):
+    text, args, results = _add_module()
+    opts = tessel.CompileOptions(opt_level=2)
+    compiler.compile_module(text, "add", args, results, opts)
+    before = (stats.compilations, stats.memory_hits, stats.disk_hits)
+    compiler.compile_module(text, "add", args, results, opts)
+    assert stats.memory_hits == before[1] + 1
+    compiler._memory_cache.clear()  # as a new process would start
+    compiler.compile_module(text, "add", args, results, opts)
+    assert stats.disk_hits == before[2] + 1
+    assert stats.compilations == before[0]
+
+
+def test_bad_mlir_names_the_command(tmp_path):
+    src = tmp_path / "bad.mlir"
+    src.write_text("func.func @f( {")
+    with pytest.raises(tessel.CompileError, match=r"cannot parse .*\n\(compilation: tessel-compile "):
+        _native.run_compiler([str(src), "-o", str(tmp_path / "bad.so")])
+
+
+def test_unknown_option_is_rejected():
+    with pytest.raises(ValueError, match="unknown compile option"):
+        tessel.CompileOptions.from_dict({"tile": 4}, "torch")
+    with pytest.raises(ValueError, match="expected one of"):
+        tessel.CompileOptions.from_dict({"target": "tpu"}, "torch")
+    with pytest.raises(ValueError, match="not a torch JIT"):
+        tessel.CompileOptions.from_dict({"execution_backend": "xla"}, "torch")
+
+
+def test_disable_passes_builds_a_pipeline_without_them():
+    o = tessel.CompileOptions.from_dict({"disable_passes": ["tessel-fuse-producers"]}, "torch")
+    pipeline = o.pipeline_without(o.disable_passes)
+    assert "tessel-fuse-producers" not in pipeline
+    assert "tessel-vectorize-generics" in pipeline
+    with pytest.raises(ValueError, match="not in the cpu pipeline"):
+        o.pipeline_without(["tessel-no-such-pass"])

@@ -1,0 +1,135 @@
+"""PyTorch through TorchDynamo: the reference examples, models, the compile
+cache and unsupported ops, compared with eager."""
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import torch.nn.functional as F  # noqa: E402
+
+import tessel  # noqa: E402
+
+H, W = 64, 48
+
+
+@tessel.jit_torch
+def blur_x_blur_y(img):
+    # The reference example, unmodified except for the decorator.
+    kernel = torch.tensor([0.0625, 0.25, 0.375, 0.25, 0.0625], device=img.device).float()
+    blur_kernel = kernel.view(1, 1, 1, 5)
+    img_reshaped = img.view(3, 1, H, W)
+    blurx = F.conv2d(img_reshaped, blur_kernel, stride=1, padding=0)
+    blur_kernel = kernel.view(1, 1, 5, 1)
+    blury = F.conv2d(blurx, blur_kernel, stride=1, padding=0)
+    return blury.view(3, H - 4, W - 4)
+
+
+def close(a, b, tol=1e-4):
+    assert a.shape == b.shape and a.dtype == b.dtype
+    assert (a - b).abs().max().item() <= tol * max(1.0, b.abs().max().item())
+
+
+def test_blur_matches_eager_and_compiles_once(stats):
+    img = torch.rand(3, H, W)
+    close(blur_x_blur_y(img), blur_x_blur_y.__wrapped__(img))
+    n = stats.compilations
+    for _ in range(3):
+        img = torch.rand(3, H, W)
+        close(blur_x_blur_y(img), blur_x_blur_y.__wrapped__(img))
+    assert stats.compilations == n, "same shapes must not recompile"
+
+
+def test_new_shape_compiles_again(stats):
+    @tessel.jit_torch
+    def scale(x):
+        return x * 2.0 + 1.0
+    scale(torch.rand(8, 8))
+    n = stats.compilations
+    scale(torch.rand(8, 8))
+    assert stats.compilations == n
+    out = scale(torch.rand(4, 16))
+    assert stats.compilations == n + 1
+    assert out.shape == (4, 16)
+
+
+def test_conv_bias_relu():
+    @tessel.jit_torch(compile_options={"target": "cpu"})
+    def conv_bias_add_relu(img, filters, bias):
+        return torch.relu(F.conv2d(img, filters, bias, stride=1, padding=1))
+    args = (torch.rand(1, 16, 20, 20), torch.rand(24, 16, 3, 3) - 0.5, torch.rand(24))
+    close(conv_bias_add_relu(*args), conv_bias_add_relu.__wrapped__(*args))
+
+
+def test_mlp_and_bool_masks():
+    mlp = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 10),
+                              torch.nn.LogSoftmax(-1)).eval()
+    f = tessel.jit_torch(lambda x: mlp(x))
+    x = torch.rand(5, 32)
+    with torch.no_grad():
+        close(f(x), mlp(x))
+    g = tessel.jit_torch(lambda s: torch.where((s > 0.5).any(-1, keepdim=True), s, -s))
+    s = torch.rand(3, 4)
+    close(g(s), torch.where((s > 0.5).any(-1, keepdim=True), s, -s))
+
+
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2"])
+def test_torchvision_models(name, stats):
+    tv = pytest.importorskip("torchvision")
+    torch.manual_seed(0)
+    model = getattr(tv.models, name)().eval()
+    x = torch.rand(1, 3, 224, 224)
+    fallbacks = stats.fallbacks
+    with torch.no_grad():
+        out = torch.compile(model, backend="tessel")(x)
+        ref = model(x)
+    assert stats.fallbacks == fallbacks, "the whole model must compile"
+    close(out, ref, tol=1e-3)
+
+
+def test_transformer_encoder_layer(stats):
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0, batch_first=True).eval()
+    x = torch.rand(2, 16, 64)
+    fallbacks = stats.fallbacks
+    with torch.no_grad():
+        out = tessel.jit_torch(layer.forward)(x)
+        ref = layer(x)
+    assert stats.fallbacks == fallbacks
+    close(out, ref, tol=1e-4)
+
+
+def test_unsupported_op_error_names_it():
+    f = tessel.jit_torch(lambda x: torch.cumsum(x, 0))
+    with pytest.raises(tessel.UnsupportedError, match="aten.cumsum") as e:
+        f(torch.rand(4))
+    assert "aten.cumsum" in e.value.ops
+
+
+def test_unsupported_op_falls_back_under_torch_compile(stats):
+    def fn(x):
+        return torch.cumsum(x * 2, 0) + 1
+    x = torch.rand(6)
+    fallbacks = stats.fallbacks
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out = torch.compile(fn, backend="tessel")(x)
+    close(out, fn(x))
+    assert stats.fallbacks == fallbacks + 1
+    assert sum("aten.cumsum" in str(m.message) for m in w) == 1
+
+
+@pytest.mark.parametrize("backend", ["std", "inductor"])
+def test_execution_backends_compare_the_same_function(backend):
+    f = tessel.jit_torch(lambda x: torch.tanh(x) * 3, compile_options={"execution_backend": backend})
+    x = torch.rand(7, 3)
+    close(f(x), torch.tanh(x) * 3)
+
+
+def test_debug_dumps_every_stage(tmp_path):
+    f = tessel.jit_torch(lambda x: x * 4 - 1, compile_options={"debug": str(tmp_path), "cache": False})
+    f(torch.rand(3, 5))
+    (stage_dir,) = [d for d in tmp_path.iterdir() if d.is_dir()]
+    names = sorted(p.name for p in stage_dir.iterdir())
+    assert "input.mlir" in names and "command.txt" in names
+    assert any(n.endswith("tessel-fuse-producers.mlir") for n in names)
+    assert (stage_dir / "command.txt").read_text().startswith("tessel-compile ")
