@@ -131,9 +131,6 @@ class CompiledFunction:
         self._fn = fn
         self._templates = [make_descriptor(0, t.shape) for t in self.arg_types + self.result_types]
 
-    def result_numpy_dtypes(self):
-        return [mlir_to_np_dtype(t.elem) for t in self.result_types]
-
     def call_pointers(self, pointers) -> None:
         """pointers: data addresses of the arguments, then of the results."""
         descs = self._templates

@@ -23,7 +23,7 @@ from . import _native
 from ._native import CompiledFunction, CompileError
 from .mlir import UnsupportedError
 
-__all__ = ["CompileOptions", "compile_module", "stats", "cache_dir"]
+__all__ = ["CompileOptions", "CompileError", "compile_module", "stats", "cache_dir"]
 
 TARGETS = ("cpu", "nvgpu", "amdgpu")
 BACKENDS = ("tessel", "std", "xla", "inductor")
@@ -207,5 +207,3 @@ def _compile_to(text, so: Path, args, options, name, key) -> None:
     stats.compile_seconds += time.perf_counter() - t0
     stats.log.append((name, key, time.perf_counter() - t0))
 
-
-__all__ += ["CompileError"]

@@ -63,6 +63,16 @@ def storage(elem: str) -> str:
     return "i8" if elem == "i1" else elem
 
 
+def lowest(elem: str):
+    """Identity of max: -inf, or the integer type's minimum."""
+    return -np.inf if is_float(elem) else int(np.iinfo(mlir_to_np_dtype(elem)).min)
+
+
+def highest(elem: str):
+    """Identity of min: +inf, or the integer type's maximum."""
+    return np.inf if is_float(elem) else int(np.iinfo(mlir_to_np_dtype(elem)).max)
+
+
 def is_float(elem: str) -> bool:
     return elem in ("f16", "bf16", "f32", "f64")
 
@@ -517,7 +527,7 @@ class FunctionBuilder:
         ow = (wd - dw * (kw - 1) - 1) // sw + 1
         elem = x.elem
         if kind == "max":
-            init_value = -np.inf if is_float(elem) else np.iinfo(mlir_to_np_dtype(elem)).min
+            init_value = lowest(elem)
         else:
             init_value = 0
         init = self.full((n, c, oh, ow), init_value, elem)

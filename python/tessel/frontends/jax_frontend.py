@@ -7,13 +7,12 @@ function closes over become constants (dense resources).
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 
 from ..compiler import CompileOptions, compile_module
-from ..mlir import (FunctionBuilder, ModuleBuilder, UnsupportedError, Value,
-                    convert_scalar, is_float, mlir_to_np_dtype, np_dtype_to_mlir)
+from ..mlir import (FunctionBuilder, ModuleBuilder, UnsupportedError, convert_scalar,
+                    highest, is_float, lowest, mlir_to_np_dtype, np_dtype_to_mlir)
 
 
 def _elem(aval) -> str:
@@ -232,17 +231,9 @@ def _reduce(init, fop, iop):
     return h
 
 
-def _lowest(e):
-    return -math.inf if is_float(e) else np.iinfo(mlir_to_np_dtype(e)).min
-
-
-def _highest(e):
-    return math.inf if is_float(e) else np.iinfo(mlir_to_np_dtype(e)).max
-
-
 rule("reduce_sum")(_reduce(lambda e: 0, "arith.addf", "arith.addi"))
-rule("reduce_max")(_reduce(_lowest, "arith.maximumf", "arith.maxsi"))
-rule("reduce_min")(_reduce(_highest, "arith.minimumf", "arith.minsi"))
+rule("reduce_max")(_reduce(lowest, "arith.maximumf", "arith.maxsi"))
+rule("reduce_min")(_reduce(highest, "arith.minimumf", "arith.minsi"))
 
 
 @rule("dot_general")
@@ -299,7 +290,7 @@ def _reduce_window(L, eqn, x, window_dimensions, window_strides, padding, base_d
     pd = [padding[p] for p in perm]
     dl = [window_dilation[p] for p in perm]
     kind = "max" if eqn.primitive.name.endswith("max") else "sum"
-    fill = _lowest(x.elem) if kind == "max" else 0
+    fill = lowest(x.elem) if kind == "max" else 0
     xn = L.f.pad(xn, [q[0] for q in pd], [q[1] for q in pd], fill)
     y = L.f.pool2d_nchw(xn, wd[2:], ws[2:], dl[2:], kind)
     inv = [0] * 4

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from ..mlir import (FunctionBuilder, ModuleBuilder, TensorType, UnsupportedError,
-                    Value, convert_scalar, is_float)
+                    Value, convert_scalar, highest, is_float, lowest)
 
 aten = torch.ops.aten
 
@@ -543,8 +543,7 @@ def _max_pool(L, node, x, kernel, stride=(), padding=(0, 0), dilation=(1, 1), ce
     stride = stride or kernel
     kernel, stride = _pair(kernel), _pair(stride)
     padding, dilation = _pair(padding), _pair(dilation)
-    neg = -math.inf if is_float(xv.elem) else np.iinfo(np.int64).min
-    padded = _pool_padding(L, xv, kernel, stride, padding, ceil_mode, neg)
+    padded = _pool_padding(L, xv, kernel, stride, padding, ceil_mode, lowest(xv.elem))
     return (L.f.pool2d_nchw(padded, kernel, stride, dilation, "max"), None)
 
 
@@ -611,11 +610,10 @@ def _minmax(kind):
         v = L.value(a)
         out = L.out_type(node)
         e = v.elem
-        if is_float(e):
-            init, op = (-math.inf, "arith.maximumf") if kind == "max" else (math.inf, "arith.minimumf")
+        if kind == "max":
+            init, op = lowest(e), ("arith.maximumf" if is_float(e) else "arith.maxsi")
         else:
-            info = np.iinfo({"i64": np.int64, "i32": np.int32, "i16": np.int16, "i8": np.int8}[e])
-            init, op = (info.min, "arith.maxsi") if kind == "max" else (info.max, "arith.minsi")
+            init, op = highest(e), ("arith.minimumf" if is_float(e) else "arith.minsi")
         return L.f.reshape(L.f.reduce(v, _dims(v, dim), init, op), out.shape)
     return h
 
