@@ -259,6 +259,15 @@ static linalg::PackOp pack(OpBuilder &b, Location loc, Value source, Value dest,
       getAsIndexOpFoldResult(b.getContext(), innerTiles), zero, outerPerm);
 }
 
+/// The source of `v` when `v` is a 2-D linalg.transpose (x @ W^T as the
+/// frontends emit it), else null.
+static Value transposeSource(Value v) {
+  auto transpose = v.getDefiningOp<linalg::TransposeOp>();
+  if (!transpose || transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
+    return {};
+  return transpose.getInput();
+}
+
 /// Packs, tiles and vectorizes one matmul; on success the matmul is gone and
 /// its register tile is a vector.contract inside the k loop.
 static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
@@ -273,6 +282,11 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
   Type f32 = cType.getElementType();
   int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
   int64_t k = cast<RankedTensorType>(a.getType()).getDimSize(1);
+  // A transposed operand is packed straight from the transpose's source:
+  // the packing copy reorders anyway, so the transposition costs nothing
+  // there, while a separate transpose is a full strided copy of the operand
+  // (a weight matrix, every call).
+  Value aT = transposeSource(a), bT = transposeSource(b);
   // Register-tile panels of each dimension, cache blocks in panels, and
   // block counts.
   int64_t mp = ceilDiv(m, t.mr), np = ceilDiv(n, t.nr), kp = ceilDiv(k, t.kr);
@@ -365,10 +379,16 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
               SmallVector<OpFoldResult> bOffsets, bSizes;
               Value bDest = bufferSlice(kb, loc, kIters[2], zeroIdx, nb.panels,
                                         kbl.panels, bOffsets, bSizes);
-              Value bSource =
-                  slice(kb, b, {kbl.elem0, nb.elem0}, {kbl.elems, nb.elems});
+              // [n1][k1][kr][nr] from B[K][N], or from B^T[N][K].
               packB =
-                  pack(kb, loc, bSource, bDest, {0, 1}, {t.kr, t.nr}, {1, 0});
+                  bT ? pack(kb, loc,
+                            slice(kb, bT, {nb.elem0, kbl.elem0},
+                                  {nb.elems, kbl.elems}),
+                            bDest, {1, 0}, {t.kr, t.nr}, {})
+                     : pack(kb, loc,
+                            slice(kb, b, {kbl.elem0, nb.elem0},
+                                  {kbl.elems, nb.elems}),
+                            bDest, {0, 1}, {t.kr, t.nr}, {1, 0});
               Value packedB = packB.getResult();
               SmallVector<Value> mResults = blockLoop(
                   kb, loc, mBlocks, t.parallel == 'm', {kIters[0], kIters[1]},
@@ -379,10 +399,16 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
                     Value aDest = bufferSlice(
                         mb, loc, mIters[1], t.parallel == 'm' ? bm : zeroIdx,
                         mbl.panels, kbl.panels, aOffsets, aSizes);
-                    Value aSource = slice(mb, a, {mbl.elem0, kbl.elem0},
-                                          {mbl.elems, kbl.elems});
+                    // [m1][k1][kr][mr] from A[M][K], or from A^T[K][M].
                     packA =
-                        pack(mb, loc, aSource, aDest, {1, 0}, {t.kr, t.mr}, {});
+                        aT ? pack(mb, loc,
+                                  slice(mb, aT, {kbl.elem0, mbl.elem0},
+                                        {kbl.elems, mbl.elems}),
+                                  aDest, {0, 1}, {t.kr, t.mr}, {1, 0})
+                           : pack(mb, loc,
+                                  slice(mb, a, {mbl.elem0, kbl.elem0},
+                                        {mbl.elems, kbl.elems}),
+                                  aDest, {1, 0}, {t.kr, t.mr}, {});
                     SmallVector<OpFoldResult> tOffsets = {
                         times(mb, mbl.panel0, t.mr), zeroIdx};
                     SmallVector<OpFoldResult> tSizes = {
@@ -422,6 +448,11 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
         getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>{m, n}),
         getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>{1, 1}));
   rewriter.replaceOp(matmul, result);
+  // Transposes packed through are dead now unless something else reads them.
+  for (Value operand : {a, b})
+    if (auto transpose = operand.getDefiningOp<linalg::TransposeOp>())
+      if (transpose->use_empty() && (aT || bT))
+        rewriter.eraseOp(transpose);
 
   // Register tiles: the B micro-panel loop outside the A micro-panel loop,
   // so the kc x nr panel of B stays in L1 across the mc / mr tiles.
@@ -585,8 +616,14 @@ struct VectorizeMatmulPass
         op->emitRemark() << "not vectorized: " << why;
         continue;
       }
-      op->emitRemark() << "matmul M=" << a[0] << " N=" << b[1]
-                       << " K=" << a[1] << ": " << tiling.rationale;
+      InFlightDiagnostic remark = op->emitRemark();
+      remark << "matmul M=" << a[0] << " N=" << b[1] << " K=" << a[1] << ": "
+             << tiling.rationale;
+      if (transposeSource(op.getDpsInputs()[0]))
+        remark << "; A packed from its transpose's source";
+      if (transposeSource(op.getDpsInputs()[1]))
+        remark << "; B packed from its transpose's source";
+      remark.report();
       if (failed(packTileAndVectorize(rewriter, op, tiling))) {
         op->emitError() << "packing, tiling or vectorizing the matmul failed";
         return signalPassFailure();

@@ -274,3 +274,40 @@ func.func @no_target(%a: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32
   %0 = linalg.matmul ins(%a, %a : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 }
+
+// -----
+
+// x @ W^T as frontends emit it (nn.Linear, tf.matmul(transpose_b=True)):
+// each transposed operand is packed straight from the transpose's source,
+// the pack reordering as it copies, and the full-size transposes are gone.
+// B^T [64 x 128] is read in 32 x 8 pieces (32 columns of B, 8 of k) and
+// transposed in registers into [kr][nr] panels; A^T [128 x 64] pieces are
+// already k-major, so its [kr][mr] panels need no register transpose.
+
+// CHECK-LABEL: func.func @transposed_operands(
+// CHECK-SAME: %[[AT:[^:]*]]: tensor<128x64xf32>, %[[BT:[^:]*]]: tensor<64x128xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: linalg.matmul
+// CHECK: tensor.extract_slice %[[BT]][{{.*}}] [32, 8] [1, 1] : tensor<64x128xf32> to tensor<32x8xf32>
+// CHECK: vector.transpose %{{.*}}, [0, 2, 3, 1] : vector<1x32x4x2xf32> to vector<1x4x2x32xf32>
+// CHECK: tensor.extract_slice %[[AT]][{{.*}}] [32, 8] [1, 1] : tensor<128x64xf32> to tensor<32x8xf32>
+// CHECK-NOT: vector.transpose
+// CHECK: vector.shape_cast %{{.*}} : vector<32x8xf32> to vector<16x2x8xf32>
+// CHECK-NOT: vector.transpose
+// CHECK-COUNT-16: vector.fma %{{.*}} : vector<32xf32>
+// CHECK-NOT: linalg.transpose
+// REMARK: matmul M=64 N=64 K=128: {{.*}}; A packed from its transpose's source; B packed from its transpose's source
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @transposed_operands(%at: tensor<128x64xf32>, %bt: tensor<64x128xf32>) -> tensor<64x64xf32> {
+    %zero = arith.constant 0.0 : f32
+    %ea = tensor.empty() : tensor<64x128xf32>
+    %a = linalg.transpose ins(%at : tensor<128x64xf32>) outs(%ea : tensor<64x128xf32>) permutation = [1, 0]
+    %eb = tensor.empty() : tensor<128x64xf32>
+    %b = linalg.transpose ins(%bt : tensor<64x128xf32>) outs(%eb : tensor<128x64xf32>) permutation = [1, 0]
+    %e = tensor.empty() : tensor<64x64xf32>
+    %c = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+    // expected-remark @below {{matmul M=64 N=64 K=128: register tile}}
+    %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+    return %r : tensor<64x64xf32>
+  }
+}
