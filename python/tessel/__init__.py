@@ -11,6 +11,9 @@ TensorFlow, and ahead-of-time compilation to a shared library + C header.
     @tessel.jit_jax(compile_options={"static_argnums": (2,)})
     def g(x, w, steps): ...
 
+    @tessel.jit_tf(input_signature=[tf.TensorSpec([3, 64, 64], tf.float32)])
+    def h(img): ...
+
     tessel.aot_compile(f, (x,), target="cpu", output="f.so")  # + f.h
 
 Compilation runs in this process through libTesselCompiler.so (the
@@ -39,8 +42,8 @@ def jit_jax(fn=None, *, compile_options=None):
 
 
 def jit_tf(fn=None, *, input_signature=None, compile_options=None):
-    raise NotImplementedError("tessel.jit_tf: the TensorFlow frontend (tf.function graphs) is not "
-                              "implemented yet; PyTorch (jit_torch) and JAX (jit_jax) are")
+    from .frontends.tf_frontend import jit_tf as impl
+    return impl(fn, input_signature=input_signature, compile_options=compile_options)
 
 
 def aot_compile(fn, example_inputs, target="cpu", output="out.so", compile_options=None):

@@ -13,7 +13,7 @@ import numpy as np
 
 from .mlir import mlir_to_np_dtype
 
-__all__ = ["CompileError", "library_dir", "run_compiler", "CompiledFunction"]
+__all__ = ["CompileError", "library_dir", "run_compiler", "CompiledFunction", "aligned_empty"]
 
 
 class CompileError(RuntimeError):
@@ -41,6 +41,12 @@ def library_dir() -> Path:
         + "); build it with `ninja -C build TesselCompiler` or set TESSEL_LIBRARY_DIR")
 
 
+# The compiler links LLVM/MLIR 22 (libMLIR.so, libLLVM.so.22). Frameworks
+# load their own LLVM/MLIR builds with global symbols first (TensorFlow
+# does); DEEPBIND makes the compiler and its dependencies resolve their own
+# definitions first instead of binding to the framework's.
+_LOAD_MODE = getattr(os, "RTLD_DEEPBIND", 0) | getattr(os, "RTLD_LOCAL", 0) | getattr(os, "RTLD_NOW", 0)
+
 _lib = None
 _lib_lock = threading.Lock()
 
@@ -49,7 +55,7 @@ def _compiler():
     global _lib
     with _lib_lock:
         if _lib is None:
-            lib = ctypes.CDLL(str(library_dir() / "libTesselCompiler.so"))
+            lib = ctypes.CDLL(str(library_dir() / "libTesselCompiler.so"), mode=_LOAD_MODE)
             lib.tesselCompilerRun.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
                                               ctypes.POINTER(ctypes.c_void_p)]
             lib.tesselCompilerRun.restype = ctypes.c_int
@@ -81,6 +87,16 @@ def run_compiler(args) -> str:
 
 
 # --- calling compiled code ---------------------------------------------------
+
+def aligned_empty(shape, dtype, align=64) -> np.ndarray:
+    """An uninitialized C-contiguous array whose data starts on an `align`
+    byte boundary (DLPack consumers such as JAX require 64)."""
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape)) * dtype.itemsize
+    raw = np.empty(n + align, dtype=np.uint8)
+    off = (-raw.ctypes.data) % align
+    return raw[off:off + n].view(dtype).reshape(shape)
+
 
 _DESCRIPTOR_TYPES: dict = {}
 

@@ -412,6 +412,10 @@ class FunctionBuilder:
         if perm == list(range(v.rank)):
             return v
         shape = tuple(v.shape[p] for p in perm)
+        if [p for p in perm if v.shape[p] != 1] == [d for d in range(v.rank) if v.shape[d] != 1]:
+            # Only unit dimensions move (NHWC<->NCHW with one channel): the
+            # data order is unchanged, a reshape is free and a copy is not.
+            return self.reshape(v, shape)
         init = self.empty(shape, v.elem)
         name = self.fresh()
         self.emit(f"{name} = linalg.transpose ins({v.name} : {v.type}) outs({init.name} : {init.type}) "

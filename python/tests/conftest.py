@@ -1,3 +1,4 @@
+import importlib
 import os
 import tempfile
 
@@ -5,6 +6,16 @@ import pytest
 
 # Each test session gets its own compile cache: hits and misses are counted.
 os.environ.setdefault("TESSEL_CACHE_DIR", tempfile.mkdtemp(prefix="tessel-test-cache-"))
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+# TensorFlow and Triton (imported by torch._dynamo) each carry an LLVM;
+# importing TensorFlow first makes Triton abort on duplicate LLVM options,
+# the other order works. utils/run-tests.sh runs the TensorFlow tests in a
+# process of their own; this keeps a plain `pytest tests` working too.
+try:
+    importlib.import_module("torch._dynamo")
+except ImportError:
+    pass
 
 
 @pytest.fixture

@@ -10,6 +10,8 @@ import functools
 
 import numpy as np
 
+from . import registry
+from .._native import aligned_empty
 from ..compiler import CompileOptions, compile_module
 from ..mlir import (FunctionBuilder, ModuleBuilder, UnsupportedError, convert_scalar,
                     highest, is_float, lowest, mlir_to_np_dtype, np_dtype_to_mlir)
@@ -78,15 +80,7 @@ def _subjaxprs(eqn):
             yield getattr(j, "jaxpr", j)
 
 
-_RULES: dict = {}
-
-
-def rule(*names):
-    def wrap(fn):
-        for n in names:
-            _RULES[n] = fn
-        return fn
-    return wrap
+_RULES, rule = registry()
 
 
 def _out(eqn, i=0):
@@ -119,7 +113,7 @@ rule("min")(_bin("arith.minimumf", "arith.minsi"))
 rule("pow")(_bin("math.powf", "math.ipowi"))
 
 for _n, _m in [("exp", "math.exp"), ("log", "math.log"), ("sqrt", "math.sqrt"), ("rsqrt", "math.rsqrt"),
-               ("tanh", "math.tanh"), ("erf", "math.erf"), ("sin", "math.sin"), ("cos", "math.cos"),
+               ("tanh", "math.tanh"), ("erf", "math.erf"), ("erfc", "math.erfc"), ("sin", "math.sin"), ("cos", "math.cos"),
                ("floor", "math.floor"), ("ceil", "math.ceil"), ("abs", "math.absf"),
                ("log1p", "math.log1p"), ("expm1", "math.expm1")]:
     rule(_n)(lambda L, eqn, x, _m=_m, **p: _pointwise(L, eqn, [x], lambda b, a, e: b.op(_m, a, e)))
@@ -335,14 +329,6 @@ def _call_static(fn, static_argnums, args, *dyn):
     return fn(*full)
 
 
-def _aligned_empty(shape, dtype, align=64):
-    dtype = np.dtype(dtype)
-    n = int(np.prod(shape)) * dtype.itemsize
-    raw = np.empty(n + align, dtype=np.uint8)
-    off = (-raw.ctypes.data) % align
-    return raw[off:off + n].view(dtype).reshape(shape)
-
-
 def jit_jax(fn=None, *, compile_options=None):
     options = CompileOptions.from_dict(compile_options, "jax")
 
@@ -374,7 +360,7 @@ def jit_jax(fn=None, *, compile_options=None):
             leaves = jax.tree_util.tree_leaves(_dyn(args, static))
             ins = [np.ascontiguousarray(np.asarray(l), dtype=mlir_to_np_dtype(t.elem))
                    for l, t in zip(leaves, fn_c.arg_types)]
-            outs = [_aligned_empty(t.shape, mlir_to_np_dtype(t.elem)) for t in fn_c.result_types]
+            outs = [aligned_empty(t.shape, mlir_to_np_dtype(t.elem)) for t in fn_c.result_types]
             fn_c.call_pointers([a.ctypes.data for a in ins] + [o.ctypes.data for o in outs])
             return jax.tree_util.tree_unflatten(out_tree, [jax.dlpack.from_dlpack(o) for o in outs])
 

@@ -15,6 +15,7 @@ import operator
 import numpy as np
 import torch
 
+from . import registry
 from ..mlir import (FunctionBuilder, ModuleBuilder, TensorType, UnsupportedError,
                     Value, convert_scalar, highest, is_float, lowest)
 
@@ -160,15 +161,7 @@ def _op_name(target) -> str:
 
 
 # --- handlers ------------------------------------------------------------------
-_HANDLERS: dict = {}
-
-
-def _register(*packets):
-    def wrap(fn):
-        for p in packets:
-            _HANDLERS[p] = fn
-        return fn
-    return wrap
+_HANDLERS, _register = registry()
 
 
 def _handler(target):

@@ -1,0 +1,166 @@
+"""TensorFlow through tf.function graphs: the reference examples as written
+(decorator added), a Keras CNN whose weights are variables, nested
+tf.functions, the compile cache and unsupported ops, compared with TF."""
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+tf = pytest.importorskip("tensorflow")
+
+import tessel  # noqa: E402
+
+height, width = 40, 36
+
+
+def close(a, b, tol=1e-4):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
+    assert np.abs(a.astype(np.float64) - b).max() <= tol * max(1.0, np.abs(b).max())
+
+
+# The reference example, unmodified except for the decorator.
+@tessel.jit_tf(compile_options={'target': 'cpu'})
+def blur_x_blur_y(img):
+    # We are doing a regular image convolution in the X direction and then in
+    # the Y direction.
+    kernel = tf.constant([0.0625, 0.25, 0.375, 0.25, 0.0625], dtype=tf.float32)
+    blur_kernel = tf.reshape(kernel, [1, 5, 1, 1])
+    img_reshaped = tf.reshape(img, [3, height, width, 1])
+    # The output is two short at each end.
+    blurx = tf.nn.conv2d(img_reshaped,
+                         blur_kernel, [1, 1, 1, 1], "VALID")
+    blur_kernel = tf.reshape(kernel, [5, 1, 1, 1])
+    blury = tf.nn.conv2d(blurx, blur_kernel,
+                         [1, 1, 1, 1], "VALID")
+    output = tf.reshape(blury, [3, height - 4, width - 4])
+    return output
+
+
+def test_blur_numpy_and_tf_inputs(stats):
+    img = np.random.rand(3, height, width).astype(np.float32)
+    out = blur_x_blur_y(img)
+    assert isinstance(out, tf.Tensor)
+    close(out, blur_x_blur_y.__wrapped__(img))
+    n = stats.compilations
+    close(blur_x_blur_y(tf.constant(img)), blur_x_blur_y.__wrapped__(img))
+    assert stats.compilations == n, "same shapes and dtypes must not recompile"
+
+
+@pytest.mark.parametrize("dtype,tol", [(tf.float32, 1e-5), (tf.float16, 2e-2)])
+def test_conv_bias_add_relu_input_signature(dtype, tol):
+    input_shape, filter_shape, bias_shape = [2, 16, 16, 8], [3, 3, 8, 16], [16]
+
+    @tessel.jit_tf(
+        input_signature=[
+            tf.TensorSpec(shape=input_shape, dtype=dtype),
+            tf.TensorSpec(shape=filter_shape, dtype=dtype),
+            tf.TensorSpec(shape=bias_shape, dtype=dtype),
+        ],
+        compile_options={"target": "cpu"},
+    )
+    def conv_bias_add_relu(img, filters, bias):
+        conv = tf.nn.conv2d(
+            img,
+            filters,
+            padding="SAME",
+            strides=(1, 1),
+            dilations=(1, 1),
+        )
+        conv_with_bias = tf.nn.bias_add(conv, bias)
+        output = tf.nn.relu(conv_with_bias)
+        return output
+
+    npd = dtype.as_numpy_dtype
+    args = [np.random.rand(*input_shape).astype(npd), (np.random.rand(*filter_shape) - 0.5).astype(npd),
+            np.random.rand(*bias_shape).astype(npd)]
+    close(conv_bias_add_relu(*args), conv_bias_add_relu.__wrapped__(*args), tol)
+    with pytest.raises(TypeError, match="input_signature"):
+        conv_bias_add_relu(np.zeros([1, 16, 16, 8], npd), *args[1:])
+
+
+def _keras_cnn():
+    import keras
+    model = keras.Sequential([
+        keras.Input((16, 16, 3)),
+        keras.layers.Conv2D(8, 3, padding="same", activation="relu"),
+        keras.layers.BatchNormalization(),
+        keras.layers.MaxPooling2D(),
+        keras.layers.DepthwiseConv2D(3, strides=2, padding="same", activation="relu6"),
+        keras.layers.AveragePooling2D(3, strides=2, padding="same"),
+        keras.layers.Flatten(),
+        keras.layers.Dense(32, activation="gelu"),
+        keras.layers.Dense(10),
+        keras.layers.Softmax(),
+    ])
+    rng = np.random.default_rng(0)
+    for w in model.weights:  # non-trivial batch-norm statistics
+        if "moving_variance" in w.path or "gamma" in w.path:
+            w.assign(rng.uniform(0.5, 1.5, w.shape).astype(np.float32))
+        elif "moving_mean" in w.path or "beta" in w.path:
+            w.assign(rng.standard_normal(w.shape).astype(np.float32) * 0.1)
+    return model
+
+
+def test_keras_cnn_weights_are_arguments(stats):
+    model = _keras_cnn()
+    f = tessel.jit_tf(lambda x: model(x, training=False))
+    x = np.random.rand(4, 16, 16, 3).astype(np.float32)
+    close(f(x), model(x, training=False), tol=1e-5)
+    n = stats.compilations
+    dense = model.layers[-2]
+    dense.kernel.assign(dense.kernel * 2.0)
+    close(f(x), model(x, training=False), tol=1e-5)
+    assert stats.compilations == n, "assigning a variable must not recompile"
+
+
+def test_mlp_and_shape_ops():
+    @tessel.jit_tf
+    def misc(a, b):
+        c = tf.matmul(a, b, transpose_b=True)
+        d = tf.linalg.matmul(tf.reshape(c, [4, 4, 4]), tf.reshape(c, [4, 4, 4]), adjoint_a=True)
+        e = tf.reduce_mean(d, axis=[1], keepdims=True) + tf.reduce_max(d, axis=-1)[:, None, :]
+        s = tf.nn.softmax(e[:, 0, ::2]) + tf.nn.log_softmax(e[..., 1:3][:, 0])
+        return {"s": s, "where": tf.where(c > 0.5, c, -c), "cat": tf.concat([a, a * 2], 1),
+                "stack": tf.stack([a, b], 1), "pad": tf.pad(a, [[1, 0], [0, 2]], constant_values=3.0),
+                "shape": tf.shape(c)}
+    a, b = np.random.rand(8, 5).astype(np.float32), np.random.rand(8, 5).astype(np.float32)
+    got, want = misc(a, b), misc.__wrapped__(tf.constant(a), tf.constant(b))
+    assert sorted(got) == sorted(want)
+    for k in want:
+        close(got[k], want[k])
+
+
+def test_nested_tf_function():
+    @tf.function
+    def inner(x, y):
+        return tf.nn.relu(x) * y
+
+    def outer(x):
+        return inner(x, 2.0) + 1.0
+    x = np.random.randn(16).astype(np.float32)
+    close(tessel.jit_tf(outer)(x), outer(x))
+
+
+def test_signature_with_unknown_dims_specializes(stats):
+    f = tessel.jit_tf(lambda x: tf.nn.sigmoid(x) * 3.0,
+                      input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+    n = stats.compilations
+    for rows in (2, 5, 2):
+        x = np.random.randn(rows, 4).astype(np.float32)
+        close(f(x), tf.nn.sigmoid(x) * 3.0, tol=1e-6)
+    assert stats.compilations == n + 2, "one compilation per distinct shape"
+
+
+def test_unsupported_op_is_named():
+    f = tessel.jit_tf(lambda x: tf.math.cumsum(x))
+    with pytest.raises(tessel.UnsupportedError, match="Cumsum"):
+        f(np.ones(4, np.float32))
+
+
+@pytest.mark.parametrize("backend", ["std", "xla"])
+def test_framework_backends(backend):
+    f = tessel.jit_tf(lambda x: tf.tanh(x) * 2, compile_options={"execution_backend": backend})
+    x = np.random.rand(5).astype(np.float32)
+    close(f(x), np.tanh(x) * 2, tol=1e-6)
