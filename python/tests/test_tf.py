@@ -78,6 +78,8 @@ def test_conv_bias_add_relu_input_signature(dtype, tol):
     close(conv_bias_add_relu(*args), conv_bias_add_relu.__wrapped__(*args), tol)
     with pytest.raises(TypeError, match="input_signature"):
         conv_bias_add_relu(np.zeros([1, 16, 16, 8], npd), *args[1:])
+    with pytest.raises(TypeError, match="input_signature has 3"):
+        conv_bias_add_relu(*args[:2])
 
 
 def _keras_cnn():
@@ -130,6 +132,27 @@ def test_mlp_and_shape_ops():
     assert sorted(got) == sorted(want)
     for k in want:
         close(got[k], want[k])
+
+
+def test_python_arguments_are_trace_constants(stats):
+    def f(x, n, scale=2.0):
+        y = tf.reshape(x, [n, -1]) * scale
+        i = tf.range(tf.shape(y)[1])
+        return {"softplus": tf.nn.softplus(y * 100.0), "floordiv": tf.math.floordiv(i - 3, 2),
+                "floormod": tf.math.floormod(i - 3, 3), "floordiv_f": tf.math.floordiv(y, 0.3),
+                "neg": -i, "abs": tf.abs(i - 2), "flat": tf.reshape(x, [-1])}
+    g = tessel.jit_tf(f)
+    x = np.random.randn(4, 6).astype(np.float32)
+    got, want = g(x, 2, scale=3.0), f(tf.constant(x), 2, scale=3.0)
+    for k in want:
+        close(got[k], want[k], tol=1e-5)
+    n = stats.compilations
+    g(x, 2, scale=3.0)
+    assert stats.compilations == n, "same shapes and constants must not recompile"
+    close(g(x, 3, scale=3.0)["softplus"], f(tf.constant(x), 3, scale=3.0)["softplus"], tol=1e-5)
+    assert stats.compilations == n + 1, "a new Python value is a new trace"
+    with pytest.raises(TypeError, match="positional"):
+        g(x, 2, scale=tf.constant(1.0))
 
 
 def test_nested_tf_function():

@@ -167,7 +167,10 @@ def _try_fold(L, op) -> bool:
         r = np.full(ins[0], ins[1])
     else:
         return False
-    L.consts[op.outputs[0].name] = np.asarray(r).astype(out_dtype)
+    r = np.asarray(r).astype(out_dtype)
+    if r.shape != _static_shape(op.outputs[0]):
+        return False  # numpy and TF disagree (e.g. a float Range): not folded
+    L.consts[op.outputs[0].name] = r
     return True
 
 
@@ -218,6 +221,20 @@ for _n, _f, _i in [("AddV2", "arith.addf", "arith.addi"), ("Add", "arith.addf", 
                    ("Maximum", "arith.maximumf", "arith.maxsi"),
                    ("Minimum", "arith.minimumf", "arith.minsi"), ("Pow", "math.powf", None)]:
     rule(_n)(_binary(_f, _i))
+
+
+@rule("FloorDiv", "FloorMod")
+def _floor_div_mod(L, op):
+    def fn(b, x, e):
+        if is_float(e):
+            q = b.op("math.floor", [b.op("arith.divf", x, e)], e)
+            mul, sub = "arith.mulf", "arith.subf"
+        else:
+            q = b.op("arith.floordivsi", x, e)
+            mul, sub = "arith.muli", "arith.subi"
+        # FloorMod: x - floor(x / y) * y, with the sign of y as in TF.
+        return q if op.type == "FloorDiv" else b.op(sub, [x[0], b.op(mul, [q, x[1]], e)], e)
+    return _pointwise(L, op, [L.value(op.inputs[0]), L.value(op.inputs[1])], fn)
 
 
 @rule("SquaredDifference")
@@ -281,10 +298,25 @@ _UNARY = {
         b.op("arith.mulf", [x, b.const(float(_attr(op, "alpha", 0.2)), e)], e)], e),
     "Elu": lambda b, x, e, op: b.op("arith.select", [
         b.op("arith.cmpf", [x, b.const(0.0, e)], e, attrs="ogt"), x, b.op("math.expm1", [x], e)], e),
-    "Softplus": lambda b, x, e, op: b.op("math.log1p", [b.op("math.exp", [x], e)], e),
+    # max(x, 0) + log1p(exp(-|x|)): no overflow for large x.
+    "Softplus": lambda b, x, e, op: b.op("arith.addf", [
+        b.op("arith.maximumf", [x, b.const(0.0, e)], e),
+        b.op("math.log1p", [b.op("math.exp", [b.op("arith.negf", [b.op("math.absf", [x], e)], e)], e)], e)], e),
 }
 for _n, _fn in _UNARY.items():
     rule(_n)(_float_unary(_fn))
+
+
+@rule("Neg", "Abs")
+def _neg_abs(L, op):
+    x = L.value(op.inputs[0])
+    if is_float(x.elem):
+        return _RULE_FLOAT_NEG_ABS[op.type](L, op)
+    return _pointwise(L, op, [x], lambda b, a, e: b.op("arith.subi", [b.const(0, e), a[0]], e)
+                      if op.type == "Neg" else b.op("math.absi", a, e))
+
+
+_RULE_FLOAT_NEG_ABS = {"Neg": _float_unary(_UNARY["Neg"]), "Abs": _float_unary(_UNARY["Abs"])}
 
 
 @rule("Cast")
@@ -680,6 +712,9 @@ def lower(concrete, name="main"):
     for t, cap in zip(graph.inputs[n_user:], concrete.captured_inputs):
         var = by_handle.get(id(cap))
         if var is not None:
+            if not var.shape.is_fully_defined():
+                raise UnsupportedError(f"TF variable {var.name} has shape {var.shape}; Tessel compiles "
+                                       "static shapes", ops=["ReadVariableOp"])
             L.env[t.name] = L.f.add_argument(tuple(int(d) for d in var.shape), _elem(var.dtype))
             variables.append(var)
         elif cap.dtype != tf.resource:
@@ -700,10 +735,26 @@ def _is_constant(L, v) -> bool:
 
 
 def _as_host_array(x, elem):
-    """A C-contiguous numpy view of a numpy array or a TF CPU tensor, copied
-    only where the dtype or layout differs."""
-    a = x.numpy() if hasattr(x, "numpy") else np.asarray(x)
-    return np.ascontiguousarray(a, dtype=mlir_to_np_dtype(elem))
+    """A C-contiguous numpy view of a numpy array, a TF CPU tensor or a
+    variable's value (np.asarray shares a tensor's buffer; .numpy() would
+    copy it), copied only where the dtype or layout differs."""
+    import tensorflow as tf
+    if isinstance(x, tf.Variable):
+        x = x.value()
+    return np.ascontiguousarray(np.asarray(x), dtype=mlir_to_np_dtype(elem))
+
+
+def _is_tensor(x) -> bool:
+    import tensorflow as tf
+    return isinstance(x, (tf.Tensor, tf.Variable, np.ndarray, np.generic))
+
+
+def _static_key(x):
+    try:
+        hash(x)
+        return x
+    except TypeError:
+        return repr(x)
 
 
 def jit_tf(fn=None, *, input_signature=None, compile_options=None):
@@ -711,7 +762,8 @@ def jit_tf(fn=None, *, input_signature=None, compile_options=None):
     compile_options={...}), or tessel.jit_tf(fn, ...) at a call site."""
     options = CompileOptions.from_dict(compile_options, "tf")
     if options.static_argnums:
-        raise ValueError("compile option static_argnums is for JAX; TF traces Python arguments as constants")
+        raise ValueError("compile option static_argnums is for JAX; jit_tf treats arguments that are "
+                         "not arrays or tensors as trace-time constants")
 
     def wrap(f):
         import tensorflow as tf
@@ -726,30 +778,46 @@ def jit_tf(fn=None, *, input_signature=None, compile_options=None):
         compiled = {}
 
         @functools.wraps(f)
-        def call(*args):
-            specs = []
+        def call(*args, **kwargs):
+            # Arrays and tensors are run-time arguments; other Python values
+            # (and keyword arguments) are constants of the trace, as in
+            # tf.function, and part of the cache key.
+            if input_signature is not None and len(args) != len(input_signature):
+                raise TypeError(f"{f.__name__}: {len(args)} positional argument(s), the input_signature "
+                                f"has {len(input_signature)}")
+            if any(_is_tensor(v) for v in kwargs.values()):
+                raise TypeError(f"{f.__name__}: tensors must be passed positionally to a tessel.jit_tf "
+                                "function (keyword arguments are trace-time constants)")
+            specs, key = [], []
             for i, a in enumerate(args):
-                if isinstance(a, (tf.Tensor, tf.Variable, np.ndarray)):
-                    spec = tf.TensorSpec(a.shape, tf.as_dtype(a.dtype))  # no copy of the data
-                else:
-                    t = tf.convert_to_tensor(a)
-                    spec = tf.TensorSpec(t.shape, t.dtype)
-                if input_signature is not None:
-                    want = input_signature[i]
-                    if not want.is_compatible_with(spec):
-                        raise TypeError(f"{f.__name__}: argument {i} is {spec}, the input_signature "
-                                        f"says {want}")
+                if not _is_tensor(a):
+                    if input_signature is not None:
+                        a = tf.convert_to_tensor(a, dtype=input_signature[i].dtype)
+                    else:
+                        specs.append(a)
+                        key.append(("static", type(a).__name__, _static_key(a)))
+                        continue
+                spec = tf.TensorSpec(a.shape, tf.as_dtype(a.dtype))  # no copy of the data
+                if input_signature is not None and not input_signature[i].is_compatible_with(spec):
+                    raise TypeError(f"{f.__name__}: argument {i} is {spec}, the input_signature "
+                                    f"says {input_signature[i]}")
                 specs.append(spec)
-            key = tuple((tuple(s.shape), s.dtype.name) for s in specs)
+                key.append((tuple(spec.shape), spec.dtype.name))
+            key.append(tuple(sorted((k, _static_key(v)) for k, v in kwargs.items())))
+            key = tuple(key)
             entry = compiled.get(key)
             if entry is None:
-                concrete = traced.get_concrete_function(*specs)
+                concrete = traced.get_concrete_function(*specs, **kwargs)
                 text, arg_types, result_types, variables, outputs = lower(concrete, name="main")
                 fn_c = compile_module(text, "main", arg_types, result_types, options)
                 entry = compiled[key] = (fn_c, variables, concrete.structured_outputs, outputs)
             fn_c, variables, structure, outputs = entry
-            ins = [_as_host_array(a, t.elem) for a, t in zip(list(args) + [v.value() for v in variables],
-                                                             fn_c.arg_types)]
+            tensors = [a for a in args if _is_tensor(a) or input_signature is not None]
+            ins = [_as_host_array(a, t.elem) for a, t in zip(tensors + variables, fn_c.arg_types)]
+            for a, t in zip(ins, fn_c.arg_types):
+                if a.shape != t.shape:
+                    raise RuntimeError(f"{f.__name__}: an argument or variable is {a.shape}, compiled "
+                                       f"for {t.shape}")
             outs = [aligned_empty(t.shape, mlir_to_np_dtype(t.elem)) for t in fn_c.result_types]
             fn_c.call_pointers([a.ctypes.data for a in ins] + [o.ctypes.data for o in outs])
             it = iter(outs)
