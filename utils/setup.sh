@@ -63,4 +63,4 @@ fi
 "$venv/bin/python" -m pip install -q --upgrade pip > /dev/null
 "$venv/bin/python" -m pip install -q -r "$root/python/requirements.txt"
 "$venv/bin/python" -m pip install -q -e "$root/python"
-echo "setup: python environment $venv (tessel, $("$venv/bin/python" -c 'import torch, jax; print("torch", torch.__version__, "jax", jax.__version__)'))"
+echo "setup: python environment $venv (tessel, $("$venv/bin/python" -c 'from importlib.metadata import version as v; print(*(f"{p} {v(p)}" for p in ("torch", "jax", "tensorflow-cpu")))'))"
