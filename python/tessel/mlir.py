@@ -521,24 +521,41 @@ class FunctionBuilder:
                   f"outs({init.name} : {init.type}) -> {init.type}")
         return self.reshape(Value(name, init.type), (n, f, oh, ow))
 
-    def pool2d_nchw(self, x: Value, kernel, stride, dilation, kind: str) -> Value:
-        """kind 'max' or 'sum' over an already padded x [N,C,H,W]."""
-        n, c, h, wd = x.shape
-        kh, kw = kernel
-        sh, sw = stride
-        dh, dw = dilation
+    def conv2d_nhwc(self, x: Value, w: Value, stride, dilation) -> Value:
+        """x [N,H,W,C] (already padded), w [KH,KW,C,F] -> [N,OH,OW,F]: the
+        layout Tessel's convolution kernels take as they are (no transposes
+        of activations)."""
+        n, h, wd, c = x.shape
+        kh, kw, _, f = w.shape
+        (sh, sw), (dh, dw) = stride, dilation
         oh = (h - dh * (kh - 1) - 1) // sh + 1
         ow = (wd - dw * (kw - 1) - 1) // sw + 1
-        elem = x.elem
-        if kind == "max":
-            init_value = lowest(elem)
-        else:
-            init_value = 0
-        init = self.full((n, c, oh, ow), init_value, elem)
-        window = self.empty((kh, kw), elem)
+        init = self.full((n, oh, ow, f), 0, x.elem)
         name = self.fresh()
-        op = "linalg.pooling_nchw_max" if kind == "max" else "linalg.pooling_nchw_sum"
-        self.emit(f"{name} = {op} {{dilations = dense<[{dh}, {dw}]> : tensor<2xi64>, "
+        self.emit(f"{name} = linalg.conv_2d_nhwc_hwcf {{dilations = dense<[{dh}, {dw}]> : tensor<2xi64>, "
+                  f"strides = dense<[{sh}, {sw}]> : tensor<2xi64>}} ins({x.name}, {w.name} : {x.type}, {w.type}) "
+                  f"outs({init.name} : {init.type}) -> {init.type}")
+        return Value(name, init.type)
+
+    def pool2d_nhwc(self, x: Value, kernel, stride, dilation, kind: str) -> Value:
+        """kind 'max' or 'sum' over an already padded x [N,H,W,C]."""
+        return self._pool2d(x, kernel, stride, dilation, kind, "nhwc")
+
+    def pool2d_nchw(self, x: Value, kernel, stride, dilation, kind: str) -> Value:
+        """kind 'max' or 'sum' over an already padded x [N,C,H,W]."""
+        return self._pool2d(x, kernel, stride, dilation, kind, "nchw")
+
+    def _pool2d(self, x: Value, kernel, stride, dilation, kind: str, layout: str) -> Value:
+        spatial = (1, 2) if layout == "nhwc" else (2, 3)
+        (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+        h, wd = (x.shape[d] for d in spatial)
+        shape = list(x.shape)
+        shape[spatial[0]] = (h - dh * (kh - 1) - 1) // sh + 1
+        shape[spatial[1]] = (wd - dw * (kw - 1) - 1) // sw + 1
+        init = self.full(shape, lowest(x.elem) if kind == "max" else 0, x.elem)
+        window = self.empty((kh, kw), x.elem)
+        name = self.fresh()
+        self.emit(f"{name} = linalg.pooling_{layout}_{kind} {{dilations = dense<[{dh}, {dw}]> : tensor<2xi64>, "
                   f"strides = dense<[{sh}, {sw}]> : tensor<2xi64>}} "
                   f"ins({x.name}, {window.name} : {x.type}, {window.type}) "
                   f"outs({init.name} : {init.type}) -> {init.type}")

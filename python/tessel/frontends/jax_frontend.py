@@ -256,11 +256,19 @@ def _conv(L, eqn, x, w, window_strides, padding, lhs_dilation, rhs_dilation, dim
                                "batch groups are supported", ops=["conv_general_dilated"])
     lhs, rhs, out = dimension_numbers.lhs_spec, dimension_numbers.rhs_spec, dimension_numbers.out_spec
     # Specs list (batch/out-feature, feature/in-feature, spatial...) positions.
-    xn = L.f.transpose(x, list(lhs))        # -> N, C, H, W
-    wn = L.f.transpose(w, list(rhs))        # -> F, C/g, KH, KW
     (plh, phh), (plw, phw) = padding
     if min(plh, phh, plw, phw) < 0:
         raise UnsupportedError("conv_general_dilated: negative padding", ops=["conv_general_dilated"])
+    if feature_group_count == 1 and lhs[1] == 3:
+        # Channels last (NHWC / HWIO): Tessel's kernels take it as it is.
+        xh = L.f.transpose(x, [lhs[0], lhs[2], lhs[3], lhs[1]])   # -> N, H, W, C
+        wh = L.f.transpose(w, [rhs[2], rhs[3], rhs[1], rhs[0]])   # -> KH, KW, C, F
+        xh = L.f.pad(xh, [0, plh, plw, 0], [0, phh, phw, 0], 0)
+        y = L.f.conv2d_nhwc(xh, wh, window_strides, rhs_dilation)
+        nhwc = [0, 2, 3, 1]  # logical (batch, feature, spatial...) order of y's dims
+        return L.f.transpose(y, [nhwc.index(list(out).index(i)) for i in range(4)])
+    xn = L.f.transpose(x, list(lhs))        # -> N, C, H, W
+    wn = L.f.transpose(w, list(rhs))        # -> F, C/g, KH, KW
     xn = L.f.pad(xn, [0, 0, plh, plw], [0, 0, phh, phw], 0)
     y = L.f.conv2d_nchw(xn, wn, window_strides, rhs_dilation, feature_group_count)
     inv = [0] * 4
@@ -277,20 +285,17 @@ def _reduce_window(L, eqn, x, window_dimensions, window_strides, padding, base_d
                                ops=[eqn.primitive.name])
     # Windows over dims 2,3 (NCHW) or 1,2 (NHWC).
     spatial = [d for d in range(4) if window_dimensions[d] != 1 or window_strides[d] != 1]
-    perm = [0, 3, 1, 2] if spatial and max(spatial) <= 2 and window_dimensions[3] == 1 else [0, 1, 2, 3]
-    xn = L.f.transpose(x, perm)
-    wd = [window_dimensions[p] for p in perm]
-    ws = [window_strides[p] for p in perm]
-    pd = [padding[p] for p in perm]
-    dl = [window_dilation[p] for p in perm]
     kind = "max" if eqn.primitive.name.endswith("max") else "sum"
     fill = lowest(x.elem) if kind == "max" else 0
-    xn = L.f.pad(xn, [q[0] for q in pd], [q[1] for q in pd], fill)
-    y = L.f.pool2d_nchw(xn, wd[2:], ws[2:], dl[2:], kind)
-    inv = [0] * 4
-    for i, p in enumerate(perm):
-        inv[p] = i
-    return L.f.transpose(y, inv)
+    if spatial and max(spatial) <= 2 and window_dimensions[3] == 1:
+        # NHWC as it is.
+        xh = L.f.pad(x, [q[0] for q in padding], [q[1] for q in padding], fill)
+        return L.f.pool2d_nhwc(xh, window_dimensions[1:3], window_strides[1:3], window_dilation[1:3], kind)
+    if window_dimensions[1] != 1 or window_strides[1] != 1:
+        raise UnsupportedError(f"{eqn.primitive.name}: windows over the channel dimension are not "
+                               "supported", ops=[eqn.primitive.name])
+    xn = L.f.pad(x, [q[0] for q in padding], [q[1] for q in padding], fill)
+    return L.f.pool2d_nchw(xn, window_dimensions[2:], window_strides[2:], window_dilation[2:], kind)
 
 
 @rule("pjit", "closed_call", "core_call", "custom_jvp_call", "custom_vjp_call", "remat", "checkpoint",

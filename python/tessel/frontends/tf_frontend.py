@@ -603,8 +603,12 @@ def _conv2d(L, op):
     if x.rank != 4:
         raise UnsupportedError(f"TF op {op.type}: only 4-D inputs are supported", ops=[op.type])
     perm, stride, dil = _spatial(op)
-    xn = L.f.transpose(x, perm)                       # N, C, H, W
     kh, kw, cin, m = w.shape                          # HWIO (Conv2D) or HW C M (depthwise)
+    if op.type == "Conv2D" and perm == [0, 3, 1, 2] and x.shape[3] == cin:
+        # NHWC / HWIO: Tessel's convolution kernels take it as it is.
+        lo, hi = _paddings(op, x.shape[1:3], (kh, kw), stride, dil, perm)
+        return L.f.conv2d_nhwc(L.f.pad(x, [0] + lo + [0], [0] + hi + [0], 0), w, stride, dil)
+    xn = L.f.transpose(x, perm)                       # N, C, H, W
     lo, hi = _paddings(op, xn.shape[2:], (kh, kw), stride, dil, perm)
     xn = L.f.pad(xn, [0, 0] + lo, [0, 0] + hi, 0)
     c = xn.shape[1]
@@ -627,15 +631,19 @@ def _pool(L, op):
     perm, stride, _ = _spatial(op)
     ksize = list(_attr(op, "ksize"))
     kernel = [ksize[p] for p in perm][2:]
-    xn = L.f.transpose(x, perm)
-    lo, hi = _paddings(op, xn.shape[2:], kernel, stride, (1, 1), perm)
+    h, w = x.shape[perm[2]], x.shape[perm[3]]
+    lo, hi = _paddings(op, (h, w), kernel, stride, (1, 1), perm)
     kind = "max" if op.type == "MaxPool" else "sum"
     fill = lowest(x.elem) if kind == "max" else 0
-    y = L.f.pool2d_nchw(L.f.pad(xn, [0, 0] + lo, [0, 0] + hi, fill), kernel, stride, (1, 1), kind)
+    nhwc = perm == [0, 3, 1, 2]
+    if nhwc:  # pooled as it is
+        y = L.f.pool2d_nhwc(L.f.pad(x, [0] + lo + [0], [0] + hi + [0], fill), kernel, stride, (1, 1), kind)
+    else:
+        y = L.f.pool2d_nchw(L.f.pad(L.f.transpose(x, perm), [0, 0] + lo, [0, 0] + hi, fill), kernel, stride,
+                            (1, 1), kind)
     if kind == "sum":
         # TF averages over the window's elements inside the input only.
-        h, w = xn.shape[2:]
-        oh, ow = y.shape[2:]
+        oh, ow = (y.shape[1:3] if nhwc else y.shape[2:])
         count = np.zeros((oh, ow), np.float64)
         for i in range(oh):
             rows = max(0, min(h, i * stride[0] - lo[0] + kernel[0]) - max(0, i * stride[0] - lo[0]))
@@ -647,9 +655,10 @@ def _pool(L, op):
             inv = 1.0 / count[0, 0]
             y = L.f.elementwise([y], e, lambda b, a: b.op("arith.mulf", [a[0], b.const(inv, e)], e))
         else:
-            scale = L.f.constant((1.0 / count).astype(mlir_to_np_dtype(e)).reshape(1, 1, oh, ow))
+            scale = L.f.constant((1.0 / count).astype(mlir_to_np_dtype(e))
+                                 .reshape((1, oh, ow, 1) if nhwc else (1, 1, oh, ow)))
             y = L.f.elementwise([y, scale], e, lambda b, a: b.op("arith.mulf", a, e))
-    return _to_format(L, y, perm)
+    return y if nhwc else _to_format(L, y, perm)
 
 
 @rule("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
