@@ -72,7 +72,7 @@ def test_mlp_and_bool_masks():
     close(g(s), torch.where((s > 0.5).any(-1, keepdim=True), s, -s))
 
 
-@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2"])
+@pytest.mark.parametrize("name", ["resnet18", "resnet50", "mobilenet_v2"])
 def test_torchvision_models(name, stats):
     tv = pytest.importorskip("torchvision")
     torch.manual_seed(0)
