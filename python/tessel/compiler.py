@@ -157,11 +157,11 @@ def compile_module(text: str, name: str, arg_types, result_types,
     key = hashlib.sha256("\0".join([text, name, " ".join(args),
                                     _compiler_identity()]).encode()).hexdigest()[:32]
     with _lock:
+        debug = options.debug_dir()
         hit = _memory_cache.get(key)
-        if hit is not None:
+        if hit is not None and not debug:  # debug asks for the dumps: compile
             stats.memory_hits += 1
             return hit
-        debug = options.debug_dir()
         directory = cache_dir()
         so = directory / f"{name}-{key}.so"
         if options.cache and so.exists() and not debug:

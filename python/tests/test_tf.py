@@ -187,3 +187,21 @@ def test_framework_backends(backend):
     f = tessel.jit_tf(lambda x: tf.tanh(x) * 2, compile_options={"execution_backend": backend})
     x = np.random.rand(5).astype(np.float32)
     close(f(x), np.tanh(x) * 2, tol=1e-6)
+
+
+def test_emitted_forms(tmp_path):
+    """NHWC convolutions reach Tessel as linalg.conv_2d_nhwc_hwcf (no
+    activation transposes); a one-channel convolution (the blur) stays a
+    stencil generic, which the fusion engine fuses."""
+    x = np.random.rand(1, 12, 12, 8).astype(np.float32)
+    w = np.random.rand(3, 3, 8, 4).astype(np.float32)
+    conv = tessel.jit_tf(lambda x, w: tf.nn.conv2d(x, w, 1, "SAME"),
+                         compile_options={"debug": str(tmp_path / "conv")})
+    close(conv(x, w), tf.nn.conv2d(x, w, 1, "SAME"))
+    text = next((tmp_path / "conv").glob("*/input.mlir")).read_text()
+    assert "linalg.conv_2d_nhwc_hwcf" in text and "linalg.transpose" not in text
+    blur = tessel.jit_tf(blur_x_blur_y.__wrapped__, compile_options={"debug": str(tmp_path / "blur")})
+    blur(np.random.rand(3, height, width).astype(np.float32))
+    text = next((tmp_path / "blur").glob("*/input.mlir")).read_text()
+    assert "linalg.conv_2d" not in text and "linalg.transpose" not in text
+    assert text.count("linalg.generic") == 2

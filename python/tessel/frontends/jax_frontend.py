@@ -259,8 +259,10 @@ def _conv(L, eqn, x, w, window_strides, padding, lhs_dilation, rhs_dilation, dim
     (plh, phh), (plw, phw) = padding
     if min(plh, phh, plw, phw) < 0:
         raise UnsupportedError("conv_general_dilated: negative padding", ops=["conv_general_dilated"])
-    if feature_group_count == 1 and lhs[1] == 3:
+    if feature_group_count == 1 and lhs[1] == 3 and (x.shape[3], w.shape[rhs[0]]) != (1, 1):
         # Channels last (NHWC / HWIO): Tessel's kernels take it as it is.
+        # (One input and one output channel is a stencil, below: its NCHW
+        # views are reshapes of NHWC.)
         xh = L.f.transpose(x, [lhs[0], lhs[2], lhs[3], lhs[1]])   # -> N, H, W, C
         wh = L.f.transpose(w, [rhs[2], rhs[3], rhs[1], rhs[0]])   # -> KH, KW, C, F
         xh = L.f.pad(xh, [0, plh, plw, 0], [0, phh, phw, 0], 0)

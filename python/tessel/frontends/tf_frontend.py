@@ -604,8 +604,10 @@ def _conv2d(L, op):
         raise UnsupportedError(f"TF op {op.type}: only 4-D inputs are supported", ops=[op.type])
     perm, stride, dil = _spatial(op)
     kh, kw, cin, m = w.shape                          # HWIO (Conv2D) or HW C M (depthwise)
-    if op.type == "Conv2D" and perm == [0, 3, 1, 2] and x.shape[3] == cin:
-        # NHWC / HWIO: Tessel's convolution kernels take it as it is.
+    if op.type == "Conv2D" and perm == [0, 3, 1, 2] and x.shape[3] == cin and (cin, m) != (1, 1):
+        # NHWC / HWIO: Tessel's convolution kernels take it as it is. (One
+        # input and one output channel is a stencil, below: its NCHW views
+        # are reshapes of NHWC.)
         lo, hi = _paddings(op, x.shape[1:3], (kh, kw), stride, dil, perm)
         return L.f.conv2d_nhwc(L.f.pad(x, [0] + lo + [0], [0] + hi + [0], 0), w, stride, dil)
     xn = L.f.transpose(x, perm)                       # N, C, H, W
