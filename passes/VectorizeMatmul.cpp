@@ -449,10 +449,13 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
         getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>{1, 1}));
   rewriter.replaceOp(matmul, result);
   // Transposes packed through are dead now unless something else reads them.
-  for (Value operand : {a, b})
-    if (auto transpose = operand.getDefiningOp<linalg::TransposeOp>())
-      if (transpose->use_empty() && (aT || bT))
-        rewriter.eraseOp(transpose);
+  // (Once when both operands are the same transpose.)
+  for (auto [operand, source] : {std::pair(a, aT), std::pair(b, bT)}) {
+    if (source && operand.use_empty())
+      rewriter.eraseOp(operand.getDefiningOp());
+    if (a == b)
+      break;
+  }
 
   // Register tiles: the B micro-panel loop outside the A micro-panel loop,
   // so the kc x nr panel of B stays in L1 across the mc / mr tiles.

@@ -311,3 +311,25 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
     return %r : tensor<64x64xf32>
   }
 }
+
+// -----
+
+// One transpose feeding both operands (x^T @ x^T): packed from x twice,
+// erased once.
+
+// CHECK-LABEL: func.func @same_transpose_twice(
+// CHECK-NOT: linalg.transpose
+// CHECK: vector.fma
+// REMARK: matmul M=64 N=64 K=64: {{.*}}; A packed from its transpose's source; B packed from its transpose's source
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @same_transpose_twice(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+    %zero = arith.constant 0.0 : f32
+    %et = tensor.empty() : tensor<64x64xf32>
+    %t = linalg.transpose ins(%x : tensor<64x64xf32>) outs(%et : tensor<64x64xf32>) permutation = [1, 0]
+    %e = tensor.empty() : tensor<64x64xf32>
+    %c = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+    // expected-remark @below {{matmul M=64 N=64 K=64: register tile}}
+    %r = linalg.matmul ins(%t, %t : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+    return %r : tensor<64x64xf32>
+  }
+}
