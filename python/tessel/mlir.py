@@ -184,6 +184,11 @@ class BodyBuilder:
         self._lines.append("  " + line)
 
 
+def window_out(size: int, kernel: int, stride: int, dilation: int) -> int:
+    """Positions of a dilated window over an (already padded) dimension."""
+    return (size - dilation * (kernel - 1) - 1) // stride + 1
+
+
 def _affine_map(num_dims: int, exprs: Sequence[str]) -> str:
     dims = ", ".join(f"d{i}" for i in range(num_dims))
     return f"affine_map<({dims}) -> ({', '.join(exprs)})>"
@@ -489,8 +494,7 @@ class FunctionBuilder:
         f, cg, kh, kw = w.shape
         sh, sw = stride
         dh, dw = dilation
-        oh = (h - dh * (kh - 1) - 1) // sh + 1
-        ow = (wd - dw * (kw - 1) - 1) // sw + 1
+        oh, ow = window_out(h, kh, sh, dh), window_out(wd, kw, sw, dw)
         elem = x.elem
         if cg == 1 and f // groups == 1 and groups == c:
             # Depthwise (one input and one output channel per group, the
@@ -528,8 +532,7 @@ class FunctionBuilder:
         n, h, wd, c = x.shape
         kh, kw, _, f = w.shape
         (sh, sw), (dh, dw) = stride, dilation
-        oh = (h - dh * (kh - 1) - 1) // sh + 1
-        ow = (wd - dw * (kw - 1) - 1) // sw + 1
+        oh, ow = window_out(h, kh, sh, dh), window_out(wd, kw, sw, dw)
         init = self.full((n, oh, ow, f), 0, x.elem)
         name = self.fresh()
         self.emit(f"{name} = linalg.conv_2d_nhwc_hwcf {{dilations = dense<[{dh}, {dw}]> : tensor<2xi64>, "
@@ -550,8 +553,8 @@ class FunctionBuilder:
         (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
         h, wd = (x.shape[d] for d in spatial)
         shape = list(x.shape)
-        shape[spatial[0]] = (h - dh * (kh - 1) - 1) // sh + 1
-        shape[spatial[1]] = (wd - dw * (kw - 1) - 1) // sw + 1
+        shape[spatial[0]] = window_out(h, kh, sh, dh)
+        shape[spatial[1]] = window_out(wd, kw, sw, dw)
         init = self.full(shape, lowest(x.elem) if kind == "max" else 0, x.elem)
         window = self.empty((kh, kw), x.elem)
         name = self.fresh()

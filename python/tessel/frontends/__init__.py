@@ -14,3 +14,13 @@ def registry():
             return fn
         return wrap
     return rules, rule
+
+
+def static_key(x):
+    """A cache-key component for a trace-time constant: the value when it
+    is hashable, else its repr."""
+    try:
+        hash(x)
+        return x
+    except TypeError:
+        return repr(x)

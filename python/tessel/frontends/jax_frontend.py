@@ -10,7 +10,7 @@ import functools
 
 import numpy as np
 
-from . import registry
+from . import registry, static_key
 from .._native import aligned_empty
 from ..compiler import CompileOptions, compile_module
 from ..mlir import (FunctionBuilder, ModuleBuilder, UnsupportedError, convert_scalar,
@@ -353,7 +353,7 @@ def jit_jax(fn=None, *, compile_options=None):
             key_parts = []
             for i, a in enumerate(args):
                 if i in static:
-                    key_parts.append(("static", a if _hashable(a) else repr(a)))
+                    key_parts.append(("static", static_key(a)))
                 else:
                     leaves, tree = jax.tree_util.tree_flatten(a)
                     key_parts.append((tree, tuple((tuple(np.shape(l)), str(getattr(l, "dtype", type(l).__name__))) for l in leaves)))
@@ -375,11 +375,3 @@ def jit_jax(fn=None, *, compile_options=None):
         return call
 
     return wrap(fn) if fn is not None else wrap
-
-
-def _hashable(x):
-    try:
-        hash(x)
-        return True
-    except TypeError:
-        return False

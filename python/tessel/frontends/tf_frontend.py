@@ -18,7 +18,7 @@ import numpy as np
 
 from .._native import aligned_empty
 from ..compiler import CompileOptions, compile_module
-from . import registry
+from . import registry, static_key
 from ..mlir import (UnsupportedError, ModuleBuilder, convert_scalar, highest, is_float, lowest,
                     mlir_to_np_dtype, np_dtype_to_mlir)
 
@@ -760,14 +760,6 @@ def _is_tensor(x) -> bool:
     return isinstance(x, (tf.Tensor, tf.Variable, np.ndarray, np.generic))
 
 
-def _static_key(x):
-    try:
-        hash(x)
-        return x
-    except TypeError:
-        return repr(x)
-
-
 def jit_tf(fn=None, *, input_signature=None, compile_options=None):
     """@tessel.jit_tf, @tessel.jit_tf(input_signature=[tf.TensorSpec...],
     compile_options={...}), or tessel.jit_tf(fn, ...) at a call site."""
@@ -806,7 +798,7 @@ def jit_tf(fn=None, *, input_signature=None, compile_options=None):
                         a = tf.convert_to_tensor(a, dtype=input_signature[i].dtype)
                     else:
                         specs.append(a)
-                        key.append(("static", type(a).__name__, _static_key(a)))
+                        key.append(("static", type(a).__name__, static_key(a)))
                         continue
                 spec = tf.TensorSpec(a.shape, tf.as_dtype(a.dtype))  # no copy of the data
                 if input_signature is not None and not input_signature[i].is_compatible_with(spec):
@@ -814,7 +806,7 @@ def jit_tf(fn=None, *, input_signature=None, compile_options=None):
                                     f"says {input_signature[i]}")
                 specs.append(spec)
                 key.append((tuple(spec.shape), spec.dtype.name))
-            key.append(tuple(sorted((k, _static_key(v)) for k, v in kwargs.items())))
+            key.append(tuple(sorted((k, static_key(v)) for k, v in kwargs.items())))
             key = tuple(key)
             entry = compiled.get(key)
             if entry is None:
