@@ -29,33 +29,25 @@ failed=$(( $(count Failed) + $(count 'Unexpectedly Passed') + $(count Unresolved
 skipped=$(( $(count Unsupported) + $(count Excluded) ))
 
 # Python: pytest's last line looks like '3 failed, 20 passed, 1 skipped in 5s'.
-# TensorFlow's tests run in a process of their own: TensorFlow and Triton
-# (imported by torch._dynamo) each carry an LLVM, and importing TensorFlow
-# first makes the second one abort on duplicate command-line options.
+# (python/tests/conftest.py imports torch._dynamo before TensorFlow loads:
+# the other order aborts in Triton's LLVM.)
 venv="${TESSEL_VENV:-$root/.venv}"
-pystatus=0
-for group in "--ignore=tests/test_tf.py tests" "tests/test_tf.py"; do
-  pylog="$build/python-test-results.log"
-  set +e
-  # shellcheck disable=SC2086
-  (cd "$root/python" && TESSEL_BUILD_DIR="$build" "$venv/bin/python" -m pytest -q -p no:cacheprovider $group) 2>&1 | tee "$pylog"
-  groupstatus=${PIPESTATUS[0]}
-  set -e
-  pycount() {
-    local n
-    n=$(tail -n 1 "$pylog" | grep -oE "[0-9]+ $1" | grep -oE "^[0-9]+" | head -n 1)
-    echo "${n:-0}"
-  }
-  passed=$(( passed + $(pycount passed) ))
-  failed=$(( failed + $(pycount failed) + $(pycount error) ))
-  skipped=$(( skipped + $(pycount skipped) ))
-  if [ "$groupstatus" -ne 0 ]; then
-    pystatus=$groupstatus
-    if [ "$(pycount failed)" -eq 0 ] && [ "$(pycount error)" -eq 0 ]; then
-      failed=$(( failed + 1 ))  # pytest itself failed (collection, crash, no tests)
-    fi
-  fi
-done
+pylog="$build/python-test-results.log"
+set +e
+(cd "$root/python" && TESSEL_BUILD_DIR="$build" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests) 2>&1 | tee "$pylog"
+pystatus=${PIPESTATUS[0]}
+set -e
+pycount() {
+  local n
+  n=$(tail -n 1 "$pylog" | grep -oE "[0-9]+ $1" | grep -oE "^[0-9]+" | head -n 1)
+  echo "${n:-0}"
+}
+passed=$(( passed + $(pycount passed) ))
+failed=$(( failed + $(pycount failed) + $(pycount error) ))
+skipped=$(( skipped + $(pycount skipped) ))
+if [ "$pystatus" -ne 0 ] && [ "$(pycount failed)" -eq 0 ] && [ "$(pycount error)" -eq 0 ]; then
+  failed=$(( failed + 1 ))  # pytest itself failed (collection, crash, no tests)
+fi
 echo "tests: ${passed} passed, ${failed} failed, ${skipped} skipped"
 if [ "$status" -ne 0 ]; then exit "$status"; fi
 exit "$pystatus"

@@ -10,8 +10,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # TensorFlow and Triton (imported by torch._dynamo) each carry an LLVM;
 # importing TensorFlow first makes Triton abort on duplicate LLVM options,
-# the other order works. utils/run-tests.sh runs the TensorFlow tests in a
-# process of their own; this keeps a plain `pytest tests` working too.
+# the other order works: torch._dynamo first, before any test module.
 try:
     importlib.import_module("torch._dynamo")
 except ImportError:
