@@ -205,7 +205,12 @@ def ConvertConvToMatmulPass
       `linalg::vectorize` turns into one `vector.transfer_read` /
       `vector.transfer_write` each: all of `KW*C` when the filter is not
       dilated along W and `KW*C <= 64` (the ResNet stem's 7x3), otherwise
-      `C` in chunks of at most 64 that divide it, one per `kw` tap. (Upstream's `linalg::rewriteInIm2Col`
+      `C` in chunks of at most 64 that divide it, one per `kw` tap. When
+      the patches of the whole batch exceed a quarter of the target's
+      last-level cache, they are copied and multiplied a chunk of whole
+      images at a time: an `scf.for` over the images carries the output
+      and one chunk-sized patch buffer (allocated once, read back by the
+      matmul while still in cache). (Upstream's `linalg::rewriteInIm2Col`
       keeps the batch apart and emits a batched contraction as a
       `linalg.generic`, which the matmul kernel does not take.)
     - `linalg.conv_2d_nchw_fchw`: the transposed product in the op's own
@@ -310,7 +315,11 @@ def VectorizeMatmulPass
       `scf.forall` iteration per micro-panel, when the block is large and
       the mc loop parallel), and the mc x kc block of A to
       `[mc/mr][kc/kr][kr][mr]` inside the mc loop, by the thread that uses
-      it. The destinations are block-sized buffers created once outside
+      it — unless the model reads A in place: when B has few micro-panels
+      (e.g. a convolution with 64 filters) the copy would be reused too
+      little, and the register tiles read A's rows directly through an
+      `[mc/mr][mr][kc/kr][kr]` view (M and K multiples of mr and kr, A not
+      a transpose). The destinations are block-sized buffers created once outside
       the loops and carried through them (`iter_args`, `shared_outs`; one
       slot per block of a parallel mc loop), so bufferization allocates
       each once; with the nc loop parallel, each of its iterations creates
@@ -373,7 +382,13 @@ def VectorizeMatmulPass
            "Override the k block depth (0: the model's)">,
     Option<"parallel", "parallel", "std::string", "\"\"",
            "Override the cache-block loop spread over the cores: m (the mc "
-           "loop), n (the nc loop) or none (empty: the model's)">
+           "loop), n (the nc loop) or none (empty: the model's)">,
+    Option<"packA", "pack-a", "std::string", "\"\"",
+           "Override whether A is packed: always, or never (read in place "
+           "where its rows allow; empty: the model's)">,
+    Option<"packB", "pack-b", "std::string", "\"\"",
+           "Override whether B is packed: always, or never (read in place "
+           "where its rows allow; empty: the model's)">
   ];
 }
 

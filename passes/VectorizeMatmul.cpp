@@ -259,6 +259,22 @@ static linalg::PackOp pack(OpBuilder &b, Location loc, Value source, Value dest,
       getAsIndexOpFoldResult(b.getContext(), innerTiles), zero, outerPerm);
 }
 
+/// The [p][x][q][y] view of a 2-D block of `p` x `q` tiles of x by y
+/// elements (an expand_shape: no copy).
+static Value tileView(OpBuilder &b, Location loc, Value block, OpFoldResult p,
+                      int64_t x, OpFoldResult q, int64_t y) {
+  auto dim = [](OpFoldResult size) {
+    std::optional<int64_t> c = getConstantIntValue(size);
+    return c ? *c : ShapedType::kDynamic;
+  };
+  auto type = RankedTensorType::get(
+      {dim(p), x, dim(q), y},
+      cast<RankedTensorType>(block.getType()).getElementType());
+  return tensor::ExpandShapeOp::create(
+      b, loc, type, block, ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}},
+      ArrayRef<OpFoldResult>{p, b.getIndexAttr(x), q, b.getIndexAttr(y)});
+}
+
 /// The source of `v` when `v` is a 2-D linalg.transpose (x @ W^T as the
 /// frontends emit it), else null.
 static Value transposeSource(Value v) {
@@ -314,25 +330,36 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
   // parallel, A has one slot per mc block (each thread packs its own); with
   // the nc loop parallel, each of its iterations (one per core) creates its
   // own buffers, outside its kc and mc loops. Buffers are [slots][...].
+  // An operand read in place (t.packA / t.packB false) has no buffer; the
+  // lists below then hold only the other one.
   auto buffers = [&](OpBuilder &bb, int64_t aSlots) {
-    return SmallVector<Value>{
-        tensor::EmptyOp::create(
-            bb, loc, ArrayRef<int64_t>{aSlots, mcT, kcT, t.kr, t.mr}, f32),
-        tensor::EmptyOp::create(
-            bb, loc, ArrayRef<int64_t>{1, ncT, kcT, t.kr, t.nr}, f32)};
+    SmallVector<Value> bufs;
+    if (t.packA)
+      bufs.push_back(tensor::EmptyOp::create(
+          bb, loc, ArrayRef<int64_t>{aSlots, mcT, kcT, t.kr, t.mr}, f32));
+    if (t.packB)
+      bufs.push_back(tensor::EmptyOp::create(
+          bb, loc, ArrayRef<int64_t>{1, ncT, kcT, t.kr, t.nr}, f32));
+    return bufs;
   };
+  // Positions of the buffers among the loop-carried values (C is 0).
+  const unsigned aIter = 1, bIter = t.packA ? 2 : 1;
   SmallVector<Value> inits = {paddedC};
   if (t.parallel != 'n')
     llvm::append_range(inits,
                        buffers(rewriter, t.parallel == 'm' ? mBlocks : 1));
 
   // C[m1 * mr + m0][n1 * nr + n0] += A[m1][k1][k0][m0] * B[n1][k1][k0][n0]
-  // over (m1, n1, k1, m0, n0, k0), on one block of each.
+  // over (m1, n1, k1, m0, n0, k0), on one block of each. An operand read
+  // in place is its block viewed as [m1][m0][k1][k0] or [k1][k0][n1][n0]
+  // (an expand_shape: no copy).
   AffineExpr d0, d1, d2, d3, d4, d5;
   bindDims(ctx, d0, d1, d2, d3, d4, d5);
   SmallVector<AffineMap> maps = {
-      AffineMap::get(6, 0, {d0, d2, d5, d3}, ctx),
-      AffineMap::get(6, 0, {d1, d2, d5, d4}, ctx),
+      t.packA ? AffineMap::get(6, 0, {d0, d2, d5, d3}, ctx)
+              : AffineMap::get(6, 0, {d0, d3, d2, d5}, ctx),
+      t.packB ? AffineMap::get(6, 0, {d1, d2, d5, d4}, ctx)
+              : AffineMap::get(6, 0, {d2, d5, d1, d4}, ctx),
       AffineMap::get(6, 0, {d0 * t.mr + d3, d1 * t.nr + d4}, ctx)};
   using utils::IteratorType;
   SmallVector<IteratorType> iterators = {
@@ -368,47 +395,73 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
         SmallVector<OpFoldResult> cSizes = {bb.getIndexAttr(mp * t.mr),
                                             times(bb, nb.panels, t.nr)};
         Value cBlock = slice(bb, iters[0], cOffsets, cSizes);
-        SmallVector<Value> bufs = t.parallel == 'n'
-                                      ? buffers(bb, 1)
-                                      : SmallVector<Value>{iters[1], iters[2]};
+        SmallVector<Value> kInits = {cBlock};
+        if (t.parallel == 'n')
+          llvm::append_range(kInits, buffers(bb, 1));
+        else
+          llvm::append_range(kInits, iters.drop_front());
         SmallVector<Value> kResults = blockLoop(
-            bb, loc, kBlocks, false, {cBlock, bufs[0], bufs[1]},
+            bb, loc, kBlocks, false, kInits,
             [&](OpBuilder &kb, OpFoldResult bk, ValueRange kIters) {
               CacheBlock kbl = block(kb, loc, bk, k, t.kr, kp, kcT);
-              // The kc x nc block of B, packed once for every mc block.
               SmallVector<OpFoldResult> bOffsets, bSizes;
-              Value bDest = bufferSlice(kb, loc, kIters[2], zeroIdx, nb.panels,
-                                        kbl.panels, bOffsets, bSizes);
-              // [n1][k1][kr][nr] from B[K][N], or from B^T[N][K].
-              packB =
-                  bT ? pack(kb, loc,
-                            slice(kb, bT, {nb.elem0, kbl.elem0},
-                                  {nb.elems, kbl.elems}),
-                            bDest, {1, 0}, {t.kr, t.nr}, {})
-                     : pack(kb, loc,
-                            slice(kb, b, {kbl.elem0, nb.elem0},
-                                  {kbl.elems, nb.elems}),
-                            bDest, {0, 1}, {t.kr, t.nr}, {1, 0});
-              Value packedB = packB.getResult();
+              Value packedB;
+              if (!t.packB) {
+                // The kc x nc block of B where it is, as [k1][kr][n1][nr].
+                packedB = tileView(kb, loc,
+                                   slice(kb, b, {kbl.elem0, nb.elem0},
+                                         {kbl.elems, nb.elems}),
+                                   kbl.panels, t.kr, nb.panels, t.nr);
+              } else {
+                // The kc x nc block of B, packed once for every mc block:
+                // [n1][k1][kr][nr] from B[K][N], or from B^T[N][K].
+                Value bDest = bufferSlice(kb, loc, kIters[bIter], zeroIdx,
+                                          nb.panels, kbl.panels, bOffsets,
+                                          bSizes);
+                packB =
+                    bT ? pack(kb, loc,
+                              slice(kb, bT, {nb.elem0, kbl.elem0},
+                                    {nb.elems, kbl.elems}),
+                              bDest, {1, 0}, {t.kr, t.nr}, {})
+                       : pack(kb, loc,
+                              slice(kb, b, {kbl.elem0, nb.elem0},
+                                    {kbl.elems, nb.elems}),
+                              bDest, {0, 1}, {t.kr, t.nr}, {1, 0});
+                packedB = packB.getResult();
+              }
+              SmallVector<Value> mInits = {kIters[0]};
+              if (t.packA)
+                mInits.push_back(kIters[aIter]);
               SmallVector<Value> mResults = blockLoop(
-                  kb, loc, mBlocks, t.parallel == 'm', {kIters[0], kIters[1]},
+                  kb, loc, mBlocks, t.parallel == 'm', mInits,
                   [&](OpBuilder &mb, OpFoldResult bm, ValueRange mIters) {
                     CacheBlock mbl = block(mb, loc, bm, m, t.mr, mp, mcT);
-                    // The mc x kc block of A, packed into this thread's slot.
+                    Value aBlock;
                     SmallVector<OpFoldResult> aOffsets, aSizes;
-                    Value aDest = bufferSlice(
-                        mb, loc, mIters[1], t.parallel == 'm' ? bm : zeroIdx,
-                        mbl.panels, kbl.panels, aOffsets, aSizes);
-                    // [m1][k1][kr][mr] from A[M][K], or from A^T[K][M].
-                    packA =
-                        aT ? pack(mb, loc,
-                                  slice(mb, aT, {kbl.elem0, mbl.elem0},
-                                        {kbl.elems, mbl.elems}),
-                                  aDest, {0, 1}, {t.kr, t.mr}, {1, 0})
-                           : pack(mb, loc,
-                                  slice(mb, a, {mbl.elem0, kbl.elem0},
-                                        {mbl.elems, kbl.elems}),
-                                  aDest, {1, 0}, {t.kr, t.mr}, {});
+                    if (!t.packA) {
+                      // The mc x kc block of A where it is, as
+                      // [m1][mr][k1][kr] (M and K are whole tiles).
+                      aBlock = tileView(mb, loc,
+                                        slice(mb, a, {mbl.elem0, kbl.elem0},
+                                              {mbl.elems, kbl.elems}),
+                                        mbl.panels, t.mr, kbl.panels, t.kr);
+                    } else {
+                      // The mc x kc block of A, packed into this thread's
+                      // slot: [m1][k1][kr][mr] from A[M][K], or from
+                      // A^T[K][M].
+                      Value aDest = bufferSlice(
+                          mb, loc, mIters[1], t.parallel == 'm' ? bm : zeroIdx,
+                          mbl.panels, kbl.panels, aOffsets, aSizes);
+                      packA = aT ? pack(mb, loc,
+                                        slice(mb, aT, {kbl.elem0, mbl.elem0},
+                                              {kbl.elems, mbl.elems}),
+                                        aDest, {0, 1}, {t.kr, t.mr}, {1, 0})
+                                 : pack(mb, loc,
+                                        slice(mb, a, {mbl.elem0, kbl.elem0},
+                                              {mbl.elems, kbl.elems}),
+                                        aDest, {1, 0}, {t.kr, t.mr}, {});
+                      aBlock = packA.getResult();
+                    }
                     SmallVector<OpFoldResult> tOffsets = {
                         times(mb, mbl.panel0, t.mr), zeroIdx};
                     SmallVector<OpFoldResult> tSizes = {
@@ -416,7 +469,7 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
                     Value cTile = slice(mb, mIters[0], tOffsets, tSizes);
                     kernel = linalg::GenericOp::create(
                         mb, loc, cTile.getType(),
-                        ValueRange{packA.getResult(), packedB},
+                        ValueRange{aBlock, packedB},
                         ValueRange{cTile}, maps, iterators,
                         [](OpBuilder &builder, Location loc, ValueRange args) {
                           Value mul = arith::MulFOp::create(builder, loc,
@@ -425,19 +478,23 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
                               arith::AddFOp::create(builder, loc, args[2], mul);
                           linalg::YieldOp::create(builder, loc, add);
                         });
-                    return SmallVector<Update>{
-                        {kernel.getResult(0), 0, tOffsets, tSizes},
-                        {packA.getResult(), 1, aOffsets, aSizes}};
+                    SmallVector<Update> mUpdates = {
+                        {kernel.getResult(0), 0, tOffsets, tSizes}};
+                    if (t.packA)
+                      mUpdates.push_back({aBlock, 1, aOffsets, aSizes});
+                    return mUpdates;
                   });
-              return SmallVector<Update>{{mResults[0], 0, {}, {}},
-                                         {mResults[1], 1, {}, {}},
-                                         {packedB, 2, bOffsets, bSizes}};
+              SmallVector<Update> kUpdates = {{mResults[0], 0, {}, {}}};
+              if (t.packA)
+                kUpdates.push_back({mResults[1], aIter, {}, {}});
+              if (t.packB)
+                kUpdates.push_back({packedB, bIter, bOffsets, bSizes});
+              return kUpdates;
             });
         SmallVector<Update> updates = {{kResults[0], 0, cOffsets, cSizes}};
-        if (t.parallel != 'n') {
-          updates.push_back({kResults[1], 1, {}, {}});
-          updates.push_back({kResults[2], 2, {}, {}});
-        }
+        if (t.parallel != 'n')
+          for (unsigned i = 1; i < kResults.size(); ++i)
+            updates.push_back({kResults[i], i, {}, {}});
         return updates;
       });
   Value result = results[0];
@@ -500,8 +557,10 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
   // block is packed over the cores (one forall iteration per micro-panel,
   // complete before the parallel mc loop starts) when the model says so;
   // A blocks are packed by the thread that uses them.
-  if (failed(vectorizePack(rewriter, packA, t.mr * t.nr, /*parallel=*/false)) ||
-      failed(vectorizePack(rewriter, packB, t.mr * t.nr, t.parallelPackB)))
+  if ((packA && failed(vectorizePack(rewriter, packA, t.mr * t.nr,
+                                     /*parallel=*/false))) ||
+      (packB &&
+       failed(vectorizePack(rewriter, packB, t.mr * t.nr, t.parallelPackB))))
     return failure();
   return success();
 }
@@ -600,6 +659,22 @@ struct VectorizeMatmulPass
       return signalPassFailure();
     }
 
+    char packAOverride = 0, packBOverride = 0;
+    for (auto [option, name, value] :
+         {std::tuple(&packA, "pack-a", &packAOverride),
+          std::tuple(&packB, "pack-b", &packBOverride)}) {
+      if (*option == "always")
+        *value = 'y';
+      else if (*option == "never")
+        *value = 'n';
+      else if (!option->empty()) {
+        emitError(func.getLoc())
+            << "tessel-vectorize-matmul: " << name
+            << " must be always or never, not '" << *option << "'";
+        return signalPassFailure();
+      }
+    }
+
     IRRewriter rewriter(ctx);
     bool changed = false;
     for (linalg::MatmulOp op : matmuls) {
@@ -614,8 +689,13 @@ struct VectorizeMatmulPass
           cast<RankedTensorType>(op.getDpsInputs()[1].getType()).getShape();
       MatmulTiling tiling;
       std::string why;
+      MatmulOperands operands;
+      operands.aRowMajor = !transposeSource(op.getDpsInputs()[0]);
+      operands.bRowMajor = !transposeSource(op.getDpsInputs()[1]);
+      operands.packA = packAOverride;
+      operands.packB = packBOverride;
       if (!computeMatmulTiling(params, a[0], b[1], a[1], /*elementBytes=*/4,
-                               overrides, tiling, why)) {
+                               overrides, tiling, why, operands)) {
         op->emitRemark() << "not vectorized: " << why;
         continue;
       }

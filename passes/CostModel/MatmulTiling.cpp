@@ -5,6 +5,12 @@
 
 using namespace mlir::tessel;
 
+/// B micro-panels per A block below which packing A costs more than it
+/// saves (measured on Zen 4, docs/CostModels.md).
+static constexpr int64_t kPackAMinSweeps = 16;
+/// Register tiles of M below which packing B does not pay, likewise.
+static constexpr int64_t kPackBMinSweeps = 16;
+
 static int64_t roundDown(int64_t x, int64_t multiple) {
   return std::max(multiple, x / multiple * multiple);
 }
@@ -16,7 +22,8 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
                                        int64_t n, int64_t k,
                                        int64_t elementBytes,
                                        const MatmulTiling &overrides,
-                                       MatmulTiling &t, std::string &why) {
+                                       MatmulTiling &t, std::string &why,
+                                       const MatmulOperands &operands) {
   if (target.vectorBits < 8 * elementBytes || target.vectorRegisters < 4 ||
       target.l1 <= 0 || target.l2 <= 0 || target.l3 <= 0) {
     why = "the target description lacks vector_bits, vector_registers or "
@@ -40,15 +47,75 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   t.nr = overrides.nr ? roundUp(overrides.nr, lanes) : vectorsPerRow * lanes;
   t.mr = overrides.mr ? overrides.mr
                       : std::max<int64_t>(1, accumulators / (t.nr / lanes));
+  // Rows of the last register tile beyond M are computed and thrown away;
+  // where that is more than 1/16 of M (49 = 7x7 rows: 7 of 56), a smaller
+  // mr down to half the model's that pads less (7) is taken: a few fewer
+  // accumulators cost less than the wasted rows.
+  auto padding = [&](int64_t mr) { return (m + mr - 1) / mr * mr - m; };
+  if (!overrides.mr && padding(t.mr) * 16 > m) {
+    int64_t best = t.mr;
+    for (int64_t mr = t.mr - 1; mr >= std::max<int64_t>(1, t.mr / 2); --mr)
+      if (padding(mr) < padding(best))
+        best = mr;
+    t.mr = best;
+  }
+
+  // A packed or read in place. Packing copies each mc x kc block of A into
+  // [mc/mr][kc/kr][kr][mr] (a transposing copy, ~1 ns per element
+  // measured), and the block is then swept once per B micro-panel: the
+  // copy pays only when there are many (nc / nr; at most N / nr). With few
+  // columns (convolutions with 64-256 filters: 2-8 micro-panels) the
+  // register tiles read A where it is instead: per k step one element of
+  // each of mr rows at A's row stride, broadcast straight from memory,
+  // streams the hardware prefetcher follows. That needs whole register
+  // tiles in M: mr is lowered to the largest divisor of M down to half the
+  // model's (7 for 7x7 and 14x14 feature maps), else A is packed.
+  // Measured on Zen 4 (docs/CostModels.md): in place with kr = 1 beats
+  // packing up to 8 micro-panels (ResNet-50 convolutions +4 to +15%) and
+  // loses 2% at 32 (1000^3).
+  int64_t sweeps = (n + t.nr - 1) / t.nr;
+  t.packA = true;
+  if (operands.aRowMajor && (!overrides.kr || k % overrides.kr == 0) &&
+      (operands.packA ? operands.packA == 'n' : sweeps < kPackAMinSweeps)) {
+    int64_t mr = t.mr;
+    if (!overrides.mr)
+      for (mr = t.mr; mr > std::max<int64_t>(1, t.mr / 2) && m % mr; --mr)
+        ;
+    if (m % mr == 0) {
+      t.mr = mr;
+      t.packA = false;
+    }
+  }
   os << "register tile " << t.mr << "x" << t.nr << ": " << t.mr * (t.nr / lanes)
      << " accumulators of " << target.vectorRegisters << " " << target.vectorBits
      << "-bit registers (half the file), " << t.nr / lanes
      << " vectors per row";
+  if (!t.packA)
+    os << "; A read in place (not packed: only " << sweeps
+       << " B micro-panels sweep it)";
 
   // k unroll-and-jam: two k steps per iteration so the loads of the next
-  // step overlap the FMAs of this one; K is padded to a multiple of it.
-  t.kr = overrides.kr ? overrides.kr : 2;
+  // step overlap the FMAs of this one; K is padded to a multiple of it. A
+  // read in place takes one k step per iteration: its elements are then
+  // single loads broadcast from memory (two adjacent ones would be loaded
+  // as a pair and split by shuffles, which compete with the FMAs).
+  t.kr = overrides.kr ? overrides.kr : t.packA ? 2 : 1;
   os << "; k unrolled by " << t.kr;
+
+  // B packed or read in place, likewise: a packed kc x nc block of B is
+  // swept by every register tile of M (M / mr of them). With few (M of a
+  // few dozen rows: late-stage convolutions, small-batch MLPs) packing
+  // the block costs about what computing with it does, and the register
+  // tiles read nr-wide rows of B where they are (two full vectors per k
+  // step; rows whose stride maps them to few L1 sets come from L2, which
+  // feeds one k step per mr FMAs easily).
+  int64_t mTiles = (m + t.mr - 1) / t.mr;
+  t.packB = !(operands.bRowMajor && n % t.nr == 0 && k % t.kr == 0 &&
+              (operands.packB ? operands.packB == 'n'
+                              : mTiles < kPackBMinSweeps));
+  if (!t.packB)
+    os << "; B read in place (not packed: only " << mTiles
+       << " register tiles of M sweep it)";
 
   // kc: the kc x nr micro-panel of packed B is reused by every register tile
   // of an A block, so it should stay in L1; the A micro-panel (mr x kc) is
@@ -87,12 +154,21 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   // are cores. Below about 2^20 multiply-adds per core (~10-20 us) the
   // fork/join of a parallel region (a few us) is not worth it.
   int64_t cores = std::max<int64_t>(1, target.cores);
+  // The busiest core's share of `panels` register tiles split over the
+  // cores, relative to an even split (7 tiles on 2 cores: 4 / 3.5). The nc
+  // loop is taken instead of the mc loop when it splits more than 5% more
+  // evenly (M of 49 rows, N of 512 columns).
+  auto imbalance = [&](int64_t panels) {
+    return double((panels + cores - 1) / cores * cores) / double(panels);
+  };
   int64_t mPanels = (m + t.mr - 1) / t.mr, nPanels = (n + t.nr - 1) / t.nr;
   char parallel = overrides.parallel;
   if (!parallel) {
     if (cores < 2 || m * n * k / cores < (int64_t(1) << 20))
       parallel = 'x';
-    else if (mPanels >= cores)
+    else if (mPanels >= cores &&
+             (nPanels < cores ||
+              imbalance(mPanels) <= 1.05 * imbalance(nPanels)))
       parallel = 'm';
     else if (nPanels >= cores)
       parallel = 'n';
@@ -118,7 +194,9 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
     int64_t blocks = balance(t.nc, nPanels, t.nr);
     t.parallel = 'n';
     os << "; parallel: the nc loop (" << blocks << " blocks of " << t.nc
-       << " columns for " << cores << " cores; M has too few rows)";
+       << " columns for " << cores << " cores; "
+       << (mPanels < cores ? "M has too few rows" : "it splits more evenly")
+       << ")";
   } else {
     os << "; not parallel (" << (cores < 2 ? "one core" : "too little work")
        << ")";
@@ -131,15 +209,22 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   // one core's L2: then the cores split it by micro-panels (a second core
   // adds bandwidth; the fork/join of a few us is small against it).
   int64_t bBlockBytes = t.kc * t.nc * elementBytes;
-  t.parallelPackB = t.parallel == 'm' && bBlockBytes >= target.l2;
-  os << "; packing per block: B " << t.kc << "x" << t.nc << " per (nc, kc) ("
-     << (t.parallelPackB     ? "over the cores"
-         : t.parallel == 'n' ? "by the core of its nc block"
-                             : "one thread")
-     << "), A " << t.mc << "x" << t.kc << " per mc block ("
-     << (t.parallel == 'm'   ? "by its core"
-         : t.parallel == 'n' ? "by each core for its nc blocks"
-                             : "one thread")
-     << ")";
+  t.parallelPackB = t.packB && t.parallel == 'm' && bBlockBytes >= target.l2;
+  if (t.packB || t.packA)
+    os << "; packing per block:";
+  if (t.packB)
+    os << " B " << t.kc << "x" << t.nc << " per (nc, kc) ("
+       << (t.parallelPackB     ? "over the cores"
+           : t.parallel == 'n' ? "by the core of its nc block"
+                               : "one thread")
+       << ")";
+  if (t.packA)
+    os << (t.packB ? "," : "") << " A " << t.mc << "x" << t.kc
+       << " per mc block ("
+       << (t.parallel == 'm'   ? "by its core"
+           : t.parallel == 'n' ? "by each core for its nc blocks"
+                               : "one thread")
+       << ")";
+
   return true;
 }

@@ -49,11 +49,16 @@ struct CPUModelParams {
 /// block-sized buffers reused across iterations. `parallelPackB` says
 /// whether the B block is packed over the cores (only with the mc loop
 /// parallel: then all threads share it).
+///
+/// `packA` (`packB`) false: the register tiles read A (B) where it is, its
+/// rows at their own stride, instead of a packed copy; see
+/// computeMatmulTiling.
 struct MatmulTiling {
   int64_t mr = 0, nr = 0, kr = 0;
   int64_t mc = 0, nc = 0, kc = 0;
   char parallel = 0;
   bool parallelPackB = false;
+  bool packA = true, packB = true;
   /// One line per size saying where it came from.
   std::string rationale;
 };
@@ -63,10 +68,21 @@ struct MatmulTiling {
 /// to keep the multiple-of invariants). Returns false with `why` set when
 /// the target description lacks what the model needs. `overrides.parallel`
 /// is 'm', 'n', 'x' (no parallel loop) or 0 (the model's choice).
+/// How the kernel may read the operands, which the sizes do not tell.
+struct MatmulOperands {
+  /// A (B) is a row-major matrix the kernel could read where it is (not a
+  /// transpose). Reading it in place also needs M (N) and K to be
+  /// multiples of the register tile.
+  bool aRowMajor = false, bRowMajor = false;
+  /// 'y': pack, 'n': read in place where possible, 0: the model's choice.
+  char packA = 0, packB = 0;
+};
+
 bool computeMatmulTiling(const CPUModelParams &target, int64_t m, int64_t n,
                          int64_t k, int64_t elementBytes,
                          const MatmulTiling &overrides, MatmulTiling &result,
-                         std::string &why);
+                         std::string &why,
+                         const MatmulOperands &operands = {});
 
 } // namespace mlir::tessel
 

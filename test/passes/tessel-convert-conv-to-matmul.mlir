@@ -256,3 +256,36 @@ func.func @options(%x: tensor<1x58x58x64xf32>, %w: tensor<3x3x64x64xf32>, %init:
       ins(%xc, %wc : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%ic : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
   return %y, %z : tensor<1x56x56x64xf32>, tensor<1x16x8x8xf32>
 }
+
+// -----
+
+// A batch whose patches exceed a quarter of the last-level cache (here a
+// 2 MiB L3: 512 KiB; 4 x 288 KiB of patches) is converted a chunk of whole
+// images at a time (1 here): an scf.for over the images carries the output
+// and one chunk-sized patch buffer; each iteration copies its image's
+// patches into the buffer (the parallel, vectorized copy above) and
+// multiplies them into its slice of the output.
+// CHECK-LABEL: func.func @conv_chunked(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4x18x18x32xf32>, %[[W:[^:]+]]: tensor<3x3x32x64xf32>, %[[I:[^:]+]]: tensor<4x16x16x64xf32>)
+// CHECK: %[[B:.*]] = tensor.collapse_shape %[[W]] {{\[}}[0, 1, 2], [3]] : tensor<3x3x32x64xf32> into tensor<288x64xf32>
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x16x16x3x3x32xf32>
+// CHECK: %[[R:.*]]:2 = scf.for %[[IMG:[^ ]+]] = %c0 to %c4 step %c1 iter_args(%[[OUT:[^ ]+]] = %[[I]], %[[BUF:[^ ]+]] = %[[E]]) -> (tensor<4x16x16x64xf32>, tensor<1x16x16x3x3x32xf32>)
+// CHECK: %[[XI:.*]] = tensor.extract_slice %[[X]][%[[IMG]], 0, 0, 0] [1, 18, 18, 32] [1, 1, 1, 1]
+// CHECK: %[[P:.*]] = scf.forall (%{{.*}}, %{{.*}}) in (1, 16) shared_outs(%{{.*}} = %[[BUF]]) -> (tensor<1x16x16x3x3x32xf32>)
+// CHECK: vector.transfer_read
+// CHECK: %[[A:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x16x16x3x3x32xf32> into tensor<256x288xf32>
+// CHECK: %[[OI:.*]] = tensor.extract_slice %[[OUT]][%[[IMG]], 0, 0, 0] [1, 16, 16, 64] [1, 1, 1, 1]
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[OI]]
+// CHECK: %[[M:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<256x288xf32>, tensor<288x64xf32>) outs(%[[C]] : tensor<256x64xf32>)
+// CHECK: %[[Y:.*]] = tensor.expand_shape %[[M]]
+// CHECK: %[[NEW:.*]] = tensor.insert_slice %[[Y]] into %[[OUT]][%[[IMG]], 0, 0, 0] [1, 16, 16, 64] [1, 1, 1, 1]
+// CHECK: scf.yield %[[NEW]], %[[P]]
+// CHECK: return %[[R]]#0
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 2097152, cores = 2>} {
+  func.func @conv_chunked(%x: tensor<4x18x18x32xf32>, %w: tensor<3x3x32x64xf32>, %init: tensor<4x16x16x64xf32>) -> tensor<4x16x16x64xf32> {
+    // expected-remark @below {{conv_2d_nhwc_hwcf (3x3 filter, stride 1, dilation 1) as im2col into tensor<256x288xf32> (288.0 KiB, a copy of the input patches, 7.1x the input) then linalg.matmul M=256 N=64 K=288 with the filter and output as collapsed views, 4 chunks of 1 image (the whole batch's 1.1 MiB of patches would not stay in a quarter of the last-level cache)}}
+    %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+        ins(%x, %w : tensor<4x18x18x32xf32>, tensor<3x3x32x64xf32>) outs(%init : tensor<4x16x16x64xf32>) -> tensor<4x16x16x64xf32>
+    return %y : tensor<4x16x16x64xf32>
+  }
+}

@@ -1,12 +1,16 @@
-// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul))' | FileCheck %s
-// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{mr=4 nr=16 kr=1 kc=32}))' | FileCheck %s --check-prefix=OVERRIDE
-// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{parallel=none}))' | FileCheck %s --check-prefix=NONE
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{pack-a=always pack-b=always}))' | FileCheck %s
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{mr=4 nr=16 kr=1 kc=32 pack-a=always pack-b=always}))' | FileCheck %s --check-prefix=OVERRIDE
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{parallel=none pack-a=always pack-b=always}))' | FileCheck %s --check-prefix=NONE
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul))' 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
-// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul),canonicalize,one-shot-bufferize{bufferize-function-boundaries})' 2>/dev/null | FileCheck %s --check-prefix=BUF
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{pack-a=always pack-b=always}),canonicalize,one-shot-bufferize{bufferize-function-boundaries})' 2>/dev/null | FileCheck %s --check-prefix=BUF
+// The model's own packing choices (operands read in place):
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul))' | FileCheck %s --check-prefix=INPLACE
 
 // An AVX-512 machine: 32 x 512-bit registers, 32 KiB L1, 1 MiB L2, 32 MiB L3.
 // The model picks an 8 x 32 register tile (16 accumulators), k unrolled by
-// 2. Packing is per cache block into block-sized buffers created once:
+// 2. With both operands packed (pack-a/pack-b=always: the model itself
+// reads these small operands in place, see the REMARK lines and the last
+// cases), packing is per cache block into block-sized buffers created once:
 // A blocks to [slots][mc/8][kc/2][2][8], B blocks to [1][nc/32][kc/2][2][32].
 // Here every cache loop has one block (no loop): B is packed, then A, then
 // the kernel keeps the 8 x 32 C tile in registers across the k loop
@@ -88,10 +92,15 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 // forall iteration packs its A block into its own slot of the A buffer
 // [2][32][128][2][8] and keeps it in its core's L2.
 
-// REMARK: matmul M=64 N=64 K=128: {{.*}}; not parallel (too little work); packing per block: B 128x64 per (nc, kc) (one thread), A 64x128 per mc block (one thread)
-// REMARK: matmul M=512 N=64 K=512: {{.*}}; parallel: the mc loop (2 blocks of 256 rows for 2 cores; {{.*}}; packing per block: B 256x64 per (nc, kc) (one thread), A 256x256 per mc block (by its core)
-// REMARK: matmul M=4 N=1024 K=512: {{.*}}; parallel: the nc loop (2 blocks of 512 columns for 2 cores; M has too few rows); packing per block: B 256x512 per (nc, kc) (by the core of its nc block), A 8x256 per mc block (by each core for its nc blocks)
-// REMARK: matmul M=64 N=1024 K=300: {{.*}}; packing per block: B 256x1024 per (nc, kc) (over the cores), A 32x256 per mc block (by its core)
+// The model's choices: with 2 B micro-panels (N = 64) A is read in place,
+// k not unrolled; with 8 register tiles of M (M = 64) B is too.
+// REMARK: matmul M=64 N=64 K=128: register tile 8x32: {{.*}}; A read in place (not packed: only 2 B micro-panels sweep it); k unrolled by 1; B read in place (not packed: only 8 register tiles of M sweep it); {{.*}}; not parallel (too little work)
+// REMARK-NOT: packing
+// REMARK: matmul M=512 N=64 K=512: {{.*}}; A read in place {{.*}}; parallel: the mc loop (2 blocks of 256 rows for 2 cores; {{.*}}; packing per block: B 256x64 per (nc, kc) (one thread)
+// REMARK-NOT: A 256x256
+// M = 4: a 4 x 32 register tile (not 8 rows with 4 thrown away).
+// REMARK: matmul M=4 N=1024 K=512: register tile 4x32: {{.*}}; k unrolled by 2; B read in place (not packed: only 1 register tiles of M sweep it); {{.*}}; parallel: the nc loop (2 blocks of 512 columns for 2 cores; M has too few rows); packing per block: A 4x256 per mc block (by each core for its nc blocks)
+// REMARK: matmul M=64 N=1024 K=300: {{.*}}; packing per block: A 32x256 per mc block (by its core)
 // NONE-LABEL: func.func @parallel_m(
 // NONE-NOT: scf.forall
 // NONE: vector.fma
@@ -131,25 +140,27 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 
 // -----
 
-// Fewer rows than one register tile: the nc loop (outermost) is the
-// parallel one, 2 blocks of 512 columns, with the kc loop inside. Each of
-// its iterations creates its own block buffers (outside its kc loop) and
-// packs its B block (256 x 512) and the A block into them.
+// One register tile of rows (4 x 32: M = 4 needs no padding to 8 rows):
+// the nc loop (outermost) is the parallel one, 2 blocks of 512 columns,
+// with the kc loop inside. Each of its iterations creates its own block
+// buffers (outside its kc loop) and packs its B block (256 x 512) and the A
+// block into them.
 
 // CHECK-LABEL: func.func @parallel_n(
-// CHECK: scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<8x1024xf32>)
-// CHECK: tensor.empty() : tensor<1x1x128x2x8xf32>
+// CHECK: scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<4x1024xf32>)
+// CHECK: tensor.empty() : tensor<1x1x128x2x4xf32>
 // CHECK: tensor.empty() : tensor<1x16x128x2x32xf32>
 // CHECK-NOT: scf.forall
-// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args({{.*}}) -> (tensor<8x512xf32>, tensor<1x1x128x2x8xf32>, tensor<1x16x128x2x32xf32>)
-// CHECK-COUNT-16: vector.fma
-// CHECK: tensor.parallel_insert_slice %{{.*}} [8, 512] [1, 1] : tensor<8x512xf32> into tensor<8x1024xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args({{.*}}) -> (tensor<4x512xf32>, tensor<1x1x128x2x4xf32>, tensor<1x16x128x2x32xf32>)
+// CHECK-COUNT-8: vector.fma
+// CHECK-NOT: vector.fma
+// CHECK: tensor.parallel_insert_slice %{{.*}} [4, 512] [1, 1] : tensor<4x512xf32> into tensor<4x1024xf32>
 
 // Bufferized: one allocation per buffer in each parallel iteration, none in
 // the kc and mc loops.
 // BUF-LABEL: func.func @parallel_n(
 // BUF: scf.forall
-// BUF: memref.alloc() {{.*}} : memref<1x1x128x2x8xf32>
+// BUF: memref.alloc() {{.*}} : memref<1x1x128x2x4xf32>
 // BUF: memref.alloc() {{.*}} : memref<1x16x128x2x32xf32>
 // BUF: scf.for
 // BUF-NOT: memref.alloc
@@ -331,5 +342,54 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
     // expected-remark @below {{matmul M=64 N=64 K=64: register tile}}
     %r = linalg.matmul ins(%t, %t : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
     return %r : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+// Read in place. N = 64 gives each A block only 2 B micro-panels to serve:
+// no A buffer; the kernel reads A's 98 x 256 block through an
+// [14][7][256][1] view (mr = 7 divides M = 196; k not unrolled, so each A
+// element is one load broadcast to the 32 lanes). B (28 register tiles of
+// M) is still packed.
+// REMARK: matmul M=196 N=64 K=512: register tile 7x32: {{.*}}; A read in place (not packed: only 2 B micro-panels sweep it); k unrolled by 1; {{.*}}; packing per block: B 256x64 per (nc, kc) (one thread)
+// REMARK: matmul M=49 N=512 K=512: register tile 7x32: {{.*}}; k unrolled by 2; B read in place (not packed: only 7 register tiles of M sweep it); {{.*}}; parallel: the nc loop (2 blocks of 256 columns for 2 cores; it splits more evenly); packing per block: A 49x256 per mc block (by each core for its nc blocks)
+// INPLACE-LABEL: func.func @a_in_place(
+// INPLACE-NOT: tensor<{{.*}}x1x7xf32>
+// INPLACE: tensor.empty() : tensor<1x2x256x1x32xf32>
+// INPLACE: scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}}) -> (tensor<196x64xf32>)
+// INPLACE: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [14, 7, 256, 1] : tensor<98x256xf32> into tensor<14x7x256x1xf32>
+// INPLACE: scf.for %{{.*}} = %c0 to %c256 step %c1 iter_args(%{{.*}}) -> (vector<7x32xf32>)
+// INPLACE: vector.transfer_read %{{.*}} : tensor<7x1xf32>, vector<7x1xf32>
+// INPLACE: vector.transfer_read %{{.*}} : tensor<1x32xf32>, vector<32xf32>
+// INPLACE-COUNT-7: vector.fma %{{.*}} : vector<32xf32>
+// INPLACE-NOT: vector.fma
+
+// 49 rows: 7 x 32 register tiles (8 would compute 7 rows for nothing), 7 of
+// them per B micro-panel, so B is read in place through a [128][2][8][32]
+// view of each 256 x 256 block; A (16 B micro-panels) is packed. The nc
+// loop is the parallel one: it splits 16 micro-panels evenly, the mc loop
+// would split 7 register tiles 4 / 3.
+// INPLACE-LABEL: func.func @b_in_place(
+// INPLACE: scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}}) -> (tensor<49x512xf32>)
+// INPLACE: tensor.empty() : tensor<1x7x128x2x7xf32>
+// INPLACE-NOT: tensor.empty
+// INPLACE: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [128, 2, 8, 32] : tensor<256x256xf32> into tensor<128x2x8x32xf32>
+// INPLACE: vector.transpose
+// INPLACE: scf.for %{{.*}} = %c0 to %c128 step %c1 iter_args(%{{.*}}) -> (vector<7x32xf32>)
+// INPLACE: vector.transfer_read %{{.*}} : tensor<2x7xf32>, vector<2x7xf32>
+// INPLACE: vector.transfer_read %{{.*}} : tensor<2x32xf32>, vector<2x32xf32>
+// INPLACE-COUNT-14: vector.fma %{{.*}} : vector<32xf32>
+// INPLACE-NOT: vector.fma
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @a_in_place(%a: tensor<196x512xf32>, %b: tensor<512x64xf32>, %c: tensor<196x64xf32>) -> tensor<196x64xf32> {
+    // expected-remark @below {{matmul M=196 N=64 K=512: register tile}}
+    %r = linalg.matmul ins(%a, %b : tensor<196x512xf32>, tensor<512x64xf32>) outs(%c : tensor<196x64xf32>) -> tensor<196x64xf32>
+    return %r : tensor<196x64xf32>
+  }
+  func.func @b_in_place(%a: tensor<49x512xf32>, %b: tensor<512x512xf32>, %c: tensor<49x512xf32>) -> tensor<49x512xf32> {
+    // expected-remark @below {{matmul M=49 N=512 K=512: register tile}}
+    %r = linalg.matmul ins(%a, %b : tensor<49x512xf32>, tensor<512x512xf32>) outs(%c : tensor<49x512xf32>) -> tensor<49x512xf32>
+    return %r : tensor<49x512xf32>
   }
 }
