@@ -308,6 +308,12 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
   auto filterMatrix = [&] {
     return collapse(rewriter, loc, filter, {{0, 1, 2}, {3}});
   };
+  // a x b into the [images, OH, OW, F] output `out`, viewed as a matrix.
+  auto product = [&](Value a, Value b, Value out, int64_t images) {
+    Value cMat = collapse(rewriter, loc, out, {{0, 1, 2}, {3}});
+    return expand(rewriter, loc, matmul(rewriter, loc, a, b, cMat),
+                  {images, d.oh, d.ow, d.f}, {{0, 1, 2}, {3}});
+  };
   if (d.kh == 1 && d.kw == 1 && isUnitStrideAndDilation(d)) {
     Value a = collapse(rewriter, loc, input, {{0, 1, 2}, {3}});
     Value b = filterMatrix();
@@ -316,10 +322,7 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
                      << " K=" << k
                      << " on collapsed views of the input, filter and "
                         "output: no copy";
-    Value cMat = collapse(rewriter, loc, init, {{0, 1, 2}, {3}});
-    Value product = matmul(rewriter, loc, a, b, cMat);
-    rewriter.replaceOp(op, expand(rewriter, loc, product,
-                                  {d.n, d.oh, d.ow, d.f}, {{0, 1, 2}, {3}}));
+    rewriter.replaceOp(op, product(a, b, init, d.n));
     return;
   }
 
@@ -339,10 +342,7 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
     auto [a, patches] = nhwcPatches(rewriter, loc, input, d, d.n, Value());
     rewriter.setInsertionPoint(op);
     Value b = filterMatrix();
-    Value cMat = collapse(rewriter, loc, init, {{0, 1, 2}, {3}});
-    Value product = matmul(rewriter, loc, a, b, cMat);
-    rewriter.replaceOp(op, expand(rewriter, loc, product,
-                                  {d.n, d.oh, d.ow, d.f}, {{0, 1, 2}, {3}}));
+    rewriter.replaceOp(op, product(a, b, init, d.n));
     return;
   }
   remark << ", " << d.n / images << " chunks of " << images
@@ -386,10 +386,7 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
     SmallVector<OpFoldResult> outSizes = sizes({d.n, d.oh, d.ow, d.f});
     Value outChunk = tensor::ExtractSliceOp::create(
         rewriter, loc, iters[0], offsets, outSizes, strides);
-    Value cMat = collapse(rewriter, loc, outChunk, {{0, 1, 2}, {3}});
-    Value product = matmul(rewriter, loc, a, b, cMat);
-    Value result = expand(rewriter, loc, product, {images, d.oh, d.ow, d.f},
-                          {{0, 1, 2}, {3}});
+    Value result = product(a, b, outChunk, images);
     Value out = tensor::InsertSliceOp::create(rewriter, loc, result, iters[0],
                                               offsets, outSizes, strides);
     scf::YieldOp::create(rewriter, loc, ValueRange{out, patches});

@@ -11,6 +11,21 @@ static constexpr int64_t kPackAMinSweeps = 16;
 /// Register tiles of M below which packing B does not pay, likewise.
 static constexpr int64_t kPackBMinSweeps = 16;
 
+/// Rows beyond M in the last of the mr-row register tiles.
+static int64_t padding(int64_t m, int64_t mr) {
+  return (m + mr - 1) / mr * mr - m;
+}
+
+/// The mr' in [mr/2, mr] whose tiles pad M least (the largest of equals):
+/// the largest divisor of M there, when there is one.
+static int64_t leastPaddingMr(int64_t m, int64_t mr) {
+  int64_t best = mr;
+  for (int64_t r = mr - 1; r >= std::max<int64_t>(1, mr / 2); --r)
+    if (padding(m, r) < padding(m, best))
+      best = r;
+  return best;
+}
+
 static int64_t roundDown(int64_t x, int64_t multiple) {
   return std::max(multiple, x / multiple * multiple);
 }
@@ -51,14 +66,8 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   // where that is more than 1/16 of M (49 = 7x7 rows: 7 of 56), a smaller
   // mr down to half the model's that pads less (7) is taken: a few fewer
   // accumulators cost less than the wasted rows.
-  auto padding = [&](int64_t mr) { return (m + mr - 1) / mr * mr - m; };
-  if (!overrides.mr && padding(t.mr) * 16 > m) {
-    int64_t best = t.mr;
-    for (int64_t mr = t.mr - 1; mr >= std::max<int64_t>(1, t.mr / 2); --mr)
-      if (padding(mr) < padding(best))
-        best = mr;
-    t.mr = best;
-  }
+  if (!overrides.mr && padding(m, t.mr) * 16 > m)
+    t.mr = leastPaddingMr(m, t.mr);
 
   // A packed or read in place. Packing copies each mc x kc block of A into
   // [mc/mr][kc/kr][kr][mr] (a transposing copy, ~1 ns per element
@@ -77,10 +86,7 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   t.packA = true;
   if (operands.aRowMajor && (!overrides.kr || k % overrides.kr == 0) &&
       (operands.packA ? operands.packA == 'n' : sweeps < kPackAMinSweeps)) {
-    int64_t mr = t.mr;
-    if (!overrides.mr)
-      for (mr = t.mr; mr > std::max<int64_t>(1, t.mr / 2) && m % mr; --mr)
-        ;
+    int64_t mr = overrides.mr ? t.mr : leastPaddingMr(m, t.mr);
     if (m % mr == 0) {
       t.mr = mr;
       t.packA = false;
