@@ -80,8 +80,8 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   // tiles in M: mr is lowered to the largest divisor of M down to half the
   // model's (7 for 7x7 and 14x14 feature maps), else A is packed.
   // Measured on Zen 4 (docs/CostModels.md): in place with kr = 1 beats
-  // packing up to 8 micro-panels (ResNet-50 convolutions +4 to +15%) and
-  // loses 2% at 32 (1000^3).
+  // packing up to 8 micro-panels (ResNet-50 stage-1 convolutions +5 to
+  // +37%) and loses 2% at 32 (1000^3).
   int64_t sweeps = (n + t.nr - 1) / t.nr;
   t.packA = true;
   if (operands.aRowMajor && (!overrides.kr || k % overrides.kr == 0) &&
