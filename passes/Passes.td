@@ -330,7 +330,15 @@ def VectorizeMatmulPass
       tiled for the registers (nr, mr loops), then along k (kr at a time);
     - the mr x nr register tile is vectorized to a `vector.contract`; its
       accumulator is hoisted out of the k loop (an `iter_args` vector) and
-      the contraction lowered to `vector.fma` outer products.
+      the contraction lowered to `vector.fma` outer products;
+    - an elementwise epilogue (bias add, activation, residual add, scale,
+      clamp: the chain of `linalg.generic` ops that alone consume the
+      product, also through the `expand_shape` a convolution's product goes
+      through) is fused into one op and applied to each register tile of
+      the last kc block (peeled off the kc loop) while the accumulators are
+      still in registers, instead of re-reading C in a separate pass. Its
+      other inputs (a bias per column, a residual tile) are read as slices
+      at the tile's position.
 
     Each matmul gets a remark with the chosen sizes and why. One the recipe
     does not handle (not f32, dynamic shapes, user-defined indexing maps,
@@ -388,7 +396,10 @@ def VectorizeMatmulPass
            "where its rows allow; empty: the model's)">,
     Option<"packB", "pack-b", "std::string", "\"\"",
            "Override whether B is packed: always, or never (read in place "
-           "where its rows allow; empty: the model's)">
+           "where its rows allow; empty: the model's)">,
+    Option<"fuseEpilogue", "fuse-epilogue", "bool", "true",
+           "Apply the elementwise ops that consume the product to its "
+           "register tiles (false: leave them to the fusion passes)">
   ];
 }
 

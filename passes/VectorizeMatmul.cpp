@@ -14,6 +14,7 @@
 #include "passes/Passes.h"
 #include "passes/CostModel/MatmulTiling.h"
 #include "passes/Utils/KernelSupport.h"
+#include "passes/Utils/MatmulEpilogue.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -112,6 +113,18 @@ static LogicalResult vectorizePack(RewriterBase &rewriter, linalg::PackOp pack,
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// Replaces the static-shaped linalg `op` by its vector form (upstream
+/// linalg::vectorize, vector sizes from its shapes).
+static LogicalResult vectorizeOp(RewriterBase &rewriter, Operation *op) {
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, op);
+  if (failed(vectorized))
+    return failure();
+  rewriter.replaceOp(op, vectorized->replacements);
+  return success();
+}
+
 namespace {
 /// One cache block of one dimension: its first register-tile panel, its
 /// panel count, its first element and its element count (in the unpadded
@@ -168,26 +181,39 @@ static CacheBlock block(OpBuilder &b, Location loc, OpFoldResult bi,
   return r;
 }
 
+/// `iters` with `updates` applied.
+static SmallVector<Value> applyUpdates(OpBuilder &b, Location loc,
+                                       ValueRange iters,
+                                       ArrayRef<Update> updates) {
+  SmallVector<Value> next(iters);
+  for (const Update &u : updates) {
+    if (u.offsets.empty()) {
+      next[u.iter] = u.tile;
+      continue;
+    }
+    SmallVector<OpFoldResult> strides(u.offsets.size(), b.getIndexAttr(1));
+    next[u.iter] = tensor::InsertSliceOp::create(b, loc, u.tile, iters[u.iter],
+                                                 u.offsets, u.sizes, strides);
+  }
+  return next;
+}
+
 /// A loop over `count` blocks carrying `inits`: an scf.forall (the inits
 /// its shared outputs, every update an insert of a disjoint tile) with
-/// `parallel`, else an scf.for; no loop at all for a single block. Returns
-/// the final values.
+/// `parallel`, else an scf.for; no loop at all for a single block. With
+/// `peelLast` (sequential loops only), the last block is emitted after the
+/// loop, with a constant index. Returns the final values.
 static SmallVector<Value> blockLoop(OpBuilder &b, Location loc, int64_t count,
                                     bool parallel, ValueRange inits,
-                                    BlockBody body) {
+                                    BlockBody body, bool peelLast = false) {
   auto apply = [&](OpBuilder &nb, ValueRange iters, ArrayRef<Update> updates) {
-    SmallVector<Value> next(iters);
-    for (const Update &u : updates) {
-      if (u.offsets.empty()) {
-        next[u.iter] = u.tile;
-        continue;
-      }
-      SmallVector<OpFoldResult> strides(u.offsets.size(), nb.getIndexAttr(1));
-      next[u.iter] = tensor::InsertSliceOp::create(
-          nb, loc, u.tile, iters[u.iter], u.offsets, u.sizes, strides);
-    }
-    return next;
+    return applyUpdates(nb, loc, iters, updates);
   };
+  if (peelLast && count > 1) {
+    assert(!parallel && "only sequential block loops are peeled");
+    SmallVector<Value> head = blockLoop(b, loc, count - 1, false, inits, body);
+    return apply(b, head, body(b, b.getIndexAttr(count - 1), head));
+  }
   if (count == 1)
     return apply(b, inits, body(b, b.getIndexAttr(0), inits));
   if (!parallel) {
@@ -284,14 +310,154 @@ static Value transposeSource(Value v) {
   return transpose.getInput();
 }
 
+namespace {
+/// One product of packed blocks: `last` when it is the last kc block (the
+/// epilogue applies there); `row0`, `col0` the first row and column of its
+/// C block in the padded C.
+struct KernelSite {
+  linalg::GenericOp op;
+  bool last;
+  OpFoldResult row0, col0;
+};
+} // namespace
+
+/// Applies `epilogue` to the register tile that `kernel` (a product tiled
+/// to one mr x nr tile of C) computes: a copy of the epilogue's body on the
+/// tile and on the matching slices of its other inputs (`inputs`, padded
+/// like C; null where the epilogue reads the product), placed after the
+/// kernel and replacing its result. Returns null when the kernel's C tile is
+/// not the expected static slice.
+static linalg::GenericOp applyEpilogueToTile(RewriterBase &rewriter,
+                                             linalg::GenericOp epilogue,
+                                             ArrayRef<Value> inputs,
+                                             linalg::GenericOp kernel,
+                                             OpFoldResult row0,
+                                             OpFoldResult col0) {
+  Location loc = kernel.getLoc();
+  auto cSlice = kernel.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>();
+  auto tileType = dyn_cast<RankedTensorType>(kernel.getResult(0).getType());
+  if (!cSlice || !tileType || tileType.getRank() != 2 ||
+      !tileType.hasStaticShape())
+    return nullptr;
+  SmallVector<OpFoldResult> offsets = cSlice.getMixedOffsets();
+  rewriter.setInsertionPointAfter(kernel);
+  AffineExpr d0, d1;
+  bindDims(rewriter.getContext(), d0, d1);
+  OpFoldResult row = affine::makeComposedFoldedAffineApply(
+      rewriter, loc, d0 + d1, {row0, offsets[0]});
+  OpFoldResult col = affine::makeComposedFoldedAffineApply(
+      rewriter, loc, d0 + d1, {col0, offsets[1]});
+  OpFoldResult mr = rewriter.getIndexAttr(tileType.getDimSize(0));
+  OpFoldResult nr = rewriter.getIndexAttr(tileType.getDimSize(1));
+  Value tile = kernel.getResult(0);
+  SmallVector<Value> operands;
+  for (auto [input, operand] : llvm::zip(inputs, epilogue.getDpsInputOperands())) {
+    SmallVector<OpFoldResult> tileOffsets, tileSizes;
+    if (!input) {
+      operands.push_back(tile);
+      continue;
+    }
+    switch (epilogueAccess(epilogue.getMatchingIndexingMap(operand))) {
+    case EpilogueAccess::Tile:
+      tileOffsets = {row, col};
+      tileSizes = {mr, nr};
+      break;
+    case EpilogueAccess::PerRow:
+      tileOffsets = {row};
+      tileSizes = {mr};
+      break;
+    case EpilogueAccess::PerColumn:
+      tileOffsets = {col};
+      tileSizes = {nr};
+      break;
+    case EpilogueAccess::Scalar:
+      operands.push_back(input);
+      continue;
+    }
+    SmallVector<OpFoldResult> strides(tileOffsets.size(),
+                                      rewriter.getIndexAttr(1));
+    operands.push_back(tensor::ExtractSliceOp::create(
+        rewriter, loc, input, tileOffsets, tileSizes, strides));
+  }
+  auto applied = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{tileType}, operands, ValueRange{tile},
+      epilogue.getIndexingMapsArray(), epilogue.getIteratorTypesArray());
+  rewriter.cloneRegionBefore(epilogue.getRegion(), applied.getRegion(),
+                             applied.getRegion().end());
+  rewriter.replaceAllUsesExcept(tile, applied.getResult(0), applied);
+  return applied;
+}
+
+/// Tiles one product of packed blocks for the registers and vectorizes the
+/// register tile; on the last kc block, applies `epilogue` to each tile
+/// first (the applied copies, still linalg, are appended to `applied`).
+static LogicalResult
+tileAndVectorizeKernel(RewriterBase &rewriter, const KernelSite &site,
+                       linalg::GenericOp epilogue,
+                       ArrayRef<Value> epilogueInputs,
+                       SmallVectorImpl<linalg::GenericOp> &applied) {
+  // Register tiles: the B micro-panel loop outside the A micro-panel loop,
+  // so the kc x nr panel of B stays in L1 across the mc / mr tiles.
+  FailureOr<scf::SCFTilingResult> l2 =
+      tile(rewriter, site.op, {1, 1, 0, 0, 0, 0}, {1, 0});
+  if (failed(l2))
+    return failure();
+  auto tileKernel = dyn_cast<linalg::GenericOp>(l2->tiledOps.back());
+  if (!tileKernel)
+    return failure();
+  if (site.last && epilogue) {
+    linalg::GenericOp onTile =
+        applyEpilogueToTile(rewriter, epilogue, epilogueInputs, tileKernel,
+                            site.row0, site.col0);
+    if (!onTile)
+      return failure();
+    applied.push_back(onTile);
+  }
+  // The k loop, kr at a time.
+  FailureOr<scf::SCFTilingResult> l3 =
+      tile(rewriter, tileKernel, {0, 0, 1, 0, 0, 0}, {});
+  if (failed(l3))
+    return failure();
+
+  // 1x1x1 x mr x nr x kr -> a (k0, m0, n0) contraction of kr x mr and kr x nr
+  // slabs: the outer-product form.
+  auto generic = dyn_cast<linalg::GenericOp>(l3->tiledOps.back());
+  if (!generic)
+    return failure();
+  linalg::ControlDropUnitDims control;
+  control.rankReductionStrategy =
+      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+  // Only the outer (m1, n1, k1) dims, which tiling made unit: k0 must stay
+  // even when kr = 1, or the vectorized op has no reduction to become a
+  // contraction (and mr = 1 keeps its m0 dim likewise).
+  control.controlFn = [](Operation *) { return SmallVector<unsigned>{0, 1, 2}; };
+  Operation *kernelOp = generic;
+  rewriter.setInsertionPoint(generic);
+  FailureOr<linalg::DropUnitDimsResult> dropped =
+      linalg::dropUnitDims(rewriter, generic, control);
+  if (succeeded(dropped)) {
+    rewriter.replaceOp(generic, dropped->replacements);
+    kernelOp = dropped->resultOp;
+  }
+  return vectorizeOp(rewriter, kernelOp);
+}
+
 /// Packs, tiles and vectorizes one matmul; on success the matmul is gone and
-/// its register tile is a vector.contract inside the k loop.
+/// its register tile is a vector.contract inside the k loop. With an
+/// `epilogue` (gatherMatmulEpilogue), the last kc block is peeled off the kc
+/// loop and its register tiles apply the epilogue before they are stored;
+/// the epilogue is gone too, its result replaced by the kernel's.
 static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
                                           linalg::MatmulOp matmul,
-                                          const MatmulTiling &t) {
+                                          const MatmulTiling &t,
+                                          linalg::GenericOp epilogue) {
   MLIRContext *ctx = matmul.getContext();
   Location loc = matmul.getLoc();
-  rewriter.setInsertionPoint(matmul);
+  // After the epilogue's inputs (a bias may be defined after the matmul).
+  if (epilogue)
+    rewriter.setInsertionPoint(epilogue);
+  else
+    rewriter.setInsertionPoint(matmul);
   Value a = matmul.getDpsInputs()[0], b = matmul.getDpsInputs()[1];
   Value c = matmul.getDpsInits()[0];
   auto cType = cast<RankedTensorType>(c.getType());
@@ -319,6 +485,41 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
         arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(f32));
     paddedC = tensor::createPadHighOp(paddedType, c, zero, /*nofold=*/false,
                                       loc, rewriter);
+  }
+  // The epilogue's other inputs, padded like C along the dimensions they
+  // follow (what the padding computes is sliced away with C's padding).
+  SmallVector<Value> epilogueInputs;
+  if (epilogue) {
+    for (OpOperand *input : epilogue.getDpsInputOperands()) {
+      Value v = input->get();
+      if (v == matmul.getResult(0)) {
+        epilogueInputs.push_back(Value());
+        continue;
+      }
+      auto type = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> shape;
+      switch (epilogueAccess(epilogue.getMatchingIndexingMap(input))) {
+      case EpilogueAccess::Tile:
+        shape = {mp * t.mr, np * t.nr};
+        break;
+      case EpilogueAccess::PerRow:
+        shape = {mp * t.mr};
+        break;
+      case EpilogueAccess::PerColumn:
+        shape = {np * t.nr};
+        break;
+      case EpilogueAccess::Scalar:
+        break;
+      }
+      if (ArrayRef<int64_t>(shape) != type.getShape()) {
+        Value zero = arith::ConstantOp::create(
+            rewriter, loc, rewriter.getZeroAttr(type.getElementType()));
+        v = tensor::createPadHighOp(
+            RankedTensorType::get(shape, type.getElementType()), v, zero,
+            /*nofold=*/false, loc, rewriter);
+      }
+      epilogueInputs.push_back(v);
+    }
   }
 
   // Block-sized buffers for the packed operands, reused by every iteration
@@ -372,8 +573,8 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
   // outermost nc loop (each thread packs its own B and A blocks). Either
   // way the iterations write disjoint blocks of C and disjoint buffer slots,
   // and only read the shared packed B block.
-  linalg::PackOp packA, packB;
-  linalg::GenericOp kernel;
+  SmallVector<linalg::PackOp> packAs, packBs;
+  SmallVector<KernelSite> sites;
   AffineExpr s0 = getAffineDimExpr(0, ctx);
   auto times = [&](OpBuilder &bb, OpFoldResult x, int64_t f) {
     return affine::makeComposedFoldedAffineApply(bb, loc, s0 * f, {x});
@@ -418,7 +619,7 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
                 Value bDest = bufferSlice(kb, loc, kIters[bIter], zeroIdx,
                                           nb.panels, kbl.panels, bOffsets,
                                           bSizes);
-                packB =
+                linalg::PackOp packB =
                     bT ? pack(kb, loc,
                               slice(kb, bT, {nb.elem0, kbl.elem0},
                                     {nb.elems, kbl.elems}),
@@ -428,6 +629,7 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
                                     {kbl.elems, nb.elems}),
                               bDest, {0, 1}, {t.kr, t.nr}, {1, 0});
                 packedB = packB.getResult();
+                packBs.push_back(packB);
               }
               SmallVector<Value> mInits = {kIters[0]};
               if (t.packA)
@@ -452,7 +654,7 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
                       Value aDest = bufferSlice(
                           mb, loc, mIters[1], t.parallel == 'm' ? bm : zeroIdx,
                           mbl.panels, kbl.panels, aOffsets, aSizes);
-                      packA = aT ? pack(mb, loc,
+                      linalg::PackOp packA = aT ? pack(mb, loc,
                                         slice(mb, aT, {kbl.elem0, mbl.elem0},
                                               {kbl.elems, mbl.elems}),
                                         aDest, {0, 1}, {t.kr, t.mr}, {1, 0})
@@ -461,13 +663,14 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
                                               {mbl.elems, kbl.elems}),
                                         aDest, {1, 0}, {t.kr, t.mr}, {});
                       aBlock = packA.getResult();
+                      packAs.push_back(packA);
                     }
                     SmallVector<OpFoldResult> tOffsets = {
                         times(mb, mbl.panel0, t.mr), zeroIdx};
                     SmallVector<OpFoldResult> tSizes = {
                         times(mb, mbl.panels, t.mr), cSizes[1]};
                     Value cTile = slice(mb, mIters[0], tOffsets, tSizes);
-                    kernel = linalg::GenericOp::create(
+                    auto kernel = linalg::GenericOp::create(
                         mb, loc, cTile.getType(),
                         ValueRange{aBlock, packedB},
                         ValueRange{cTile}, maps, iterators,
@@ -478,6 +681,10 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
                               arith::AddFOp::create(builder, loc, args[2], mul);
                           linalg::YieldOp::create(builder, loc, add);
                         });
+                    sites.push_back(
+                        {kernel,
+                         epilogue && isConstantIntValue(bk, kBlocks - 1),
+                         tOffsets[0], cOffsets[1]});
                     SmallVector<Update> mUpdates = {
                         {kernel.getResult(0), 0, tOffsets, tSizes}};
                     if (t.packA)
@@ -490,7 +697,8 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
               if (t.packB)
                 kUpdates.push_back({packedB, bIter, bOffsets, bSizes});
               return kUpdates;
-            });
+            },
+            /*peelLast=*/bool(epilogue));
         SmallVector<Update> updates = {{kResults[0], 0, cOffsets, cSizes}};
         if (t.parallel != 'n')
           for (unsigned i = 1; i < kResults.size(); ++i)
@@ -504,7 +712,26 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
         getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>{0, 0}),
         getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>{m, n}),
         getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>{1, 1}));
-  rewriter.replaceOp(matmul, result);
+  if (epilogue)
+    rewriter.replaceAllUsesWith(epilogue.getResult(0), result);
+  else
+    rewriter.replaceOp(matmul, result);
+
+  SmallVector<linalg::GenericOp> tileEpilogues;
+  for (KernelSite &site : sites)
+    if (failed(tileAndVectorizeKernel(rewriter, site, epilogue,
+                                      epilogueInputs, tileEpilogues)))
+      return failure();
+  // The epilogue on each register tile as vector ops; once the accumulators
+  // are hoisted out of the k loop (finishKernels), their store and the
+  // epilogue's load of the tile fold away, so it works on the registers.
+  for (linalg::GenericOp applied : tileEpilogues)
+    if (failed(vectorizeOp(rewriter, applied)))
+      return failure();
+  if (epilogue) {
+    rewriter.eraseOp(epilogue);
+    rewriter.eraseOp(matmul);
+  }
   // Transposes packed through are dead now unless something else reads them.
   // (Once when both operands are the same transpose.)
   for (auto [operand, source] : {std::pair(a, aT), std::pair(b, bT)}) {
@@ -514,54 +741,17 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
       break;
   }
 
-  // Register tiles: the B micro-panel loop outside the A micro-panel loop,
-  // so the kc x nr panel of B stays in L1 across the mc / mr tiles.
-  FailureOr<scf::SCFTilingResult> l2 =
-      tile(rewriter, kernel, {1, 1, 0, 0, 0, 0}, {1, 0});
-  if (failed(l2))
-    return failure();
-  // The k loop, kr at a time.
-  FailureOr<scf::SCFTilingResult> l3 =
-      tile(rewriter, l2->tiledOps.back(), {0, 0, 1, 0, 0, 0}, {});
-  if (failed(l3))
-    return failure();
-
-  // 1x1x1 x mr x nr x kr -> a (k0, m0, n0) contraction of kr x mr and kr x nr
-  // slabs: the outer-product form.
-  auto generic = dyn_cast<linalg::GenericOp>(l3->tiledOps.back());
-  if (!generic)
-    return failure();
-  linalg::ControlDropUnitDims control;
-  control.rankReductionStrategy =
-      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
-  // Only the outer (m1, n1, k1) dims, which tiling made unit: k0 must stay
-  // even when kr = 1, or the vectorized op has no reduction to become a
-  // contraction (and mr = 1 keeps its m0 dim likewise).
-  control.controlFn = [](Operation *) { return SmallVector<unsigned>{0, 1, 2}; };
-  Operation *kernelOp = generic;
-  rewriter.setInsertionPoint(generic);
-  FailureOr<linalg::DropUnitDimsResult> dropped =
-      linalg::dropUnitDims(rewriter, generic, control);
-  if (succeeded(dropped)) {
-    rewriter.replaceOp(generic, dropped->replacements);
-    kernelOp = dropped->resultOp;
-  }
-  rewriter.setInsertionPoint(kernelOp);
-  FailureOr<linalg::VectorizationResult> vectorized =
-      linalg::vectorize(rewriter, kernelOp);
-  if (failed(vectorized))
-    return failure();
-  rewriter.replaceOp(kernelOp, vectorized->replacements);
-
   // Packing as vector copies, each piece about one register tile. The B
   // block is packed over the cores (one forall iteration per micro-panel,
   // complete before the parallel mc loop starts) when the model says so;
   // A blocks are packed by the thread that uses them.
-  if ((packA && failed(vectorizePack(rewriter, packA, t.mr * t.nr,
-                                     /*parallel=*/false))) ||
-      (packB &&
-       failed(vectorizePack(rewriter, packB, t.mr * t.nr, t.parallelPackB))))
-    return failure();
+  for (linalg::PackOp packA : packAs)
+    if (failed(vectorizePack(rewriter, packA, t.mr * t.nr,
+                             /*parallel=*/false)))
+      return failure();
+  for (linalg::PackOp packB : packBs)
+    if (failed(vectorizePack(rewriter, packB, t.mr * t.nr, t.parallelPackB)))
+      return failure();
   return success();
 }
 
@@ -706,8 +896,27 @@ struct VectorizeMatmulPass
         remark << "; A packed from its transpose's source";
       if (transposeSource(op.getDpsInputs()[1]))
         remark << "; B packed from its transpose's source";
+      linalg::GenericOp epilogue;
+      if (fuseEpilogue) {
+        std::string whyNot;
+        epilogue = gatherMatmulEpilogue(rewriter, op, whyNot);
+        if (epilogue) {
+          int64_t ops = llvm::count_if(
+              epilogue.getBody()->without_terminator(), [](Operation &op) {
+                return !op.hasTrait<OpTrait::ConstantLike>();
+              });
+          remark << "; epilogue of " << ops << " elementwise op(s) on "
+                 << epilogue.getNumDpsInputs()
+                 << " input(s) applied to each register tile of the last kc "
+                    "block before it is stored";
+        }
+        if (epilogue && !whyNot.empty())
+          remark << "; epilogue " << whyNot;
+        else if (!whyNot.empty())
+          remark << "; epilogue not fused: " << whyNot;
+      }
       remark.report();
-      if (failed(packTileAndVectorize(rewriter, op, tiling))) {
+      if (failed(packTileAndVectorize(rewriter, op, tiling, epilogue))) {
         op->emitError() << "packing, tiling or vectorizing the matmul failed";
         return signalPassFailure();
       }

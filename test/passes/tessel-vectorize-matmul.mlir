@@ -5,6 +5,9 @@
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{pack-a=always pack-b=always}),canonicalize,one-shot-bufferize{bufferize-function-boundaries})' 2>/dev/null | FileCheck %s --check-prefix=BUF
 // The model's own packing choices (operands read in place):
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul))' | FileCheck %s --check-prefix=INPLACE
+// Epilogues applied to the register tiles, and left alone on request:
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul))' | FileCheck %s --check-prefix=EPI
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{fuse-epilogue=false}))' 2>/dev/null | FileCheck %s --check-prefix=NOEPI
 
 // An AVX-512 machine: 32 x 512-bit registers, 32 KiB L1, 1 MiB L2, 32 MiB L3.
 // The model picks an 8 x 32 register tile (16 accumulators), k unrolled by
@@ -391,5 +394,179 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
     // expected-remark @below {{matmul M=49 N=512 K=512: register tile}}
     %r = linalg.matmul ins(%a, %b : tensor<49x512xf32>, tensor<512x512xf32>) outs(%c : tensor<49x512xf32>) -> tensor<49x512xf32>
     return %r : tensor<49x512xf32>
+  }
+}
+
+// -----
+
+// Epilogues. The bias add and the GELU after the product (two generics, as
+// the frontends emit them) are fused into one op and applied to each 8 x 32
+// register tile after its k loop: the accumulators get the bias (a 32-wide
+// slice at the tile's column) and the GELU in registers and are stored
+// once; no generic and no second pass over C remain. With
+// fuse-epilogue=false both generics stay.
+// REMARK: matmul M=64 N=96 K=128: {{.*}}; epilogue of 6 elementwise op(s) on 2 input(s) applied to each register tile of the last kc block before it is stored
+// INPLACE-LABEL: func.func @bias_gelu(
+// EPI-LABEL: func.func @bias_gelu(
+// EPI-SAME: %[[BIAS:[^:]*]]: tensor<96xf32>)
+// EPI-NOT: linalg.generic
+// EPI: %[[ACC:.*]] = scf.for {{.*}} -> (vector<8x32xf32>)
+// EPI: tensor.extract_slice %[[BIAS]][%{{.*}}] [32] [1] : tensor<96xf32> to tensor<32xf32>
+// EPI: vector.broadcast %{{.*}} : vector<32xf32> to vector<8x32xf32>
+// EPI: arith.addf %[[ACC]], %{{.*}} : vector<8x32xf32>
+// EPI: math.erf %{{.*}} : vector<8x32xf32>
+// EPI: vector.transfer_write %{{.*}} : vector<8x32xf32>, tensor<8x32xf32>
+// EPI-NOT: linalg.generic
+// EPI: return
+// NOEPI-LABEL: func.func @bias_gelu(
+// NOEPI-COUNT-2: linalg.generic
+
+// Sizes that are not multiples of the tile: the residual (per element) and
+// the per-row scale are padded like C (to 40 x 32 and 40) and read as
+// 8 x 32 and 8-element slices at the tile's position.
+// EPI-LABEL: func.func @odd_residual(
+// EPI-SAME: %[[RES:[^:]*]]: tensor<37x29xf32>, %[[SCALE:[^:]*]]: tensor<37xf32>)
+// EPI-DAG: tensor.pad %[[RES]] low[0, 0] high[3, 3]
+// EPI-DAG: tensor.pad %[[SCALE]] low[0] high[3]
+// EPI: scf.for {{.*}} -> (vector<8x32xf32>)
+// EPI: tensor.extract_slice %{{.*}} [8, 32] [1, 1] : tensor<40x32xf32> to tensor<8x32xf32>
+// EPI: tensor.extract_slice %{{.*}} [8] [1] : tensor<40xf32> to tensor<8xf32>
+// EPI: arith.mulf {{.*}} : vector<8x32xf32>
+// EPI: arith.addf {{.*}} : vector<8x32xf32>
+// EPI-NOT: linalg.generic
+// EPI: tensor.extract_slice %{{.*}}[0, 0] [37, 29] [1, 1] : tensor<40x32xf32> to tensor<37x29xf32>
+
+// A convolution's product reaches its epilogue through the NHWC view: the
+// generic over (n, h, w, f) is collapsed to the product's (m, f) loops, the
+// bias follows f, and the view moves to the fused result.
+// EPI-LABEL: func.func @conv_view(
+// EPI-NOT: linalg.generic
+// EPI: scf.for {{.*}} -> (vector<8x32xf32>)
+// EPI: arith.maximumf %{{.*}} : vector<8x32xf32>
+// EPI: tensor.expand_shape %{{.*}} {{\[}}[0, 1, 2], [3]] output_shape [2, 4, 4, 64] : tensor<32x64xf32> into tensor<2x4x4x64xf32>
+
+// K = 1024 is four kc blocks of 256: the first three accumulate in an
+// scf.for, the last one is peeled off it and alone applies the ReLU.
+// EPI-LABEL: func.func @k_blocks(
+// EPI: scf.for %{{.*}} = %c0 to %c3 step %c1
+// EPI-NOT: arith.maximumf
+// EPI: scf.yield
+// EPI: arith.maximumf %{{.*}} : vector<8x32xf32>
+// EPI-NOT: arith.maximumf
+// EPI: return
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @bias_gelu(%a: tensor<64x128xf32>, %b: tensor<128x96xf32>, %bias: tensor<96xf32>) -> tensor<64x96xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<64x96xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x96xf32>) -> tensor<64x96xf32>
+    // expected-remark @below {{epilogue of 6 elementwise op(s) on 2 input(s)}}
+    %c = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x96xf32>) outs(%init : tensor<64x96xf32>) -> tensor<64x96xf32>
+    %e1 = tensor.empty() : tensor<64x96xf32>
+    %biased = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+        ins(%c, %bias : tensor<64x96xf32>, tensor<96xf32>) outs(%e1 : tensor<64x96xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %s = arith.addf %x, %y : f32
+      linalg.yield %s : f32
+    } -> tensor<64x96xf32>
+    %e2 = tensor.empty() : tensor<64x96xf32>
+    %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+        ins(%biased : tensor<64x96xf32>) outs(%e2 : tensor<64x96xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %half = arith.constant 0.5 : f32
+      %one = arith.constant 1.0 : f32
+      %rsqrt2 = arith.constant 0.707106781 : f32
+      %t = arith.mulf %x, %rsqrt2 : f32
+      %erf = math.erf %t : f32
+      %p = arith.addf %erf, %one : f32
+      %h = arith.mulf %x, %half : f32
+      %r = arith.mulf %h, %p : f32
+      linalg.yield %r : f32
+    } -> tensor<64x96xf32>
+    return %g : tensor<64x96xf32>
+  }
+  func.func @odd_residual(%a: tensor<37x53xf32>, %b: tensor<53x29xf32>, %c: tensor<37x29xf32>, %res: tensor<37x29xf32>, %scale: tensor<37xf32>) -> tensor<37x29xf32> {
+    // expected-remark @below {{epilogue of 2 elementwise op(s) on 3 input(s)}}
+    %p = linalg.matmul ins(%a, %b : tensor<37x53xf32>, tensor<53x29xf32>) outs(%c : tensor<37x29xf32>) -> tensor<37x29xf32>
+    %e = tensor.empty() : tensor<37x29xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+        ins(%p, %res, %scale : tensor<37x29xf32>, tensor<37x29xf32>, tensor<37xf32>) outs(%e : tensor<37x29xf32>) {
+    ^bb0(%x: f32, %y: f32, %s: f32, %o: f32):
+      %m = arith.mulf %x, %s : f32
+      %sum = arith.addf %m, %y : f32
+      linalg.yield %sum : f32
+    } -> tensor<37x29xf32>
+    return %r : tensor<37x29xf32>
+  }
+  func.func @conv_view(%a: tensor<32x16xf32>, %b: tensor<16x64xf32>, %c: tensor<32x64xf32>, %bias: tensor<64xf32>) -> tensor<2x4x4x64xf32> {
+    // expected-remark @below {{epilogue of 2 elementwise op(s) on 2 input(s)}}
+    %p = linalg.matmul ins(%a, %b : tensor<32x16xf32>, tensor<16x64xf32>) outs(%c : tensor<32x64xf32>) -> tensor<32x64xf32>
+    %v = tensor.expand_shape %p [[0, 1, 2], [3]] output_shape [2, 4, 4, 64] : tensor<32x64xf32> into tensor<2x4x4x64xf32>
+    %e = tensor.empty() : tensor<2x4x4x64xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(n, h, w, f) -> (n, h, w, f)>, affine_map<(n, h, w, f) -> (f)>, affine_map<(n, h, w, f) -> (n, h, w, f)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%v, %bias : tensor<2x4x4x64xf32>, tensor<64xf32>) outs(%e : tensor<2x4x4x64xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %zero = arith.constant 0.0 : f32
+      %s = arith.addf %x, %y : f32
+      %relu = arith.maximumf %s, %zero : f32
+      linalg.yield %relu : f32
+    } -> tensor<2x4x4x64xf32>
+    return %r : tensor<2x4x4x64xf32>
+  }
+  func.func @k_blocks(%a: tensor<64x1024xf32>, %b: tensor<1024x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+    // expected-remark @below {{matmul M=64 N=64 K=1024: register tile}}
+    %p = linalg.matmul ins(%a, %b : tensor<64x1024xf32>, tensor<1024x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+    %e = tensor.empty() : tensor<64x64xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+        ins(%p : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %zero = arith.constant 0.0 : f32
+      %relu = arith.maximumf %x, %zero : f32
+      linalg.yield %relu : f32
+    } -> tensor<64x64xf32>
+    return %r : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+// Consumers that do not qualify: one reading another input transposed (the
+// kernel would gather it across the tile) is left alone; a chain stops
+// before a reduction (the row sums of a softmax), the bias add before it
+// still applied in the kernel.
+// EPI-LABEL: func.func @transposed_input(
+// EPI: linalg.generic
+// EPI-LABEL: func.func @stops_at_reduction(
+// EPI: arith.addf %{{.*}} : vector<8x32xf32>
+// EPI: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @transposed_input(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>, %t: tensor<64x64xf32>) -> tensor<64x64xf32> {
+    // expected-remark @below {{epilogue not fused: the linalg.generic consuming it is left alone: an input is read through a transposing or non-affine-projection map}}
+    %p = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+    %e = tensor.empty() : tensor<64x64xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+        ins(%p, %t : tensor<64x64xf32>, tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %s = arith.addf %x, %y : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    return %r : tensor<64x64xf32>
+  }
+  func.func @stops_at_reduction(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>, %bias: tensor<64xf32>, %sums: tensor<64xf32>) -> tensor<64xf32> {
+    // expected-remark @below {{epilogue of 1 elementwise op(s) on 2 input(s) applied to each register tile of the last kc block before it is stored; epilogue stops before a linalg.generic: it reduces}}
+    %p = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+    %e = tensor.empty() : tensor<64x64xf32>
+    %biased = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+        ins(%p, %bias : tensor<64x64xf32>, tensor<64xf32>) outs(%e : tensor<64x64xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %s = arith.addf %x, %y : f32
+      linalg.yield %s : f32
+    } -> tensor<64x64xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+        ins(%biased : tensor<64x64xf32>) outs(%sums : tensor<64xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %s = arith.addf %x, %o : f32
+      linalg.yield %s : f32
+    } -> tensor<64xf32>
+    return %r : tensor<64xf32>
   }
 }

@@ -21,6 +21,10 @@
 
 typedef enum { WL_MATMUL, WL_CONV } bench_kind;
 typedef enum { LAYOUT_NHWC, LAYOUT_NCHW } bench_layout;
+/* What follows the matmul/conv in the module, as the frontends emit it: a
+ * bias add over the output channels, then an activation, each its own
+ * linalg.generic. */
+typedef enum { EPI_NONE, EPI_BIAS_RELU, EPI_BIAS_GELU } bench_epilogue;
 
 /* One ResNet-50 v1.5 convolution layer (per image). */
 typedef struct conv_shape {
@@ -38,7 +42,7 @@ extern const size_t bench_num_conv_shapes;
 typedef struct workload {
   bench_kind kind;
   char id[96];    /* file/function name: matmul_1024x1024x1024, conv_nhwc_s1_3x3_b8 */
-  char group[16]; /* matmul | conv */
+  char group[16]; /* matmul | conv | epilogue */
   char label[48]; /* table column "workload" */
   char shape[96]; /* table column "shape" */
   double flops;   /* per call: 2 * MACs */
@@ -50,20 +54,26 @@ typedef struct workload {
   const conv_shape *cs;
   bench_layout layout; /* NHWC/HWCF or NCHW/FCHW */
   int batch, oh, ow;
+  /* EPI_NONE, or the epilogue whose cost the row measures against the same
+   * module without it (the "bare" module, compiled as <id>_bare). */
+  bench_epilogue epilogue;
 
   /* Tensor shapes of the entry point (rank 2 or 4). */
   int rank;
   int64_t in0_shape[4], in1_shape[4], out_shape[4];
   size_t in0_count, in1_count, out_count;
+  size_t bias_count; /* epilogue: one bias per output channel (n or f) */
 
-  /* Compilation (once per run). */
+  /* Compilation (once per run). Epilogue workloads: `entry` takes the bias
+   * as a third argument (a, b, bias, out); `entry_bare` is the module
+   * without the epilogue (a, b, out). */
   int compiled; /* 0 not yet, 1 ok, -1 failed */
   double compile_s;
-  void *dl;
-  void (*entry)(void *, void *, void *);
+  void *dl, *dl_bare;
+  void *entry, *entry_bare;
 
   /* Inputs (allocated while the workload runs). */
-  float *in0, *in1;
+  float *in0, *in1, *bias;
 
   /* Reference: out_count outputs when `ref_full`, else ref_count samples at
    * ref_index[]. */
@@ -74,13 +84,20 @@ typedef struct workload {
   double ref_rms;
 } workload;
 
-/* Builds the full catalog (matmul sizes, then conv NHWC, then conv NCHW). */
+/* Builds the full catalog (matmul sizes, then conv NHWC, then conv NCHW,
+ * then the epilogue workloads). */
 size_t bench_build_catalog(workload **out);
 
-/* Writes the MLIR module of `w` (one public function named w->id). */
-int bench_write_mlir(const workload *w, FILE *f);
+/* Writes the MLIR module of `w` (one public function named `name`); with
+ * `bare`, without the epilogue. */
+int bench_write_mlir(const workload *w, const char *name, bool bare, FILE *f);
 
-/* Allocates and fills w->in0/in1 (reproducible random values in [-1, 1)). */
+/* The epilogue applied to one accumulated output `acc` of channel `ch`
+ * (identity for EPI_NONE), in double precision. */
+double bench_epilogue_ref(const workload *w, double acc, size_t ch);
+
+/* Allocates and fills w->in0/in1 (and the bias) with reproducible random
+ * values in [-1, 1). */
 int bench_alloc_inputs(workload *w);
 void bench_free_inputs(workload *w);
 
@@ -117,20 +134,24 @@ void peers_shutdown(void);
 /* Sets the thread count for OpenMP (Tessel's code and oneDNN) and OpenBLAS. */
 void peers_set_threads(int threads);
 
-/* Matmul peer: OpenBLAS cblas_sgemm, row-major, beta = 0. */
+/* Matmul peer: OpenBLAS cblas_sgemm, row-major, beta = 0. With an
+ * epilogue, followed by the bias and the activation in a C loop over the
+ * rows (OpenMP, what a library-based stack runs after the GEMM). */
 bool peer_sgemm_available(void);
 void peer_sgemm(const workload *w, const float *a, const float *b, float *c);
 
 /* Conv peer: a oneDNN forward-inference direct convolution whose src,
  * weights and dst layouts oneDNN picks (format `any`). The weights are
- * reordered once at creation. */
+ * reordered once at creation. With EPI_BIAS_RELU, oneDNN's own fusion: the
+ * bias argument and an eltwise relu post-op. */
 typedef struct onednn_conv onednn_conv;
 bool peer_onednn_available(void);
 /* Creates the primitive for the current thread count; `src`/`wei` are the
  * user tensors in the workload's layout, `dst` receives the user-layout
  * result from onednn_conv_to_user. */
 onednn_conv *onednn_conv_create(const workload *w, float *src, float *wei,
-                                float *dst, char *err, size_t err_len);
+                                float *bias, float *dst, char *err,
+                                size_t err_len);
 void onednn_conv_destroy(onednn_conv *c);
 /* Reorders the user src into the layout the primitive wants (no-op when the
  * same); returns the seconds taken. */

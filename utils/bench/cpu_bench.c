@@ -1,7 +1,8 @@
 /* tessel-bench: Tessel's CPU code against OpenBLAS (matmul) and oneDNN
- * (ResNet-50 convolutions), in one process.
+ * (ResNet-50 convolutions), in one process; and the cost of fused epilogues
+ * (bias + activation) against the same product without them.
  *
- *   tessel-bench [--only matmul,conv,conv-nhwc,conv-nchw] [--sizes LIST]
+ *   tessel-bench [--only matmul,conv,conv-nhwc,conv-nchw,epilogue] [--sizes LIST]
  *                [--batch 1,8] [--threads 1,2] [--reps N] [--min-time S]
  *                [--budget S] [--max-gflop X | --skip-large] [--gap-ms N]
  *                [--json FILE] [--work-dir DIR] [--tessel-compile PATH]
@@ -36,7 +37,7 @@
 
 /* --- Options ---------------------------------------------------------------------- */
 
-enum { ONLY_MATMUL = 1, ONLY_CONV_NHWC = 2, ONLY_CONV_NCHW = 4 };
+enum { ONLY_MATMUL = 1, ONLY_CONV_NHWC = 2, ONLY_CONV_NCHW = 4, ONLY_EPILOGUE = 8 };
 
 typedef struct options {
   bench_options common; /* the options tessel-image-bench takes as well */
@@ -53,7 +54,9 @@ static void usage(FILE *f) {
   fputs(
       "usage: tessel-bench [options]\n"
       "  --only LIST         workload kinds: matmul, conv (= conv-nhwc,conv-nchw),\n"
-      "                      conv-nhwc, conv-nchw (default: all)\n"
+      "                      conv-nhwc, conv-nchw, epilogue (matmul+bias+gelu,\n"
+      "                      conv+bias+relu; also timed without the epilogue)\n"
+      "                      (default: all)\n"
       "  --sizes LIST        keep only these: matmul N (N^3) or MxNxK, conv shape\n"
       "                      names (stem, s1_3x3, ...; a prefix like s1 takes the\n"
       "                      stage), or workload ids (see --list)\n"
@@ -103,6 +106,8 @@ static int own_option(void *ctx, const char *name, char *val) {
         o->only |= ONLY_CONV_NHWC;
       else if (strcmp(toks[t], "conv-nchw") == 0)
         o->only |= ONLY_CONV_NCHW;
+      else if (strcmp(toks[t], "epilogue") == 0)
+        o->only |= ONLY_EPILOGUE;
       else
         return -1;
     }
@@ -128,7 +133,7 @@ static int own_option(void *ctx, const char *name, char *val) {
 
 static int parse_options(int argc, char **argv, options *o) {
   memset(o, 0, sizeof *o);
-  o->only = ONLY_MATMUL | ONLY_CONV_NHWC | ONLY_CONV_NCHW;
+  o->only = ONLY_MATMUL | ONLY_CONV_NHWC | ONLY_CONV_NCHW | ONLY_EPILOGUE;
   o->batches[0] = 1;
   o->batches[1] = 8;
   o->num_batches = 2;
@@ -141,11 +146,15 @@ static int parse_options(int argc, char **argv, options *o) {
 }
 
 static bool selected(const options *o, const workload *w) {
-  if (w->kind == WL_MATMUL && !(o->only & ONLY_MATMUL))
+  if (w->epilogue != EPI_NONE) {
+    if (!(o->only & ONLY_EPILOGUE))
+      return false;
+  } else if (w->kind == WL_MATMUL && !(o->only & ONLY_MATMUL)) {
     return false;
+  }
   if (w->kind == WL_CONV) {
     unsigned bit = w->layout == LAYOUT_NHWC ? ONLY_CONV_NHWC : ONLY_CONV_NCHW;
-    if (!(o->only & bit))
+    if (w->epilogue == EPI_NONE && !(o->only & bit))
       return false;
     bool batch_ok = false;
     for (int i = 0; i < o->num_batches; ++i)
@@ -185,16 +194,20 @@ static double now(void) { return tessel_now_seconds(); }
 
 /* --- Compilation ------------------------------------------------------------------ */
 
-/* Writes <work>/<id>.mlir, runs tessel-compile on it (wall time recorded),
- * dlopens the result. The files get their names <id>.{mlir,so,h,log} once
- * loaded (bench_files). */
-static int compile_workload(const options *o, workload *w) {
+/* Writes <work>/<name>.mlir, runs tessel-compile on it (wall time recorded
+ * in *seconds), dlopens the result into *dl and *entry. `name` is the
+ * workload's id, or <id>_bare for its module without the epilogue. The
+ * files get their names <name>.{mlir,so,h,log} once loaded (bench_files). */
+static int compile_module(const options *o, const workload *w, bool bare,
+                          double *seconds, void **dl, void **entry) {
   static const char *const exts[4] = {"mlir", "so", "h", "log"};
+  char name[sizeof w->id + 8];
+  snprintf(name, sizeof name, "%s%s", w->id, bare ? "_bare" : "");
   bench_files fs;
-  bench_files_init(&fs, o->common.work_dir, w->id, exts, 4);
+  bench_files_init(&fs, o->common.work_dir, name, exts, 4);
   char *mlir = fs.tmp[0], *so = fs.tmp[1];
   FILE *f = fopen(mlir, "w");
-  if (!f || bench_write_mlir(w, f) != 0) {
+  if (!f || bench_write_mlir(w, name, bare, f) != 0) {
     fprintf(stderr, "\ntessel-bench: cannot write %s: %s\n", mlir, strerror(errno));
     if (f)
       fclose(f);
@@ -202,7 +215,7 @@ static int compile_workload(const options *o, workload *w) {
   }
   fclose(f);
   char *args[] = {(char *)o->common.compiler, mlir, "--target=cpu", "-o", so, NULL};
-  const int run = bench_run_logged(args, fs.tmp[3], &w->compile_s);
+  const int run = bench_run_logged(args, fs.tmp[3], seconds);
   if (run < 0)
     return -1;
   int rc = 0;
@@ -211,22 +224,30 @@ static int compile_workload(const options *o, workload *w) {
             fs.final[0], fs.final[3]);
     bench_print_log_head(fs.tmp[3]);
     rc = -1;
-  } else if (!(w->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL))) {
+  } else if (!(*dl = dlopen(so, RTLD_NOW | RTLD_LOCAL))) {
     fprintf(stderr, "\ntessel-bench: dlopen %s: %s\n", so, dlerror());
     rc = -1;
   } else {
     char sym[160];
-    snprintf(sym, sizeof sym, "_mlir_ciface_%s", w->id);
-    void *p = dlsym(w->dl, sym);
-    if (!p) {
+    snprintf(sym, sizeof sym, "_mlir_ciface_%s", name);
+    if (!(*entry = dlsym(*dl, sym))) {
       fprintf(stderr, "\ntessel-bench: %s not in %s\n", sym, so);
       rc = -1;
-    } else {
-      memcpy(&w->entry, &p, sizeof p);
     }
   }
   bench_files_publish(&fs);
   return rc;
+}
+
+/* The workload's module, and for an epilogue workload its bare module. */
+static int compile_workload(const options *o, workload *w) {
+  if (compile_module(o, w, false, &w->compile_s, &w->dl, &w->entry) != 0)
+    return -1;
+  double bare_s;
+  if (w->epilogue != EPI_NONE &&
+      compile_module(o, w, true, &bare_s, &w->dl_bare, &w->entry_bare) != 0)
+    return -1;
+  return 0;
 }
 
 /* --- Measurement -------------------------------------------------------------------- */
@@ -237,7 +258,8 @@ typedef struct row {
   bool ran;     /* false: compile failure or no data */
   bool has_peer;
   double t_tessel, t_peer, t_peer_io, t_src_reorder, t_dst_reorder;
-  int reps, calls_tessel, calls_peer, gap_ms;
+  double t_bare; /* epilogue rows: the module without the epilogue */
+  int reps, calls_tessel, calls_peer, calls_bare, gap_ms;
   double others_busy; /* CPUs other processes used while timing (NaN: unknown) */
   bool tessel_warmup_only;
   check_result check_t, check_p;
@@ -248,11 +270,23 @@ typedef struct row {
 } row;
 
 typedef struct tessel_call {
-  void (*entry)(void *, void *, void *);
+  void *entry;
+  bool with_bias; /* (a, b, bias, out) instead of (a, b, out) */
   tessel_memref_f32_4d a, b, out; /* large enough for rank 2 as well */
+  tessel_memref_f32_1d bias;
 } tessel_call;
 
-static void tessel_run(tessel_call *c) { c->entry(&c->a, &c->b, &c->out); }
+static void tessel_run(tessel_call *c) {
+  if (c->with_bias) {
+    void (*f)(void *, void *, void *, void *);
+    memcpy(&f, &c->entry, sizeof f);
+    f(&c->a, &c->b, &c->bias, &c->out);
+  } else {
+    void (*f)(void *, void *, void *);
+    memcpy(&f, &c->entry, sizeof f);
+    f(&c->a, &c->b, &c->out);
+  }
+}
 
 static double time_tessel(tessel_call *c, int n) {
   double t0 = now();
@@ -301,6 +335,17 @@ static void measure(const options *o, workload *w, int threads, row *r) {
   tessel_memref_init_identity(&tc.a, w->in0, w->rank, w->in0_shape);
   tessel_memref_init_identity(&tc.b, w->in1, w->rank, w->in1_shape);
   tessel_memref_init_identity(&tc.out, out_t, w->rank, w->out_shape);
+  const bool epilogue = w->epilogue != EPI_NONE;
+  if (epilogue) {
+    tc.with_bias = true;
+    const int64_t bias_shape[1] = {(int64_t)w->bias_count};
+    tessel_memref_init_identity(&tc.bias, w->bias, 1, bias_shape);
+  }
+  /* The bare module writes the product alone into the same output (its
+   * result is not checked: the plain matmul/conv rows check that code). */
+  tessel_call tb = tc;
+  tb.entry = w->entry_bare;
+  tb.with_bias = false;
 
   peer_call pc = {w, NULL, out_p};
   if (w->kind == WL_MATMUL) {
@@ -312,7 +357,8 @@ static void measure(const options *o, workload *w, int threads, row *r) {
       char err[256] = "";
       /* Created after the thread count is set: oneDNN sizes its kernels'
        * parallel decomposition when the primitive is created. */
-      pc.conv = onednn_conv_create(w, w->in0, w->in1, out_p, err, sizeof err);
+      pc.conv = onednn_conv_create(w, w->in0, w->in1, w->bias, out_p, err,
+                                   sizeof err);
       if (!pc.conv)
         snprintf(r->note, sizeof r->note, "oneDNN: %s", err);
       r->has_peer = pc.conv != NULL;
@@ -342,6 +388,12 @@ static void measure(const options *o, workload *w, int threads, row *r) {
       t_tessel_est = time_tessel(&tc, bench_calls_for(t_tessel_est, 0.05));
   }
   bench_progress("    %dT: tessel first call %.3f s", threads, t_first);
+  double t_bare_est = 0;
+  if (epilogue) {
+    t_bare_est = time_tessel(&tb, 1);
+    if (t_bare_est < 0.05)
+      t_bare_est = time_tessel(&tb, bench_calls_for(t_bare_est, 0.05));
+  }
 
   double t_peer_est = 0;
   if (r->has_peer) {
@@ -367,6 +419,7 @@ static void measure(const options *o, workload *w, int threads, row *r) {
   int reps = o->common.reps;
   r->calls_tessel = bench_calls_for(t_tessel_est, batch_target);
   r->calls_peer = bench_calls_for(t_peer_est, batch_target);
+  r->calls_bare = epilogue ? bench_calls_for(t_bare_est, batch_target) : 0;
   if (r->tessel_warmup_only) {
     reps = 0;
   } else if (t_tessel_est * r->calls_tessel * reps > o->common.budget) {
@@ -380,7 +433,8 @@ static void measure(const options *o, workload *w, int threads, row *r) {
   double *ps = calloc((size_t)reps + 1, sizeof(double));
   double *ss = calloc((size_t)reps + 1, sizeof(double));
   double *ds = calloc((size_t)reps + 1, sizeof(double));
-  if (!ts || !ps || !ss || !ds) {
+  double *bs = calloc((size_t)reps + 1, sizeof(double));
+  if (!ts || !ps || !ss || !ds || !bs) {
     snprintf(r->note, sizeof r->note, "out of memory");
     goto free_samples;
   }
@@ -388,6 +442,10 @@ static void measure(const options *o, workload *w, int threads, row *r) {
   for (int i = 0; i < reps; ++i) {
     bench_sleep_ms(gap);
     ts[i] = time_tessel(&tc, r->calls_tessel);
+    if (epilogue) {
+      bench_sleep_ms(gap);
+      bs[i] = time_tessel(&tb, r->calls_bare);
+    }
     if (r->has_peer) {
       bench_sleep_ms(gap);
       ps[i] = time_peer(&pc, r->calls_peer);
@@ -401,6 +459,10 @@ static void measure(const options *o, workload *w, int threads, row *r) {
     r->reps = 1;
     r->calls_tessel = 1;
     r->t_tessel = t_first;
+    if (epilogue) {
+      r->calls_bare = 1;
+      r->t_bare = time_tessel(&tb, 1);
+    }
     if (r->has_peer) {
       /* Still interleaved: Tessel's single sample, then the peer. */
       bench_sleep_ms(gap);
@@ -414,6 +476,8 @@ static void measure(const options *o, workload *w, int threads, row *r) {
   } else {
     r->reps = reps;
     r->t_tessel = tessel_median(ts, (size_t)reps);
+    if (epilogue)
+      r->t_bare = tessel_median(bs, (size_t)reps);
     if (r->has_peer) {
       r->t_peer = tessel_median(ps, (size_t)reps);
       r->t_src_reorder = tessel_median(ss, (size_t)reps);
@@ -428,6 +492,7 @@ free_samples:
   free(ps);
   free(ss);
   free(ds);
+  free(bs);
   onednn_conv_destroy(pc.conv);
   bench_sleep_ms(gap);
 done:
@@ -489,6 +554,37 @@ static void print_table(FILE *f, const row *rows, size_t n) {
              " the row's threads left free (by over 0.25), the row was disturbed)\n");
 }
 
+/* fused / bare time of an epilogue row (NaN when not measured). */
+static double epilogue_cost(const row *r) {
+  if (!r->ran || r->w->epilogue == EPI_NONE || r->t_bare <= 0)
+    return NAN;
+  return r->t_tessel / r->t_bare;
+}
+
+static void print_epilogue_table(FILE *f, const row *rows, size_t n) {
+  bool any = false;
+  for (size_t i = 0; i < n; ++i)
+    any |= rows[i].ran && rows[i].w->epilogue != EPI_NONE;
+  if (!any)
+    return;
+  fprintf(f, "\nepilogues: Tessel with the epilogue vs the same module without it\n"
+             "(bare), interleaved; peer = OpenBLAS sgemm + C loop (matmul) or oneDNN\n"
+             "with bias and a relu post-op (conv):\n");
+  fprintf(f, "%-28s %-36s %3s %10s %10s %11s %10s %8s\n", "workload", "shape",
+          "thr", "fused ms", "bare ms", "fused/bare", "peer ms", "ratio");
+  for (size_t i = 0; i < n; ++i) {
+    const row *r = &rows[i];
+    if (!r->ran || r->w->epilogue == EPI_NONE)
+      continue;
+    char pm[32], ra[32];
+    bench_fmt_num(pm, sizeof pm, r->has_peer ? r->t_peer * 1e3 : NAN, "%.3f");
+    bench_fmt_num(ra, sizeof ra, ratio(r), "%.3f");
+    fprintf(f, "%-28s %-36s %3d %10.3f %10.3f %11.3f %10s %8s\n", r->w->label,
+            r->w->shape, r->threads, r->t_tessel * 1e3, r->t_bare * 1e3,
+            epilogue_cost(r), pm, ra);
+  }
+}
+
 typedef struct geo {
   char group[24];
   int threads;
@@ -507,7 +603,7 @@ static size_t geomeans(const row *rows, size_t n, geo *out, size_t max) {
       char g[24];
       if (pass == 0)
         snprintf(g, sizeof g, "%s", r->w->group);
-      else if (r->w->kind == WL_CONV)
+      else if (r->w->kind == WL_CONV && r->w->epilogue == EPI_NONE)
         snprintf(g, sizeof g, "conv-%s", r->w->layout == LAYOUT_NHWC ? "nhwc" : "nchw");
       else
         continue;
@@ -624,7 +720,15 @@ static int write_json(const options *o, const peer_info *pi, const row *rows,
       fprintf(f, ", \"impl\": ");
       bench_json_str(f, r->impl);
     }
-    fprintf(f, "},\n     \"ratio\": ");
+    fprintf(f, "}");
+    if (w->epilogue != EPI_NONE) {
+      fprintf(f, ",\n     \"epilogue\": \"%s\", \"bare\": {\"seconds\": ",
+              w->epilogue == EPI_BIAS_GELU ? "bias+gelu" : "bias+relu");
+      bench_json_num(f, r->ran ? r->t_bare : NAN);
+      fprintf(f, ", \"calls_per_rep\": %d}, \"fused_over_bare\": ", r->calls_bare);
+      bench_json_num(f, epilogue_cost(r));
+    }
+    fprintf(f, ",\n     \"ratio\": ");
     bench_json_num(f, ratio(r));
     fprintf(f, ", \"note\": ");
     bench_json_str(f, r->note);
@@ -728,6 +832,7 @@ int main(int argc, char **argv) {
 
   printf("\n");
   print_table(stdout, rows, nrows);
+  print_epilogue_table(stdout, rows, nrows);
   geo g[32];
   size_t ng = geomeans(rows, nrows, g, 32);
   printf("\ngeomean ratio (Tessel/peer GFLOP/s):\n");
@@ -758,8 +863,12 @@ int main(int argc, char **argv) {
     printf("wrote %s\n", o.common.json);
 
   for (size_t i = 0; i < ncat; ++i)
+  {
     if (catalog[i].dl)
       dlclose(catalog[i].dl);
+    if (catalog[i].dl_bare)
+      dlclose(catalog[i].dl_bare);
+  }
   peers_shutdown();
   free(rows);
   free(sel);
