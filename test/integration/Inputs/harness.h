@@ -156,6 +156,23 @@ static __attribute__((unused)) float *copy_f32(const float *src, size_t count) {
   return p;
 }
 
+/* ref = c0 + a * b for row-major a[m][k], b[k][n] (c0 may be NULL), in
+ * double, i-p-j order so it vectorizes. */
+static __attribute__((unused)) double *matmul_reference(const float *a, const float *b,
+                                                        const float *c0, int64_t m,
+                                                        int64_t k, int64_t n) {
+  double *ref = alloc_f64((size_t)(m * n));
+  for (int64_t i = 0; i < m * n; ++i)
+    ref[i] = c0 ? (double)c0[i] : 0.0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      double x = a[i * k + p];
+      for (int64_t j = 0; j < n; ++j)
+        ref[i * n + j] += x * (double)b[p * n + j];
+    }
+  return ref;
+}
+
 static __attribute__((unused)) int harness_finish(void) {
   if (g_failures) {
     printf("FAIL: %d of %d checks failed\n", g_failures, g_checks);

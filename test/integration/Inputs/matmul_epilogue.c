@@ -2,21 +2,6 @@
  * in the kernel, against a double-precision reference. */
 #include "harness.h"
 
-/* ref[i][j] = sum_p a[i][p] b[p][j] (row-major, i-p-j order). */
-static double *product(const float *a, const float *b, int64_t m, int64_t k,
-                       int64_t n) {
-  double *ref = alloc_f64((size_t)(m * n));
-  for (int64_t i = 0; i < m * n; ++i)
-    ref[i] = 0.0;
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t p = 0; p < k; ++p) {
-      double x = a[i * k + p];
-      for (int64_t j = 0; j < n; ++j)
-        ref[i * n + j] += x * (double)b[p * n + j];
-    }
-  return ref;
-}
-
 static void relu_scale_residual(void) {
   const int64_t m = 513, k = 257, n = 129;
   float *a = random_f32((size_t)(m * k), 1, -1.0f, 1.0f);
@@ -26,7 +11,7 @@ static void relu_scale_residual(void) {
   float *res = random_f32((size_t)(m * n), 5, -1.0f, 1.0f);
   float *c = alloc_f32((size_t)(m * n));
   poison_f32(c, (size_t)(m * n));
-  double *ref = product(a, b, m, k, n);
+  double *ref = matmul_reference(a, b, NULL, m, k, n);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       double v = ref[i * n + j] + bias[j];
@@ -54,7 +39,7 @@ static void tanh_bias(void) {
   float *bias = random_f32((size_t)n, 8, -1.0f, 1.0f);
   float *c = alloc_f32((size_t)(m * n));
   poison_f32(c, (size_t)(m * n));
-  double *ref = product(a, b, m, k, n);
+  double *ref = matmul_reference(a, b, NULL, m, k, n);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
       ref[i * n + j] = tanh(ref[i * n + j] + bias[j]);
@@ -79,7 +64,7 @@ static void conv_bias_relu(void) {
   float *y = alloc_f32((size_t)(pixels * f));
   poison_f32(y, (size_t)(pixels * f));
   /* A 1x1 NHWC convolution is [pixels][C] x [C][F]. */
-  double *ref = product(x, w, pixels, cin, f);
+  double *ref = matmul_reference(x, w, NULL, pixels, cin, f);
   for (int64_t i = 0; i < pixels; ++i)
     for (int64_t j = 0; j < f; ++j) {
       double v = ref[i * f + j] + bias[j];

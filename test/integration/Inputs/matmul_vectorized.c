@@ -7,21 +7,6 @@ typedef void (*matmul_fn)(tessel_memref_f32_2d *, tessel_memref_f32_2d *,
 typedef void (*matmul_acc_fn)(tessel_memref_f32_2d *, tessel_memref_f32_2d *,
                               tessel_memref_f32_2d *, tessel_memref_f32_2d *);
 
-/* ref = c0 + a * b (c0 may be NULL), i-p-j order so it vectorizes. */
-static double *reference(const float *a, const float *b, const float *c0,
-                         int64_t m, int64_t k, int64_t n) {
-  double *ref = alloc_f64((size_t)(m * n));
-  for (int64_t i = 0; i < m * n; ++i)
-    ref[i] = c0 ? (double)c0[i] : 0.0;
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t p = 0; p < k; ++p) {
-      double x = a[i * k + p];
-      for (int64_t j = 0; j < n; ++j)
-        ref[i * n + j] += x * (double)b[p * n + j];
-    }
-  return ref;
-}
-
 static void run(matmul_fn fn, matmul_acc_fn acc_fn, int64_t m, int64_t k,
                 int64_t n, uint64_t seed) {
   float *a = random_f32((size_t)(m * k), seed, -1.0f, 1.0f);
@@ -30,7 +15,7 @@ static void run(matmul_fn fn, matmul_acc_fn acc_fn, int64_t m, int64_t k,
   float *a0 = copy_f32(a, (size_t)(m * k)), *b0 = copy_f32(b, (size_t)(k * n));
   float *c = alloc_f32((size_t)(m * n));
   poison_f32(c, (size_t)(m * n));
-  double *ref = reference(a, b, c0, m, k, n);
+  double *ref = matmul_reference(a, b, c0, m, k, n);
 
   tessel_memref_f32_2d da, db, dc0, dc;
   tessel_memref_f32_init_2d(&da, a, m, k);
