@@ -206,16 +206,13 @@ static SmallVector<Value> applyUpdates(OpBuilder &b, Location loc,
 static SmallVector<Value> blockLoop(OpBuilder &b, Location loc, int64_t count,
                                     bool parallel, ValueRange inits,
                                     BlockBody body, bool peelLast = false) {
-  auto apply = [&](OpBuilder &nb, ValueRange iters, ArrayRef<Update> updates) {
-    return applyUpdates(nb, loc, iters, updates);
-  };
   if (peelLast && count > 1) {
     assert(!parallel && "only sequential block loops are peeled");
     SmallVector<Value> head = blockLoop(b, loc, count - 1, false, inits, body);
-    return apply(b, head, body(b, b.getIndexAttr(count - 1), head));
+    return applyUpdates(b, loc, head, body(b, b.getIndexAttr(count - 1), head));
   }
   if (count == 1)
-    return apply(b, inits, body(b, b.getIndexAttr(0), inits));
+    return applyUpdates(b, loc, inits, body(b, b.getIndexAttr(0), inits));
   if (!parallel) {
     Value lb = arith::ConstantIndexOp::create(b, loc, 0);
     Value ub = arith::ConstantIndexOp::create(b, loc, count);
@@ -223,7 +220,7 @@ static SmallVector<Value> blockLoop(OpBuilder &b, Location loc, int64_t count,
     auto loop = scf::ForOp::create(
         b, loc, lb, ub, step, inits,
         [&](OpBuilder &nb, Location, Value iv, ValueRange iters) {
-          SmallVector<Value> next = apply(nb, iters, body(nb, iv, iters));
+          SmallVector<Value> next = applyUpdates(nb, loc, iters, body(nb, iv, iters));
           scf::YieldOp::create(nb, loc, next);
         });
     return loop.getResults();
@@ -347,30 +344,24 @@ static linalg::GenericOp applyEpilogueToTile(RewriterBase &rewriter,
       rewriter, loc, d0 + d1, {row0, offsets[0]});
   OpFoldResult col = affine::makeComposedFoldedAffineApply(
       rewriter, loc, d0 + d1, {col0, offsets[1]});
-  OpFoldResult mr = rewriter.getIndexAttr(tileType.getDimSize(0));
-  OpFoldResult nr = rewriter.getIndexAttr(tileType.getDimSize(1));
+  OpFoldResult tileOffset[2] = {row, col};
+  OpFoldResult tileSize[2] = {rewriter.getIndexAttr(tileType.getDimSize(0)),
+                              rewriter.getIndexAttr(tileType.getDimSize(1))};
   Value tile = kernel.getResult(0);
   SmallVector<Value> operands;
   for (auto [input, operand] : llvm::zip(inputs, epilogue.getDpsInputOperands())) {
-    SmallVector<OpFoldResult> tileOffsets, tileSizes;
     if (!input) {
       operands.push_back(tile);
       continue;
     }
-    switch (epilogueAccess(epilogue.getMatchingIndexingMap(operand))) {
-    case EpilogueAccess::Tile:
-      tileOffsets = {row, col};
-      tileSizes = {mr, nr};
-      break;
-    case EpilogueAccess::PerRow:
-      tileOffsets = {row};
-      tileSizes = {mr};
-      break;
-    case EpilogueAccess::PerColumn:
-      tileOffsets = {col};
-      tileSizes = {nr};
-      break;
-    case EpilogueAccess::Scalar:
+    // The input's slice along the (m, n) dims its map follows.
+    SmallVector<OpFoldResult> tileOffsets, tileSizes;
+    for (AffineExpr e : epilogue.getMatchingIndexingMap(operand).getResults()) {
+      unsigned dim = cast<AffineDimExpr>(e).getPosition();
+      tileOffsets.push_back(tileOffset[dim]);
+      tileSizes.push_back(tileSize[dim]);
+    }
+    if (tileOffsets.empty()) {
       operands.push_back(input);
       continue;
     }
@@ -497,20 +488,10 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
         continue;
       }
       auto type = cast<RankedTensorType>(v.getType());
+      const int64_t paddedDims[2] = {mp * t.mr, np * t.nr};
       SmallVector<int64_t> shape;
-      switch (epilogueAccess(epilogue.getMatchingIndexingMap(input))) {
-      case EpilogueAccess::Tile:
-        shape = {mp * t.mr, np * t.nr};
-        break;
-      case EpilogueAccess::PerRow:
-        shape = {mp * t.mr};
-        break;
-      case EpilogueAccess::PerColumn:
-        shape = {np * t.nr};
-        break;
-      case EpilogueAccess::Scalar:
-        break;
-      }
+      for (AffineExpr e : epilogue.getMatchingIndexingMap(input).getResults())
+        shape.push_back(paddedDims[cast<AffineDimExpr>(e).getPosition()]);
       if (ArrayRef<int64_t>(shape) != type.getShape()) {
         Value zero = arith::ConstantOp::create(
             rewriter, loc, rewriter.getZeroAttr(type.getElementType()));

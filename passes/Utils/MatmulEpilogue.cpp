@@ -198,13 +198,3 @@ linalg::GenericOp mlir::tessel::gatherMatmulEpilogue(RewriterBase &rewriter,
   }
   return epilogue;
 }
-
-EpilogueAccess mlir::tessel::epilogueAccess(AffineMap map) {
-  if (map.getNumResults() == 0)
-    return EpilogueAccess::Scalar;
-  if (map.getNumResults() == 2)
-    return EpilogueAccess::Tile;
-  return cast<AffineDimExpr>(map.getResult(0)).getPosition() == 0
-             ? EpilogueAccess::PerRow
-             : EpilogueAccess::PerColumn;
-}

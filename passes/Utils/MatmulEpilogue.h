@@ -38,14 +38,6 @@ linalg::GenericOp gatherMatmulEpilogue(RewriterBase &rewriter,
                                        linalg::MatmulOp matmul,
                                        std::string &why);
 
-/// How an epilogue input is indexed by the (m, n) iteration space.
-enum class EpilogueAccess { Tile, PerRow, PerColumn, Scalar };
-
-/// The access of `map` (one accepted by gatherMatmulEpilogue): (m, n) ->
-/// Tile, (m) -> PerRow (one value per row of C), (n) -> PerColumn (one per
-/// column: a bias over output channels), () -> Scalar.
-EpilogueAccess epilogueAccess(AffineMap map);
-
 } // namespace mlir::tessel
 
 #endif // TESSEL_PASSES_UTILS_MATMULEPILOGUE_H

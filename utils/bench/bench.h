@@ -92,10 +92,6 @@ size_t bench_build_catalog(workload **out);
  * `bare`, without the epilogue. */
 int bench_write_mlir(const workload *w, const char *name, bool bare, FILE *f);
 
-/* The epilogue applied to one accumulated output `acc` of channel `ch`
- * (identity for EPI_NONE), in double precision. */
-double bench_epilogue_ref(const workload *w, double acc, size_t ch);
-
 /* Allocates and fills w->in0/in1 (and the bias) with reproducible random
  * values in [-1, 1). */
 int bench_alloc_inputs(workload *w);

@@ -312,7 +312,9 @@ void bench_free_inputs(workload *w) {
 
 /* --- Reference -------------------------------------------------------------------- */
 
-double bench_epilogue_ref(const workload *w, double acc, size_t ch) {
+/* The epilogue applied to one accumulated output `acc` of channel `ch`
+ * (identity for EPI_NONE), in double precision. */
+static double epilogue_ref(const workload *w, double acc, size_t ch) {
   if (w->epilogue == EPI_NONE)
     return acc;
   const double x = acc + (double)w->bias[ch];
@@ -331,7 +333,7 @@ static double reference_at(const workload *w, size_t idx) {
     const size_t i = idx / n, j = idx % n;
     for (size_t p = 0; p < k; ++p)
       s += (double)x[i * k + p] * (double)wt[p * n + j];
-    return bench_epilogue_ref(w, s, j);
+    return epilogue_ref(w, s, j);
   }
   const conv_shape *cs = w->cs;
   const int H = cs->h, W = cs->w, C = cs->c, F = cs->f, K = cs->k;
@@ -368,7 +370,7 @@ static double reference_at(const workload *w, size_t idx) {
       }
     }
   }
-  return bench_epilogue_ref(w, s, (size_t)f);
+  return epilogue_ref(w, s, (size_t)f);
 }
 
 static uint64_t splitmix64(uint64_t *state) {
