@@ -14,6 +14,11 @@
 //    [KH*KW*C, F] matrix B. The copy is tiled into an scf.forall over the
 //    (n, oh) rows (run on the cores) of vector transfers along C, or
 //    along KW*C where that is small and contiguous (tileAndVectorizeIm2col).
+//    When the whole batch's patches would not stay in cache, the copy and
+//    the product run a chunk of images at a time in an scf.for; the zero
+//    fill of the output and its elementwise consumers move into that loop
+//    (fuseConsumersIntoChunkLoop), so the kernel applies them as its
+//    epilogue.
 //  - conv_2d_nchw_fchw: the transposed product, in the op's own layout.
 //    The filter collapses to A = [F, C*KH*KW]; the im2col tensor is
 //    [C, KH, KW, N, OH, OW] -> B = [C*KH*KW, N*OH*OW]; the product is
@@ -287,6 +292,85 @@ std::pair<Value, Value> nhwcPatches(RewriterBase &rewriter, Location loc,
   return {collapse(rewriter, loc, patches, {{0, 1, 2}, {3, 4, 5}}), patches};
 }
 
+/// Whether `op` is an elementwise linalg.generic on tensors in `block`
+/// with one result, reading `v` through the identity map: one the chunk
+/// loop can take in.
+bool isChunkableConsumer(linalg::GenericOp op, Value v, Block *block) {
+  if (!op || op->getBlock() != block || !op.hasPureTensorSemantics() ||
+      op.getNumDpsInits() != 1 ||
+      op.getNumParallelLoops() != op.getNumLoops() || op.hasIndexSemantics())
+    return false;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (input->get() == v && !op.getMatchingIndexingMap(input).isIdentity())
+      return false;
+  // An op reading its output would see what stopCarrying places there.
+  return llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+    return op.getMatchingIndexingMap(&init).isIdentity() &&
+           !op.payloadUsesValueFromOperand(&init);
+  });
+}
+
+/// Stops carrying output `i` of the chunk loop, which no one reads after
+/// the loop, and yields its iter_arg unchanged (canonicalization folds it
+/// away). The chunks are disjoint, so no iteration reads what an earlier
+/// one wrote: each reads its slice of the loop's initial value instead, or,
+/// when that is a tensor.empty (contents undefined: the convolution's
+/// accumulator, filled per chunk, or a moved op's output), a slice of the
+/// loop's final output `into`, so that the chunk's product is accumulated
+/// and finished in place where its result lands.
+void stopCarrying(RewriterBase &rewriter, scf::ForOp loop, unsigned i,
+                  Value into) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  BlockArgument carried = loop.getRegionIterArg(i);
+  Value init = loop.getInitArgs()[i];
+  rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(i, carried); });
+  Value source = init;
+  if (init.getDefiningOp<tensor::EmptyOp>() &&
+      into.getType() == carried.getType())
+    source = into;
+  rewriter.replaceUsesWithIf(carried, source, [&](OpOperand &use) {
+    return use.getOwner() != yield;
+  });
+}
+
+/// Moves the chain of elementwise linalg.generic ops that alone consume the
+/// output of the chunk loop `loop` (result 0) into it, each applied to the
+/// chunk's slice (upstream consumer fusion), so that the matmul kernel finds
+/// them as its epilogue and applies them to its register tiles, instead of
+/// their running as a separate pass over the whole output after the loop.
+/// The outputs the moved ops consumed are no longer carried (stopCarrying).
+/// Returns how many ops moved.
+unsigned fuseConsumersIntoChunkLoop(RewriterBase &rewriter, scf::ForOp loop) {
+  SmallVector<unsigned> consumed;
+  unsigned output = 0;
+  while (loop.getResult(output).hasOneUse()) {
+    Value result = loop.getResult(output);
+    auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+    if (!isChunkableConsumer(consumer, result, loop->getBlock()))
+      break;
+    SmallVector<LoopLikeOpInterface> loops = {loop};
+    if (failed(scf::tileAndFuseConsumer(rewriter, consumer, loops)))
+      break;
+    consumed.push_back(output);
+    if (consumer->use_empty())
+      rewriter.eraseOp(consumer);
+    // The moved op's results are the new loop's last ones.
+    loop = cast<scf::ForOp>(loops.front().getOperation());
+    output = loop.getNumResults() - 1;
+  }
+  for (unsigned i : consumed)
+    if (loop.getResult(i).use_empty())
+      stopCarrying(rewriter, loop, i, loop.getRegionIterArg(output));
+  // The dead updates of those outputs and the slices consumer fusion left
+  // unused, so that the matmul's product has the moved op as its only
+  // reader (the kernel takes it as its epilogue only then).
+  for (Operation &bodyOp :
+       llvm::make_early_inc_range(llvm::reverse(*loop.getBody())))
+    if (isOpTriviallyDead(&bodyOp))
+      rewriter.eraseOp(&bodyOp);
+  return consumed.size();
+}
+
 /// conv_2d_nhwc_hwcf -> [N*OH*OW, KH*KW*C] x [KH*KW*C, F].
 ///
 /// With im2col, the patches of a batch are copied and multiplied `chunk`
@@ -361,10 +445,20 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
   Value ub = arith::ConstantIndexOp::create(rewriter, loc, d.n);
   Value step = arith::ConstantIndexOp::create(rewriter, loc, images);
   auto input4 = cast<RankedTensorType>(input.getType()).getShape();
+  // A fill of a tensor.empty as the accumulator (what frontends emit) is
+  // done a chunk at a time, just before the chunk's product, while its
+  // slice is in cache: not as a separate pass over the whole output.
+  Value accumulator = init;
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (fill && init.hasOneUse() &&
+      fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+    accumulator = fill.getDpsInits()[0];
+  else
+    fill = {};
   // The loop is built first, then its body: tiling and vectorizing the
   // patch copy needs the copy inside a complete op.
   auto loop = scf::ForOp::create(rewriter, loc, lb, ub, step,
-                                 ValueRange{init, buffer});
+                                 ValueRange{accumulator, buffer});
   {
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(loop.getBody());
@@ -386,12 +480,21 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
     SmallVector<OpFoldResult> outSizes = sizes({d.n, d.oh, d.ow, d.f});
     Value outChunk = tensor::ExtractSliceOp::create(
         rewriter, loc, iters[0], offsets, outSizes, strides);
+    if (fill)
+      outChunk = linalg::FillOp::create(rewriter, fill.getLoc(),
+                                        fill.getDpsInputs(), outChunk)
+                     .getResult(0);
     Value result = product(a, b, outChunk, images);
     Value out = tensor::InsertSliceOp::create(rewriter, loc, result, iters[0],
                                               offsets, outSizes, strides);
     scf::YieldOp::create(rewriter, loc, ValueRange{out, patches});
   }
   rewriter.replaceOp(op, loop.getResult(0));
+  if (fill)
+    rewriter.eraseOp(fill);
+  if (unsigned fused = fuseConsumersIntoChunkLoop(rewriter, loop))
+    remark << "; the " << fused << " elementwise op" << (fused > 1 ? "s" : "")
+           << " consuming the output moved into the chunk loop";
 }
 
 /// conv_2d_nchw_fchw -> [F, C*KH*KW] x [C*KH*KW, N*OH*OW].

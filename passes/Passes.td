@@ -210,7 +210,11 @@ def ConvertConvToMatmulPass
       last-level cache, they are copied and multiplied a chunk of whole
       images at a time: an `scf.for` over the images carries the output
       and one chunk-sized patch buffer (allocated once, read back by the
-      matmul while still in cache). (Upstream's `linalg::rewriteInIm2Col`
+      matmul while still in cache). A zero-fill accumulator is filled a
+      chunk at a time inside the loop, and the elementwise ops that alone
+      consume the output (bias add, ReLU) move into the loop on the
+      chunk's slice (`scf::tileAndFuseConsumer`), where
+      `tessel-vectorize-matmul` takes them as its epilogue. (Upstream's `linalg::rewriteInIm2Col`
       keeps the batch apart and emits a batched contraction as a
       `linalg.generic`, which the matmul kernel does not take.)
     - `linalg.conv_2d_nchw_fchw`: the transposed product in the op's own

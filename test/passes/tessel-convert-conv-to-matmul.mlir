@@ -289,3 +289,113 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
     return %y : tensor<4x16x16x64xf32>
   }
 }
+
+// -----
+
+// The elementwise ops that alone consume a chunked convolution's output (a
+// bias add, then a ReLU, as frontends emit them) move into the chunk loop,
+// each on the chunk's slice, so that tessel-vectorize-matmul finds them as
+// the matmul's epilogue instead of their making separate passes over the
+// whole output. The zero fill of the accumulator moves into the loop too
+// (a chunk at a time, in cache). Only the last op's output is carried: the
+// fill, the product and the bias add work in its chunk slice (their own
+// outputs were tensor.empty), and the loop yields the others unchanged.
+// CHECK-LABEL: func.func @conv_chunked_epilogue(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4x18x18x32xf32>, %[[W:[^:]+]]: tensor<3x3x32x64xf32>, %[[BIAS:[^:]+]]: tensor<64xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[R:.*]]:4 = scf.for %[[IMG:[^ ]+]] = %c0 to %c4 step %c1 iter_args(%[[ACC:[^ ]+]] = %{{.*}}, %{{[^ ]+}} = %{{.*}}, %[[ADDO:[^ ]+]] = %{{.*}}, %[[OUT:[^ ]+]] = %{{.*}})
+// CHECK: %[[OI:.*]] = tensor.extract_slice %[[OUT]][%[[IMG]], 0, 0, 0] [1, 16, 16, 64]
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[OI]] : tensor<1x16x16x64xf32>)
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[Z]]
+// CHECK: %[[M:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<256x288xf32>, tensor<288x64xf32>) outs(%[[C]] : tensor<256x64xf32>)
+// CHECK: %[[Y:.*]] = tensor.expand_shape %[[M]]
+// CHECK-NOT: tensor.insert_slice %[[Y]]
+// CHECK: %[[B:.*]] = tensor.extract_slice %[[BIAS]][0] [64] [1]
+// CHECK: %[[OI2:.*]] = tensor.extract_slice %[[OUT]][%[[IMG]], 0, 0, 0] [1, 16, 16, 64]
+// CHECK: %[[ADD:.*]] = linalg.generic {{.*}} ins(%[[Y]], %[[B]] : tensor<1x16x16x64xf32>, tensor<64xf32>) outs(%[[OI2]] : tensor<1x16x16x64xf32>)
+// CHECK: arith.addf
+// CHECK: %[[OI3:.*]] = tensor.extract_slice %[[OUT]][%[[IMG]], 0, 0, 0] [1, 16, 16, 64]
+// CHECK: %[[RELU:.*]] = linalg.generic {{.*}} ins(%[[ADD]] : tensor<1x16x16x64xf32>) outs(%[[OI3]] : tensor<1x16x16x64xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[NEW:.*]] = tensor.insert_slice %[[RELU]] into %[[OUT]][%[[IMG]], 0, 0, 0] [1, 16, 16, 64]
+// CHECK: scf.yield %[[ACC]], %{{.*}}, %[[ADDO]], %[[NEW]] :
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]#3
+
+// With an accumulator that is not a fill (here an argument, whose values
+// count), a chunk's product starts from its slice of that argument.
+// CHECK-LABEL: func.func @conv_chunked_accumulate(
+// CHECK-SAME: %[[I:[^:]+]]: tensor<4x16x16x64xf32>)
+// CHECK: %[[R:.*]]:3 = scf.for %[[IMG:[^ ]+]] = %c0 to %c4 step %c1 iter_args(%{{[^ ]+}} = %[[I]], %{{[^ ]+}} = %{{.*}}, %[[OUT:[^ ]+]] = %{{.*}})
+// CHECK: %[[OI:.*]] = tensor.extract_slice %[[I]][%[[IMG]], 0, 0, 0] [1, 16, 16, 64]
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[OI]]
+// CHECK: linalg.matmul {{.*}} outs(%[[C]] : tensor<256x64xf32>)
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: tensor.insert_slice %{{.*}} into %[[OUT]]
+// CHECK: return %[[R]]#2
+
+// A consumer reading the output transposed (h and w swapped) needs other
+// chunks' results: it stays after the loop.
+// CHECK-LABEL: func.func @conv_chunked_transposed_consumer(
+// CHECK: %[[R:.*]]:2 = scf.for
+// CHECK: linalg.matmul
+// CHECK: scf.yield
+// CHECK: linalg.generic {{.*}} ins(%[[R]]#0 : tensor<4x16x16x64xf32>)
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 2097152, cores = 2>} {
+  func.func @conv_chunked_epilogue(%x: tensor<4x18x18x32xf32>, %w: tensor<3x3x32x64xf32>, %b: tensor<64xf32>) -> tensor<4x16x16x64xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4x16x16x64xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16x16x64xf32>) -> tensor<4x16x16x64xf32>
+    // expected-remark @below {{conv_2d_nhwc_hwcf (3x3 filter, stride 1, dilation 1) as im2col into tensor<256x288xf32> (288.0 KiB, a copy of the input patches, 7.1x the input) then linalg.matmul M=256 N=64 K=288 with the filter and output as collapsed views, 4 chunks of 1 image (the whole batch's 1.1 MiB of patches would not stay in a quarter of the last-level cache); the 2 elementwise ops consuming the output moved into the chunk loop}}
+    %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+        ins(%x, %w : tensor<4x18x18x32xf32>, tensor<3x3x32x64xf32>) outs(%init : tensor<4x16x16x64xf32>) -> tensor<4x16x16x64xf32>
+    %e1 = tensor.empty() : tensor<4x16x16x64xf32>
+    %biased = linalg.generic {indexing_maps = [affine_map<(n, h, w, f) -> (n, h, w, f)>, affine_map<(n, h, w, f) -> (f)>, affine_map<(n, h, w, f) -> (n, h, w, f)>],
+                              iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%y, %b : tensor<4x16x16x64xf32>, tensor<64xf32>) outs(%e1 : tensor<4x16x16x64xf32>) {
+    ^bb0(%v: f32, %c: f32, %o: f32):
+      %s = arith.addf %v, %c : f32
+      linalg.yield %s : f32
+    } -> tensor<4x16x16x64xf32>
+    %e2 = tensor.empty() : tensor<4x16x16x64xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(n, h, w, f) -> (n, h, w, f)>, affine_map<(n, h, w, f) -> (n, h, w, f)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%biased : tensor<4x16x16x64xf32>) outs(%e2 : tensor<4x16x16x64xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %m = arith.maximumf %v, %zero : f32
+      linalg.yield %m : f32
+    } -> tensor<4x16x16x64xf32>
+    return %r : tensor<4x16x16x64xf32>
+  }
+
+  func.func @conv_chunked_accumulate(%x: tensor<4x18x18x32xf32>, %w: tensor<3x3x32x64xf32>, %init: tensor<4x16x16x64xf32>) -> tensor<4x16x16x64xf32> {
+    // expected-remark @below {{4 chunks of 1 image (the whole batch's 1.1 MiB of patches would not stay in a quarter of the last-level cache); the 1 elementwise op consuming the output moved into the chunk loop}}
+    %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+        ins(%x, %w : tensor<4x18x18x32xf32>, tensor<3x3x32x64xf32>) outs(%init : tensor<4x16x16x64xf32>) -> tensor<4x16x16x64xf32>
+    %e1 = tensor.empty() : tensor<4x16x16x64xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(n, h, w, f) -> (n, h, w, f)>, affine_map<(n, h, w, f) -> (n, h, w, f)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%y : tensor<4x16x16x64xf32>) outs(%e1 : tensor<4x16x16x64xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %zero = arith.constant 0.0 : f32
+      %m = arith.maximumf %v, %zero : f32
+      linalg.yield %m : f32
+    } -> tensor<4x16x16x64xf32>
+    return %r : tensor<4x16x16x64xf32>
+  }
+
+  func.func @conv_chunked_transposed_consumer(%x: tensor<4x18x18x32xf32>, %w: tensor<3x3x32x64xf32>, %init: tensor<4x16x16x64xf32>) -> tensor<4x16x16x64xf32> {
+    // expected-remark @below {{4 chunks of 1 image (the whole batch's 1.1 MiB of patches would not stay in a quarter of the last-level cache)}}
+    %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+        ins(%x, %w : tensor<4x18x18x32xf32>, tensor<3x3x32x64xf32>) outs(%init : tensor<4x16x16x64xf32>) -> tensor<4x16x16x64xf32>
+    %e1 = tensor.empty() : tensor<4x16x16x64xf32>
+    %t = linalg.generic {indexing_maps = [affine_map<(n, h, w, f) -> (n, w, h, f)>, affine_map<(n, h, w, f) -> (n, h, w, f)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%y : tensor<4x16x16x64xf32>) outs(%e1 : tensor<4x16x16x64xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      linalg.yield %v : f32
+    } -> tensor<4x16x16x64xf32>
+    return %t : tensor<4x16x16x64xf32>
+  }
+}

@@ -83,10 +83,89 @@ static void conv_bias_relu(void) {
   harness_free(ref);
 }
 
+/* Valid 3x3 NHWC convolution of x [n][oh+2][ow+2][c] with w [3][3][c][f]. */
+static double *conv3x3_reference(const float *x, const float *w, int64_t n,
+                                 int64_t oh, int64_t ow, int64_t c, int64_t f) {
+  const int64_t h = oh + 2, wd = ow + 2;
+  double *ref = alloc_f64((size_t)(n * oh * ow * f));
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) {
+        double *out = ref + ((b * oh + i) * ow + j) * f;
+        for (int64_t o = 0; o < f; ++o)
+          out[o] = 0;
+        for (int64_t ki = 0; ki < 3; ++ki)
+          for (int64_t kj = 0; kj < 3; ++kj)
+            for (int64_t ci = 0; ci < c; ++ci) {
+              double v = x[((b * h + i + ki) * wd + j + kj) * c + ci];
+              const float *wrow = w + ((ki * 3 + kj) * c + ci) * f;
+              for (int64_t o = 0; o < f; ++o)
+                out[o] += v * wrow[o];
+            }
+      }
+  return ref;
+}
+
+/* Batch 3, 40x40 output, 64 -> 48 channels: chunked im2col (see the .mlir). */
+enum { CN = 3, CH = 42, CO = 40, CC = 64, CF = 48 };
+
+static void conv3x3_chunked_bias_relu(void) {
+  float *x = random_f32((size_t)(CN * CH * CH * CC), 12, -1.0f, 1.0f);
+  float *wt = random_f32((size_t)(3 * 3 * CC * CF), 13, -1.0f, 1.0f);
+  float *bias = random_f32((size_t)CF, 14, -1.0f, 1.0f);
+  size_t count = (size_t)(CN * CO * CO * CF);
+  float *y = alloc_f32(count);
+  poison_f32(y, count);
+  double *ref = conv3x3_reference(x, wt, CN, CO, CO, CC, CF);
+  for (size_t i = 0; i < count; ++i) {
+    double v = ref[i] + bias[i % CF];
+    ref[i] = v > 0 ? v : 0;
+  }
+  tessel_memref_f32_4d dx, dw, dy;
+  tessel_memref_f32_1d dbias;
+  tessel_memref_f32_init_4d(&dx, x, CN, CH, CH, CC);
+  tessel_memref_f32_init_4d(&dw, wt, 3, 3, CC, CF);
+  tessel_memref_f32_init_1d(&dbias, bias, CF);
+  tessel_memref_f32_init_4d(&dy, y, CN, CO, CO, CF);
+  _mlir_ciface_conv3x3_chunked_epi(&dx, &dw, &dbias, &dy);
+  check_f32("conv3x3_chunked_bias_relu", "3x42x42x64->48", y, ref, count, 1e-5,
+            4e-6 * (double)(9 * CC));
+  harness_free(x); harness_free(wt); harness_free(bias); harness_free(y);
+  harness_free(ref);
+}
+
+static void conv3x3_chunked_transposed_residual(void) {
+  float *x = random_f32((size_t)(CN * CH * CH * CC), 15, -1.0f, 1.0f);
+  float *wt = random_f32((size_t)(3 * 3 * CC * CF), 16, -1.0f, 1.0f);
+  size_t count = (size_t)(CN * CO * CO * CF);
+  float *res = random_f32(count, 17, -1.0f, 1.0f);
+  float *y = alloc_f32(count);
+  poison_f32(y, count);
+  double *ref = conv3x3_reference(x, wt, CN, CO, CO, CC, CF);
+  for (int64_t b = 0; b < CN; ++b)
+    for (int64_t i = 0; i < CO; ++i)
+      for (int64_t j = 0; j < CO; ++j)
+        for (int64_t o = 0; o < CF; ++o)
+          ref[((b * CO + i) * CO + j) * CF + o] +=
+              res[((b * CO + j) * CO + i) * CF + o];
+  tessel_memref_f32_4d dx, dw, dres, dy;
+  tessel_memref_f32_init_4d(&dx, x, CN, CH, CH, CC);
+  tessel_memref_f32_init_4d(&dw, wt, 3, 3, CC, CF);
+  tessel_memref_f32_init_4d(&dres, res, CN, CO, CO, CF);
+  tessel_memref_f32_init_4d(&dy, y, CN, CO, CO, CF);
+  _mlir_ciface_conv3x3_chunked_transposed_residual(&dx, &dw, &dres, &dy);
+  check_f32("conv3x3_chunked_transposed_residual", "3x42x42x64->48", y, ref,
+            count, 1e-5, 4e-6 * (double)(9 * CC));
+  harness_free(x); harness_free(wt); harness_free(res); harness_free(y);
+  harness_free(ref);
+}
+
 int main(int argc, char **argv) {
   harness_init(argc, argv);
   relu_scale_residual();
   tanh_bias();
   conv_bias_relu();
+  conv3x3_chunked_bias_relu();
+  conv3x3_chunked_transposed_residual();
   return harness_finish();
 }
