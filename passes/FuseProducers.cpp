@@ -44,8 +44,23 @@ static LogicalResult tileAndFuseGroup(RewriterBase &rewriter,
                                       const FusionGroup &group,
                                       const FusionTiling &tiling) {
   MLIRContext *ctx = rewriter.getContext();
+  // A loop the tile covers whole is not tiled (size 0): no loop variable
+  // that is always 0 in the slices, so the slices of one value that two
+  // members read (softmax's exp, read by its row sum and its division)
+  // are identical and their fused producers merge below.
+  SmallVector<int64_t> sizes(tiling.tileSizes);
+  linalg::LinalgOp root = group.root;
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  bool tiled = false;
+  for (auto [size, range] : llvm::zip(sizes, ranges)) {
+    if (!ShapedType::isDynamic(range) && size >= range)
+      size = 0;
+    tiled |= size != 0;
+  }
+  if (!tiled)
+    sizes.assign(tiling.tileSizes.begin(), tiling.tileSizes.end());
   scf::SCFTilingOptions tilingOptions;
-  tilingOptions.setTileSizes(getAsIndexOpFoldResult(ctx, tiling.tileSizes));
+  tilingOptions.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
   tilingOptions.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tilingOptions);
@@ -57,7 +72,6 @@ static LogicalResult tileAndFuseGroup(RewriterBase &rewriter,
           return scf::SCFTileAndFuseOptions::ControlFnResult{};
         return std::nullopt;
       });
-  linalg::LinalgOp root = group.root;
   rewriter.setInsertionPoint(root);
   FailureOr<scf::SCFTileAndFuseResult> fused =
       scf::tileConsumerAndFuseProducersUsingSCF(

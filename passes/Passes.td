@@ -536,8 +536,20 @@ def VectorizeGenericsPass
       static shapes; upstream `linalg::vectorize` turns each block into
       vector transfers and arithmetic (the remainder block with masks).
 
-    Ops with larger reductions, or accesses that are not a constant shift of
-    the loops, keep their linalg form (lowered to loops later) with a remark.
+    A reduction along a long innermost loop (a row max or row sum: softmax,
+    layernorm) is split instead (`Utils/RowReductions`, upstream
+    `scf::tileReductionUsingScf`): one row at a time, the row in blocks of
+    up to 4 vectors accumulated elementwise into partial results that stay
+    in registers across the row (their transfers hoisted out of the block
+    loop), merged once per row by a `vector.reduction`. This reassociates
+    floating-point sums; `reassociate-reductions=false` keeps such
+    reductions sequential (scalar). A division by a value read through a
+    map without the innermost loop (a per-row sum) becomes a multiply by
+    its reciprocal, which is hoisted out of the inner loop.
+
+    Other ops with larger reductions, or accesses that are not a constant
+    shift of the loops, keep their linalg form (lowered to loops later) with
+    a remark.
 
     ```mlir
     %y = linalg.generic {(c, i, j, t) -> (c, i, j + t), (t) ...}   // 5 taps
@@ -550,6 +562,11 @@ def VectorizeGenericsPass
     } }
     ```
   }];
+  let options = [
+    Option<"reassociateReductions", "reassociate-reductions", "bool", "true",
+           "Split long innermost reductions into vector partial results "
+           "(reassociates floating-point sums); false keeps them sequential">,
+  ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect",

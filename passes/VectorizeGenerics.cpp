@@ -14,10 +14,15 @@
 //      the last block have static shapes;
 //   4. each block is vectorized (upstream linalg::vectorize; the remainder
 //      block with masks).
+// Reductions along a long innermost loop (row max, row sum) take another
+// route: one row at a time, the row in blocks of u vectors accumulated
+// into partial results that stay in registers across the row, merged at
+// its end (Utils/RowReductions).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 #include "passes/Analysis/FusionGroup.h"
+#include "passes/Utils/RowReductions.h"
 #include "passes/Utils/UnrollReductions.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -32,6 +37,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "mlir/Transforms/Passes.h"
 
 #define DEBUG_TYPE "tessel-vectorize-generics"
@@ -46,6 +52,19 @@ using namespace mlir::tessel;
 
 /// Marks a register block for step 4, with its vector sizes.
 static constexpr llvm::StringLiteral kVectorSizesAttr = "tessel.vector_sizes";
+
+/// Marks the block loop of a split row reduction: its partial results are
+/// hoisted out of it into registers once vectorized.
+static constexpr llvm::StringLiteral kPartialResultsAttr =
+    "tessel.partial_results";
+
+/// Vector lanes of the target for elements of `type`.
+static int64_t lanesFor(TargetAttr target, Type type) {
+  Type element = getElementTypeOrSelf(type);
+  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 32;
+  return std::max<int64_t>(1,
+                           target.getVectorBits() / std::max<int64_t>(8, bits));
+}
 
 /// Why the recipe leaves `op` alone, or empty.
 static std::string unsupportedReason(linalg::LinalgOp op) {
@@ -85,6 +104,39 @@ static void contractMultiplyAdds(RewriterBase &rewriter, linalg::LinalgOp op) {
   }
 }
 
+/// a / b as a * (1 / b) in the body of `op` where b is read through a map
+/// that does not use the innermost loop (softmax's row sum, a per-row
+/// scale): the reciprocal is then invariant in the vectorized inner loop
+/// and hoisted out of it, leaving a multiply per element instead of a
+/// division (several times the multiply's cost on x86). The result may
+/// differ from the division's by an ulp.
+static void multiplyByRowReciprocals(RewriterBase &rewriter,
+                                     linalg::GenericOp op) {
+  unsigned innermost = op.getNumLoops() - 1;
+  auto isRowInvariant = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != op.getBody() ||
+        arg.getArgNumber() >= op.getNumDpsInputs())
+      return false;
+    AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(
+        arg.getArgNumber()));
+    return !map.isFunctionOfDim(innermost);
+  };
+  SmallVector<arith::DivFOp> divisions;
+  op.getBody()->walk([&](arith::DivFOp div) {
+    if (isRowInvariant(div.getRhs()) && !isRowInvariant(div.getLhs()))
+      divisions.push_back(div);
+  });
+  for (arith::DivFOp div : divisions) {
+    rewriter.setInsertionPoint(div);
+    Location loc = div.getLoc();
+    Value one = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getFloatAttr(div.getType(), 1.0));
+    Value reciprocal = arith::DivFOp::create(rewriter, loc, one, div.getRhs());
+    rewriter.replaceOpWithNewOp<arith::MulFOp>(div, div.getLhs(), reciprocal);
+  }
+}
+
 namespace {
 struct VectorizeGenericsPass
     : public tessel::impl::VectorizeGenericsPassBase<VectorizeGenericsPass> {
@@ -109,6 +161,42 @@ struct VectorizeGenericsPass
     if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
       foldFillIntoElementwise(rewriter, generic);
     return op;
+  }
+
+  /// A long innermost reduction split into row-by-row vector partial
+  /// results; false (no remark) when `op` is not one.
+  bool splitLongReduction(RewriterBase &rewriter, linalg::LinalgOp op,
+                          TargetAttr target, bool hasFMA) {
+    if (!reassociateReductions || op.getNumReductionLoops() == 0)
+      return false;
+    int64_t lanes = lanesFor(target, op->getResult(0).getType());
+    if (!rowReductionUnsupportedReason(op, lanes, kMaxStencilWindow).empty())
+      return false;
+    int64_t extent = op.getStaticLoopRanges().back();
+    Location loc = op.getLoc();
+    FailureOr<RowReductionSplit> split =
+        splitRowReduction(rewriter, op, lanes, /*maxVectors=*/4);
+    if (failed(split)) {
+      emitRemark(loc) << "not vectorized: splitting its reduction of "
+                      << extent << " iterations into partial results failed";
+      return true;
+    }
+    for (linalg::LinalgOp part :
+         {split->initialize, split->accumulate, split->merge})
+      part->setAttr(kVectorSizesAttr, rewriter.getDenseI64ArrayAttr(
+                                          part.getStaticLoopRanges()));
+    if (hasFMA)
+      contractMultiplyAdds(rewriter, split->accumulate);
+    split->blockLoop->setAttr(kPartialResultsAttr, rewriter.getUnitAttr());
+    emitRemark(loc) << "row reduction of " << extent
+                    << " iterations vectorized: one row at a time, in blocks "
+                       "of "
+                    << split->block << " lanes accumulated into "
+                    << split->block / lanes
+                    << " vector(s) of partial results kept in registers, "
+                       "merged once per row (floating-point sums "
+                       "reassociated)";
+    return true;
   }
 
   /// Step 3: register blocks along the innermost loop.
@@ -212,9 +300,13 @@ struct VectorizeGenericsPass
         }
         op = *generic;
       }
+      if (splitLongReduction(rewriter, op, target, hasFMA))
+        continue;
       FailureOr<linalg::LinalgOp> made = makeElementwise(rewriter, op);
       if (failed(made))
         continue;
+      if (auto generic = dyn_cast<linalg::GenericOp>(made->getOperation()))
+        multiplyByRowReciprocals(rewriter, generic);
       if (hasFMA)
         contractMultiplyAdds(rewriter, *made);
       elementwise.push_back(*made);
@@ -225,11 +317,7 @@ struct VectorizeGenericsPass
         rewriter.eraseOp(op);
         continue;
       }
-      Type element = getElementTypeOrSelf(op->getResult(0).getType());
-      int64_t bits =
-          element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 32;
-      int64_t lanes = std::max<int64_t>(
-          1, target.getVectorBits() / std::max<int64_t>(8, bits));
+      int64_t lanes = lanesFor(target, op->getResult(0).getType());
       if (failed(tileForRegisters(rewriter, op, lanes,
                                   target.getVectorRegisters())))
         return signalPassFailure();
@@ -272,8 +360,23 @@ struct VectorizeGenericsPass
     RewritePatternSet patterns(ctx);
     vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+    // The merges of split reductions (vector.multi_reduction along the
+    // innermost dimension) as one vector.reduction per row, which LLVM
+    // lowers to a shuffle tree (the pipeline lets it reassociate).
+    vector::populateVectorMultiReductionLoweringPatterns(
+        patterns, vector::VectorMultiReductionLowering::InnerReduction);
     if (failed(applyPatternsGreedily(func, std::move(patterns))))
       return signalPassFailure();
+    // The partial results of split reductions out of their block loops:
+    // their read and write at a fixed position become a loop-carried
+    // vector.
+    SmallVector<scf::ForOp> blockLoops;
+    func.walk([&](scf::ForOp loop) {
+      if (loop->removeAttr(kPartialResultsAttr))
+        blockLoops.push_back(loop);
+    });
+    for (scf::ForOp loop : blockLoops)
+      hoistLoopInvariantSubsets(rewriter, loop);
   }
 };
 } // namespace

@@ -133,3 +133,61 @@ func.func @no_target(%a: tensor<8xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// A softmax: the row max, exp, row sum and division fuse into tiles of whole
+// rows (a tile covering a loop whole does not tile it, so the slices of x
+// and of exp read by two members are identical): exp is computed once per
+// tile and read by both the row sum and the division.
+#rid   = affine_map<(i, j) -> (i, j)>
+#rrow  = affine_map<(i, j) -> (i)>
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @softmax(
+// CHECK: scf.forall (%[[R:[^)]+]]) = (0) to (512) step (64)
+// CHECK: %[[X:.*]] = tensor.extract_slice %{{.*}}[%[[R]], 0] [64, 512]
+// CHECK-NOT: tensor.extract_slice %arg0
+// CHECK: %[[M:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[X]] :
+// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[M]] :
+// CHECK: math.exp
+// CHECK-NOT: math.exp
+// CHECK: %[[S:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[E]] :
+// CHECK: linalg.generic {{.*}} ins(%[[E]], %[[S]] :
+// CHECK: scf.forall.in_parallel
+
+func.func @softmax(%x: tensor<512x512xf32>) -> tensor<512x512xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %er = tensor.empty() : tensor<512xf32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%er : tensor<512xf32>) -> tensor<512xf32>
+  %m = linalg.generic {indexing_maps = [#rid, #rrow], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<512x512xf32>) outs(%m0 : tensor<512xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.maximumf %v, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<512xf32>
+  %ef = tensor.empty() : tensor<512x512xf32>
+  %e = linalg.generic {indexing_maps = [#rid, #rrow, #rid], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %m : tensor<512x512xf32>, tensor<512xf32>) outs(%ef : tensor<512x512xf32>) {
+  ^bb0(%v: f32, %mx: f32, %o: f32):
+    %d = arith.subf %v, %mx : f32
+    %ex = math.exp %d : f32
+    linalg.yield %ex : f32
+  } -> tensor<512x512xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%er : tensor<512xf32>) -> tensor<512xf32>
+  %s = linalg.generic {indexing_maps = [#rid, #rrow], iterator_types = ["parallel", "reduction"]}
+      ins(%e : tensor<512x512xf32>) outs(%s0 : tensor<512xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<512xf32>
+  // expected-remark @below {{fused 3 producer(s)}}
+  %y = linalg.generic {indexing_maps = [#rid, #rrow, #rid], iterator_types = ["parallel", "parallel"]}
+      ins(%e, %s : tensor<512x512xf32>, tensor<512xf32>) outs(%ef : tensor<512x512xf32>) {
+  ^bb0(%v: f32, %sum: f32, %o: f32):
+    %q = arith.divf %v, %sum : f32
+    linalg.yield %q : f32
+  } -> tensor<512x512xf32>
+  return %y : tensor<512x512xf32>
+}
+}

@@ -1,4 +1,5 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-generics))' | FileCheck %s
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-generics{reassociate-reductions=false}))' 2>&1 | FileCheck %s --check-prefix=SEQ
 
 // A 5-tap stencil along j: the taps are unrolled into five shifted reads
 // of the input (the weights become vector constants), the fill of the
@@ -108,5 +109,56 @@ func.func @strided(%a: tensor<20xf32>, %w: tensor<3xf32>, %init: tensor<8xf32>) 
     linalg.yield %s : f32
   } -> tensor<8xf32>
   return %r : tensor<8xf32>
+}
+}
+
+// -----
+
+// A long row reduction (a softmax's row max) is split: one row at a time,
+// the row in blocks of 64 lanes combined into a vector<1x64xf32> of partial
+// results carried in registers through the block loop, merged once per row
+// by a vector.reduction. A division by a per-row value (a softmax's row
+// sum) becomes a multiply by its reciprocal, invariant in the inner loop.
+// With reassociate-reductions=false the reduction stays sequential.
+
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @row_max_and_scale(
+// CHECK-SAME: %[[A:[^:]+]]: tensor<4x1024xf32>, %[[S:[^:]+]]: tensor<4xf32>)
+// CHECK: scf.for %[[I:[^ ]+]] = %c0 to %c4 step %c1
+// CHECK: %[[P:.*]]:2 = scf.for %[[K:[^ ]+]] = %c0 to %c1024 step %c64 iter_args(%{{[^ ]+}} = %{{.*}}, %[[ACC:[^ ]+]] = %{{.*}}) -> (tensor<1x64xf32>, vector<1x64xf32>)
+// CHECK-NEXT: %[[X:.*]] = vector.transfer_read %[[A]][%[[I]], %[[K]]]{{.*}} vector<1x64xf32>
+// CHECK-NEXT: %[[M:.*]] = arith.maximumf %[[X]], %[[ACC]] : vector<1x64xf32>
+// CHECK-NEXT: scf.yield %{{.*}}, %[[M]]
+// CHECK: vector.reduction <maximumf>, %{{.*}}, %{{.*}} : vector<64xf32> into f32
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[D:.*]] = vector.transfer_read %[[S]]
+// CHECK-NEXT: %[[R:.*]] = arith.divf %cst{{.*}}, %[[D]] : vector<1x64xf32>
+// CHECK-NEXT: arith.mulf %{{.*}}, %[[R]] : vector<1x64xf32>
+
+// SEQ-LABEL: func.func @row_max_and_scale(
+// SEQ: linalg.generic
+// SEQ-SAME: iterator_types = ["parallel", "reduction"]
+// SEQ-NOT: vector.reduction
+// SEQ: return
+func.func @row_max_and_scale(%a: tensor<4x1024xf32>, %s: tensor<4xf32>) -> (tensor<4xf32>, tensor<4x1024xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  // expected-remark @below {{row reduction of 1024 iterations vectorized: one row at a time, in blocks of 64 lanes accumulated into 4 vector(s) of partial results kept in registers, merged once per row (floating-point sums reassociated)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<4x1024xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %m = arith.maximumf %x, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  %e2 = tensor.empty() : tensor<4x1024xf32>
+  %q = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>, affine_map<(i, k) -> (i, k)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %s : tensor<4x1024xf32>, tensor<4xf32>) outs(%e2 : tensor<4x1024xf32>) {
+  ^bb0(%x: f32, %d: f32, %o: f32):
+    %v = arith.divf %x, %d : f32
+    linalg.yield %v : f32
+  } -> tensor<4x1024xf32>
+  return %r, %q : tensor<4xf32>, tensor<4x1024xf32>
 }
 }

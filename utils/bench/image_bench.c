@@ -1,6 +1,8 @@
 /* tessel-image-bench: Tessel's CPU code on image pipelines (blur_x_blur_y,
  * unsharp mask, Harris corners) against Halide 14's autoschedulers, Tessel
- * without its fusion pass, plain C and a STREAM-like copy, in one process.
+ * without its fusion pass, plain C and a STREAM-like copy, in one process;
+ * and on the row reductions softmax and layernorm (memory-bound: no Halide
+ * generator, the bar is the copy's bandwidth).
  *
  *   tessel-image-bench [--only LIST] [--threads 1,2] [--reps N]
  *                      [--min-time S] [--budget S] [--gap-ms N]
@@ -94,7 +96,8 @@ typedef struct workload {
   size_t in_count, out_count;
   char shape[64];
   variant v[NUM_VARIANTS];
-  /* Data, while the workload runs. */
+  /* Data, while the workload runs; layernorm's gamma and beta are the start
+   * of scratch (image_plain's convention). */
   float *in, *scratch, *copy_src, *copy_dst;
   size_t copy_count;
   double *ref, ref_rms;
@@ -107,14 +110,25 @@ static workload catalog[] = {
      .mlir = "utils/bench/image/workloads/unsharp.mlir", .h = 2048, .w = 2048},
     {.name = "harris", .kind = IMAGE_HARRIS,
      .mlir = "utils/bench/image/workloads/harris.mlir", .h = 2048, .w = 2048},
+    {.name = "softmax", .kind = IMAGE_SOFTMAX,
+     .mlir = "utils/bench/image/workloads/softmax.mlir", .h = 4096, .w = 4096},
+    {.name = "layernorm", .kind = IMAGE_LAYERNORM,
+     .mlir = "utils/bench/image/workloads/layernorm.mlir", .h = 16384, .w = 1024},
 };
+
+static bool is_row_workload(const workload *w) {
+  return w->kind == IMAGE_SOFTMAX || w->kind == IMAGE_LAYERNORM;
+}
 #define NUM_WORKLOADS (sizeof catalog / sizeof catalog[0])
 
 static void init_workload(workload *w) {
   image_output_shape(w->kind, w->h, w->w, &w->oc, &w->oh, &w->ow);
-  w->in_count = (size_t)(3 * w->h * w->w);
+  w->in_count = (size_t)(image_input_planes(w->kind) * w->h * w->w);
   w->out_count = (size_t)(w->oc * w->oh * w->ow);
-  if (w->oc > 1)
+  if (is_row_workload(w))
+    snprintf(w->shape, sizeof w->shape, "%lldx%lld", (long long)w->h,
+             (long long)w->w);
+  else if (w->oc > 1)
     snprintf(w->shape, sizeof w->shape, "3x%lldx%lld->%lldx%lldx%lld",
              (long long)w->h, (long long)w->w, (long long)w->oc,
              (long long)w->oh, (long long)w->ow);
@@ -166,7 +180,8 @@ typedef struct options {
 static void usage(FILE *f) {
   fputs(
       "usage: tessel-image-bench [options]\n"
-      "  --only LIST         workloads: blur_x_blur_y, unsharp, harris (default: all)\n"
+      "  --only LIST         workloads: blur_x_blur_y, unsharp, harris, softmax,\n"
+      "                      layernorm (default: all)\n"
       "  --threads LIST      thread counts (default 1,2)\n"
       "  --reps N            timed repetitions, median reported (default 7)\n"
       "  --min-time S        per variant, the R repetitions take at least S seconds\n"
@@ -538,6 +553,11 @@ static void halide_init(const options *o) {
 static void load_halide_variant(const options *o, workload *w, int id) {
   variant *v = &w->v[id];
   const char *sched = kSchedulers[id - V_HALIDE_FIRST];
+  if (is_row_workload(w)) {
+    snprintf(v->note, sizeof v->note,
+             "no Halide generator for this workload (its bar is the copy)");
+    return;
+  }
   if (!halide.runtime_loaded) {
     snprintf(v->note, sizeof v->note, "no Halide: %s", halide.runtime);
     return;
@@ -586,6 +606,7 @@ static void load_halide_variant(const options *o, workload *w, int id) {
 typedef struct call_state {
   workload *w;
   tessel_memref_f32_3d tessel_in, tessel_out[2]; /* tessel, tessel-nofusion */
+  tessel_memref_f32_1d gamma, beta;              /* layernorm */
 #if TESSEL_IMAGE_BENCH_HAVE_HALIDE
   halide_dimension_t in_dims[3], out_dims[NUM_SCHEDULERS][3];
   halide_buffer_t in_buf, out_buf[NUM_SCHEDULERS];
@@ -599,7 +620,13 @@ static void call_state_init(call_state *cs, workload *w) {
   const int64_t out_shape3[3] = {w->oc, w->oh, w->ow};
   const int64_t out_shape2[2] = {w->oh, w->ow};
   const int out_rank = w->oc > 1 ? 3 : 2;
-  tessel_memref_init_identity(&cs->tessel_in, w->in, 3, in_shape);
+  const int in_rank = image_input_planes(w->kind) > 1 ? 3 : 2;
+  tessel_memref_init_identity(&cs->tessel_in, w->in, in_rank,
+                              in_rank == 3 ? in_shape : in_shape + 1);
+  if (w->kind == IMAGE_LAYERNORM) {
+    tessel_memref_init_identity(&cs->gamma, w->scratch, 1, &w->w);
+    tessel_memref_init_identity(&cs->beta, w->scratch + w->w, 1, &w->w);
+  }
   for (int i = 0; i < 2; ++i)
     tessel_memref_init_identity(&cs->tessel_out[i], w->v[V_TESSEL + i].out, out_rank,
                                 out_rank == 3 ? out_shape3 : out_shape2);
@@ -637,6 +664,12 @@ static int call_variant(call_state *cs, int id) {
   switch (id) {
   case V_TESSEL:
   case V_TESSEL_NOFUSION: {
+    if (w->kind == IMAGE_LAYERNORM) {
+      void (*fn)(void *, void *, void *, void *);
+      memcpy(&fn, &v->entry, sizeof fn);
+      fn(&cs->tessel_in, &cs->gamma, &cs->beta, &cs->tessel_out[id - V_TESSEL]);
+      return 0;
+    }
     void (*fn)(void *, void *);
     memcpy(&fn, &v->entry, sizeof fn);
     fn(&cs->tessel_in, &cs->tessel_out[id - V_TESSEL]);
@@ -945,7 +978,7 @@ static void print_table(FILE *f, row *const *rows, size_t n, const pipelines *pl
   }
   fprintf(f,
           "(ms: median per call; Mpix/s: output pixels (all channels of a pixel\n"
-          " counted once) per second; GB/s: (input + output bytes) / time, for copy\n"
+          " counted once; for softmax and layernorm, output elements) per second; GB/s: (input + output bytes) / time, for copy\n"
           " the bytes it reads and writes; ratio: the row's time / Tessel's time,\n"
           " i.e. Tessel Mpix/s / row Mpix/s, above 1 Tessel is faster; max err:\n"
           " max |a - e| / (|e| + rms(reference)); par: CPU time / wall time while\n"
@@ -979,6 +1012,18 @@ static size_t collect_bars(row *const *rows, size_t n, const pipelines *pl,
       }
     bar *b = &out[nb++];
     b->tessel = r;
+    if (is_row_workload(r->w)) {
+      /* The copy moves the same bytes: the time ratio is the bandwidth
+       * ratio. */
+      b->other = r + V_COPY;
+      b->what = "copy bandwidth";
+      b->target = 0.8;
+      b->ratio = ratio_vs(r, b->other);
+      b->status = isnan(b->ratio)          ? "n/a: no result"
+                  : b->ratio >= b->target ? "met"
+                                          : "not met";
+      continue;
+    }
     b->other = best;
     b->what = "best halide";
     b->target = 1.0;
@@ -1102,10 +1147,13 @@ static int prepare_data(workload *w) {
     if (id != V_COPY &&
         !(w->v[id].out = tessel_aligned_alloc(w->out_count, sizeof(float), 0)))
       return -1;
-  /* Pixel intensities in [0, 1). */
+  /* Pixel intensities in [0, 1); the row workloads' values (logits,
+   * activations) in [-4, 4). */
   tessel_fill_random_f32(w->in, w->in_count, 1);
   for (size_t i = 0; i < w->in_count; ++i)
-    w->in[i] = 0.5f * (w->in[i] + 1.0f);
+    w->in[i] = is_row_workload(w) ? 4.0f * w->in[i] : 0.5f * (w->in[i] + 1.0f);
+  if (w->kind == IMAGE_LAYERNORM)
+    image_layernorm_params(w->w, w->scratch, w->scratch + w->w);
   tessel_fill_random_f32(w->copy_src, w->copy_count, 2);
   if (image_reference(w->kind, w->in, w->h, w->w, w->ref) != 0)
     return -1;
@@ -1232,8 +1280,8 @@ int main(int argc, char **argv) {
   bar bars[32];
   size_t nb = collect_bars(order, nrows, &pl, bars, 32);
   printf("\nbars (Tessel Mpix/s over the other's; issue targets: >= 1.0x the best\n"
-         "Halide autoschedule on every workload, >= 3x Tessel without fusion on\n"
-         "blur_x_blur_y):\n");
+         "Halide autoschedule on every image pipeline, >= 3x Tessel without\n"
+         "fusion on blur_x_blur_y; softmax and layernorm: GB/s >= 0.8x the copy's):\n");
   for (size_t i = 0; i < nb; ++i) {
     char ra[32];
     bench_fmt_num(ra, sizeof ra, bars[i].ratio, "%.3fx");

@@ -173,6 +173,23 @@ static __attribute__((unused)) double *matmul_reference(const float *a, const fl
   return ref;
 }
 
+/* Row softmax of x[m][n] in double (max subtracted first). */
+static __attribute__((unused)) double *softmax_reference(const float *x, int64_t m,
+                                                         int64_t n) {
+  double *ref = alloc_f64((size_t)(m * n));
+  for (int64_t i = 0; i < m; ++i) {
+    double mx = -INFINITY, sum = 0.0;
+    for (int64_t j = 0; j < n; ++j)
+      if ((double)x[i * n + j] > mx)
+        mx = (double)x[i * n + j];
+    for (int64_t j = 0; j < n; ++j)
+      sum += exp((double)x[i * n + j] - mx);
+    for (int64_t j = 0; j < n; ++j)
+      ref[i * n + j] = exp((double)x[i * n + j] - mx) / sum;
+  }
+  return ref;
+}
+
 static __attribute__((unused)) int harness_finish(void) {
   if (g_failures) {
     printf("FAIL: %d of %d checks failed\n", g_failures, g_checks);

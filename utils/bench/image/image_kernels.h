@@ -42,12 +42,30 @@ extern "C" {
 typedef enum image_kind {
   IMAGE_BLUR_X_BLUR_Y,
   IMAGE_UNSHARP,
-  IMAGE_HARRIS
+  IMAGE_HARRIS,
+  /* Row workloads (memory-bound reductions along rows; one h x w plane in,
+   * one out; their MLIR is utils/bench/image/workloads/{softmax,layernorm}.mlir):
+   * softmax: y[i][j] = exp(x[i][j] - max_j x[i]) / sum_j exp(x[i][j] - max_j x[i]).
+   * layernorm: y = (x - mean) / sqrt(var + IMAGE_LAYERNORM_EPS) * gamma[j] +
+   * beta[j], mean and (biased) var over each row; gamma and beta from
+   * image_layernorm_params. */
+  IMAGE_SOFTMAX,
+  IMAGE_LAYERNORM
 } image_kind;
 
-/* Output channels (1 for harris), rows and columns for an h x w input. */
+#define IMAGE_LAYERNORM_EPS 1e-5f
+
+/* Input planes: 3 (RGB) for the image pipelines, 1 for the row workloads. */
+int image_input_planes(image_kind kind);
+
+/* Output channels (1 for harris and the row workloads), rows and columns
+ * for an h x w input. */
 void image_output_shape(image_kind kind, int64_t h, int64_t w,
                         int64_t *channels, int64_t *rows, int64_t *cols);
+
+/* layernorm's scale and shift over w columns, the same on every call:
+ * gamma[j] in [0.5, 1.5), beta[j] in [-0.25, 0.25). */
+void image_layernorm_params(int64_t w, float *gamma, float *beta);
 
 /* Double-precision references (every intermediate in double). `out` holds
  * the whole output. Uses OpenMP over rows when compiled with it. Returns 0,
@@ -59,7 +77,9 @@ int image_reference(image_kind kind, const float *in, int64_t h, int64_t w,
  * loop nest per stage, each intermediate in a full-size float buffer
  * (`scratch`, image_plain_scratch_floats() floats, allocated by the caller
  * so that its allocation is not timed). Rows are split over the current
- * OpenMP thread count (omp_set_num_threads). */
+ * OpenMP thread count (omp_set_num_threads). For layernorm, scratch starts
+ * with gamma[w] and beta[w] (image_layernorm_params, filled by the
+ * caller). */
 size_t image_plain_scratch_floats(image_kind kind, int64_t h, int64_t w);
 void image_plain(image_kind kind, const float *in, int64_t h, int64_t w,
                  float *scratch, float *out);

@@ -8,6 +8,7 @@
  * written). */
 #include "image_kernels.h"
 
+#include <math.h>
 #include <omp.h>
 
 static const float kBinomial[5] = IMAGE_BINOMIAL_5;
@@ -157,6 +158,69 @@ static void harris(const float *restrict in, int64_t h, int64_t w,
   }
 }
 
+/* softmax, one stage per loop nest: row maxima, exp into a full-size
+ * buffer, row sums, division. */
+static void softmax(const float *restrict in, int64_t h, int64_t w,
+                    float *restrict scratch, float *restrict out) {
+  float *restrict e = scratch, *restrict m = scratch + h * w,
+                  *restrict s = m + h;
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < h; ++i) {
+    float v = -INFINITY;
+    for (int64_t j = 0; j < w; ++j)
+      v = fmaxf(v, in[i * w + j]);
+    m[i] = v;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < h; ++i)
+    for (int64_t j = 0; j < w; ++j)
+      e[i * w + j] = expf(in[i * w + j] - m[i]);
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < h; ++i) {
+    float v = 0.0f;
+    for (int64_t j = 0; j < w; ++j)
+      v += e[i * w + j];
+    s[i] = v;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < h; ++i)
+    for (int64_t j = 0; j < w; ++j)
+      out[i * w + j] = e[i * w + j] / s[i];
+}
+
+/* layernorm, one stage per loop nest: row means, centred values into a
+ * full-size buffer, row variances, normalization. */
+static void layernorm(const float *restrict in, int64_t h, int64_t w,
+                      float *restrict scratch, float *restrict out) {
+  const float *restrict gamma = scratch, *restrict beta = scratch + w;
+  float *restrict xc = scratch + 2 * w, *restrict mean = xc + h * w,
+                  *restrict var = mean + h;
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < h; ++i) {
+    float v = 0.0f;
+    for (int64_t j = 0; j < w; ++j)
+      v += in[i * w + j];
+    mean[i] = v / (float)w;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < h; ++i)
+    for (int64_t j = 0; j < w; ++j)
+      xc[i * w + j] = in[i * w + j] - mean[i];
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < h; ++i) {
+    float v = 0.0f;
+    for (int64_t j = 0; j < w; ++j)
+      v += xc[i * w + j] * xc[i * w + j];
+    var[i] = v / (float)w;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < h; ++i) {
+    const float inv = 1.0f / sqrtf(var[i] + IMAGE_LAYERNORM_EPS);
+    for (int64_t j = 0; j < w; ++j)
+      out[i * w + j] = xc[i * w + j] * inv * gamma[j] + beta[j];
+  }
+}
+
 size_t image_plain_scratch_floats(image_kind kind, int64_t h, int64_t w) {
   switch (kind) {
   case IMAGE_BLUR_X_BLUR_Y:
@@ -165,6 +229,10 @@ size_t image_plain_scratch_floats(image_kind kind, int64_t h, int64_t w) {
     return (size_t)(h * w + (h - 4) * w + 3 * (h - 4) * (w - 4));
   case IMAGE_HARRIS:
     return (size_t)(h * w + 5 * (h - 2) * (w - 2) + 3 * (h - 4) * (w - 4));
+  case IMAGE_SOFTMAX:
+    return (size_t)(h * w + 2 * h);
+  case IMAGE_LAYERNORM:
+    return (size_t)(2 * w + h * w + 2 * h);
   }
   return 0;
 }
@@ -180,6 +248,12 @@ void image_plain(image_kind kind, const float *in, int64_t h, int64_t w,
     break;
   case IMAGE_HARRIS:
     harris(in, h, w, scratch, out);
+    break;
+  case IMAGE_SOFTMAX:
+    softmax(in, h, w, scratch, out);
+    break;
+  case IMAGE_LAYERNORM:
+    layernorm(in, h, w, scratch, out);
     break;
   }
 }

@@ -7,6 +7,8 @@
  * test). */
 #include "image_kernels.h"
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #ifdef _OPENMP
@@ -18,11 +20,72 @@
 static const float kBinomial[5] = IMAGE_BINOMIAL_5;
 static const float kGaussian[5] = IMAGE_GAUSSIAN_5;
 
+static bool is_row_workload(image_kind kind) {
+  return kind == IMAGE_SOFTMAX || kind == IMAGE_LAYERNORM;
+}
+
+int image_input_planes(image_kind kind) { return is_row_workload(kind) ? 1 : 3; }
+
 void image_output_shape(image_kind kind, int64_t h, int64_t w,
                         int64_t *channels, int64_t *rows, int64_t *cols) {
-  *channels = kind == IMAGE_HARRIS ? 1 : 3;
-  *rows = h - 4;
-  *cols = w - 4;
+  const bool rowwise = is_row_workload(kind);
+  *channels = kind == IMAGE_HARRIS || rowwise ? 1 : 3;
+  *rows = rowwise ? h : h - 4;
+  *cols = rowwise ? w : w - 4;
+}
+
+void image_layernorm_params(int64_t w, float *gamma, float *beta) {
+  /* A fixed linear congruential sequence: no libm, same on every run. */
+  uint32_t state = 12345u;
+  for (int64_t j = 0; j < w; ++j) {
+    state = state * 1664525u + 1013904223u;
+    gamma[j] = 0.5f + (float)(state >> 8) / 16777216.0f;
+    state = state * 1664525u + 1013904223u;
+    beta[j] = -0.25f + 0.5f * ((float)(state >> 8) / 16777216.0f);
+  }
+}
+
+static int softmax_reference(const float *in, int64_t h, int64_t w,
+                             double *out) {
+  PARALLEL_FOR
+  for (int64_t i = 0; i < h; ++i) {
+    const float *x = in + i * w;
+    double *y = out + i * w;
+    double m = x[0], s = 0.0;
+    for (int64_t j = 1; j < w; ++j)
+      m = x[j] > m ? x[j] : m;
+    for (int64_t j = 0; j < w; ++j)
+      s += y[j] = exp((double)x[j] - m);
+    for (int64_t j = 0; j < w; ++j)
+      y[j] /= s;
+  }
+  return 0;
+}
+
+static int layernorm_reference(const float *in, int64_t h, int64_t w,
+                               double *out) {
+  float *gamma = malloc((size_t)(2 * w) * sizeof(float));
+  if (!gamma)
+    return -1;
+  float *beta = gamma + w;
+  image_layernorm_params(w, gamma, beta);
+  PARALLEL_FOR
+  for (int64_t i = 0; i < h; ++i) {
+    const float *x = in + i * w;
+    double *y = out + i * w;
+    double mean = 0.0, var = 0.0;
+    for (int64_t j = 0; j < w; ++j)
+      mean += x[j];
+    mean /= (double)w;
+    for (int64_t j = 0; j < w; ++j)
+      var += ((double)x[j] - mean) * ((double)x[j] - mean);
+    var /= (double)w;
+    const double inv = 1.0 / sqrt(var + (double)IMAGE_LAYERNORM_EPS);
+    for (int64_t j = 0; j < w; ++j)
+      y[j] = ((double)x[j] - mean) * inv * gamma[j] + beta[j];
+  }
+  free(gamma);
+  return 0;
 }
 
 /* gray = 0.299 r + 0.587 g + 0.114 b, h x w. */
@@ -180,6 +243,10 @@ int image_reference(image_kind kind, const float *in, int64_t h, int64_t w,
     return unsharp_reference(in, h, w, out);
   case IMAGE_HARRIS:
     return harris_reference(in, h, w, out);
+  case IMAGE_SOFTMAX:
+    return softmax_reference(in, h, w, out);
+  case IMAGE_LAYERNORM:
+    return layernorm_reference(in, h, w, out);
   }
   return -1;
 }

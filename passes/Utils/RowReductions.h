@@ -1,0 +1,59 @@
+//===- RowReductions.h - Long innermost reductions as vector partial sums -*- C++ -*-===//
+//
+// A reduction along the innermost loop (softmax's row max and row sum,
+// layernorm's mean and variance) run as written is one scalar chain per
+// row: each step waits for the previous one (a few cycles of latency per
+// element) and nothing is vectorized. Reassociated, it is a vector of
+// partial results accumulated elementwise block by block (u vectors wide,
+// so u independent chains hide the latency) and merged once per row: the
+// row streams through at the speed of its loads. Floating-point sums are
+// reassociated by this (the partial sums add up in another order than the
+// sequential loop's); max and min are not affected.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_PASSES_UTILS_ROWREDUCTIONS_H
+#define TESSEL_PASSES_UTILS_ROWREDUCTIONS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <string>
+
+namespace mlir::tessel {
+
+/// What splitRowReduction made of an op.
+struct RowReductionSplit {
+  /// Elementwise accumulation of one block of the row into the partial
+  /// results (all loops parallel, static shape [1, ..., 1, block]).
+  linalg::LinalgOp accumulate;
+  /// The fill of the partial results with the combiner's neutral element.
+  linalg::LinalgOp initialize;
+  /// The reduction of the partial results to the row's result.
+  linalg::LinalgOp merge;
+  /// The loop over the row's blocks, carrying the partial results.
+  scf::ForOp blockLoop;
+  /// Lanes per block (a multiple of the vector width).
+  int64_t block = 0;
+};
+
+/// Why `op` is not a long innermost reduction that splitRowReduction
+/// takes, or empty: one result, one reduction loop, the innermost, with a
+/// static extent longer than `minExtent` that `lanes` divides; accesses
+/// that are projected permutations.
+std::string rowReductionUnsupportedReason(linalg::LinalgOp op, int64_t lanes,
+                                          int64_t minExtent);
+
+/// Rewrites `op` (checked with rowReductionUnsupportedReason) into loops
+/// over its parallel iterations, one row at a time, each reducing its row
+/// in blocks of up to `maxVectors` vectors of `lanes` (the largest such
+/// block that divides the row) into partial results, merged at the end of
+/// the row (upstream scf::tileReductionUsingScf).
+FailureOr<RowReductionSplit> splitRowReduction(RewriterBase &rewriter,
+                                               linalg::LinalgOp op,
+                                               int64_t lanes,
+                                               int64_t maxVectors);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_PASSES_UTILS_ROWREDUCTIONS_H
