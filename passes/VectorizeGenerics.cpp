@@ -112,6 +112,8 @@ static void contractMultiplyAdds(RewriterBase &rewriter, linalg::LinalgOp op) {
 /// differ from the division's by an ulp.
 static void multiplyByRowReciprocals(RewriterBase &rewriter,
                                      linalg::GenericOp op) {
+  if (op.getNumLoops() == 0)
+    return;
   unsigned innermost = op.getNumLoops() - 1;
   auto isRowInvariant = [&](Value v) {
     auto arg = dyn_cast<BlockArgument>(v);
