@@ -515,6 +515,66 @@ def FuseProducersPass
   ];
 }
 
+def FuseAttentionPass
+    : Pass<"tessel-fuse-attention", "::mlir::func::FuncOp"> {
+  let summary = "Fuse softmax(Q K^T s) V into one online-softmax kernel";
+  let description = [{
+    Cross-reduction fusion of scaled dot-product attention. Recognizes the
+    chain the frontends (and linalg.softmax's decomposition) emit: a
+    `linalg.matmul` / `batch_matmul` of Q and K^T, an optional scale by a
+    constant, a softmax over the last dimension as generics (row max,
+    exp(x - max), row sum, division) and a product with V
+    (`passes/Analysis/AttentionMatch`), and replaces it with one kernel in
+    the online-softmax form (`passes/Utils/AttentionKernel`): an
+    `scf.forall` over (batch, block of query rows), and inside it a loop
+    over blocks of keys that computes a Br x Bc block of scores in register
+    tiles, updates the running row max and sum, rescales the output
+    accumulator by exp(old max - new max) and adds P V in register tiles.
+    Neither the S x S scores nor the probabilities are ever materialized:
+    the largest intermediate is the Br x Bc score block, sized for L1 by
+    `passes/CostModel/AttentionTiling` from the target description, which
+    also sizes the register tiles and the block of keys. K^T is read as the
+    product's operand (the frontends' transpose of K stays, an O(S D) copy).
+
+    A remark gives the sizes and the S x S bytes not materialized. A chain
+    that cannot be fused (intermediates used elsewhere, an additive mask,
+    shapes off the vector length) gets a remark saying why and is left to
+    the other passes.
+
+    ```mlir
+    %s = linalg.batch_matmul ins(%q, %kt ...)       // 8x2048x2048
+    %x = linalg.generic {mulf %s, 0.125}
+    %m = linalg.generic {maxnumf, reduction}        // row max
+    %e = linalg.generic {exp(%x - %m)}
+    %l = linalg.generic {addf, reduction}           // row sum
+    %p = linalg.generic {divf %e, %l}
+    %o = linalg.batch_matmul ins(%p, %v ...)
+    // becomes
+    %o = scf.forall (%b, %i) in (8, 64) shared_outs(%out = ...) {
+      %r:5 = scf.for %k = 0 to 2048 step 128 iter_args(...) {
+        // 32x128 scores: 8x32 register tiles, vector.fma over d
+        // per row: running max/sum, exp in place, rescale factor
+        // 32x64 output accumulator += P V: 4x64 register tiles
+      }
+      // divide by the running sum, insert the 32x64 block
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"blockRows", "block-rows", "int64_t", "0",
+           "Query rows per parallel iteration instead of the model's (0: the "
+           "model's; must divide the query count and the register tiles)">,
+    Option<"blockCols", "block-cols", "int64_t", "0",
+           "Keys per step instead of the model's (0: the model's; must divide "
+           "the key count and be a multiple of the score tile)">
+  ];
+}
+
 def VectorizeGenericsPass
     : Pass<"tessel-vectorize-generics", "::mlir::func::FuncOp"> {
   let summary = "Vectorize elementwise, fill and stencil linalg ops in register blocks";

@@ -1,5 +1,6 @@
 """PyTorch through TorchDynamo: the reference examples, models, the compile
 cache and unsupported ops, compared with eager."""
+import math
 import warnings
 
 import pytest
@@ -133,3 +134,21 @@ def test_debug_dumps_every_stage(tmp_path):
     assert "input.mlir" in names and "command.txt" in names
     assert any(n.endswith("tessel-fuse-producers.mlir") for n in names)
     assert (stage_dir / "command.txt").read_text().startswith("tessel-compile ")
+
+
+def test_attention_fuses_into_one_online_softmax_kernel(tmp_path):
+    # softmax(q k^T / sqrt(d)) v over 2 x 4 heads: the frontend folds batch
+    # and heads for the products and keeps a 4-D softmax in between;
+    # tessel-fuse-attention takes the whole chain, so no 256 x 256 score
+    # tensor exists after it.
+    def attention(q, k, v):
+        s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        return torch.softmax(s, dim=-1) @ v
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(2, 4, 256, 64) for _ in range(3))
+    f = tessel.jit_torch(attention, compile_options={"debug": str(tmp_path), "cache": False})
+    close(f(q, k, v), F.scaled_dot_product_attention(q, k, v), tol=1e-4)
+    (stage_dir,) = [d for d in tmp_path.iterdir() if d.is_dir()]
+    (fused,) = [p for p in stage_dir.iterdir() if p.name.endswith("tessel-fuse-attention.mlir")]
+    text = fused.read_text()
+    assert "scf.forall" in text and "x256x256xf32>" not in text
