@@ -1,6 +1,10 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-fuse-attention))' | FileCheck %s
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-fuse-attention{block-rows=16 block-cols=64}))' 2>/dev/null | FileCheck %s --check-prefix=GIVEN
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-fuse-attention),canonicalize,eliminate-empty-tensors,one-shot-bufferize{bufferize-function-boundaries})' 2>/dev/null | FileCheck %s --check-prefix=BUF
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-fuse-attention{block-rows=12}))' 2>&1 >/dev/null | FileCheck %s --check-prefix=BAD
+
+// An override that does not fit the shape leaves the chain alone, saying why.
+// BAD: remark: attention not fused: block-rows=12 must divide 128 query rows and be a multiple of the 8- and 4-row register tiles
 
 // Batched attention as linalg.softmax decomposes (row max from NaN with
 // maxnumf), scaled by a 0-d constant: one scf.forall over (head, block of
