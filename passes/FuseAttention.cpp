@@ -17,7 +17,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -30,26 +30,6 @@ namespace mlir::tessel {
 
 using namespace mlir;
 using namespace mlir::tessel;
-
-/// Erases `root` and then every side-effect-free producer that only it (or
-/// another erased op) used: the matched chain, its fills and empties.
-static void eraseDeadChain(RewriterBase &rewriter, Operation *root) {
-  SmallVector<Operation *> worklist{root};
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    if (!op->use_empty())
-      continue;
-    SmallVector<Operation *> producers;
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        producers.push_back(def);
-    rewriter.eraseOp(op);
-    for (Operation *def : producers)
-      if (def->use_empty() && isMemoryEffectFree(def) &&
-          !llvm::is_contained(worklist, def))
-        worklist.push_back(def);
-  }
-}
 
 /// Applies the block-rows / block-cols overrides; why not when they do not
 /// fit the shapes and the tiles.
@@ -127,7 +107,11 @@ struct FuseAttentionPass
           << " KiB) per parallel iteration; " << tiling.rationale;
       Value fused = buildOnlineSoftmaxAttention(rewriter, match, tiling);
       rewriter.replaceAllUsesWith(output->getResult(0), fused);
-      eraseDeadChain(rewriter, output);
+      // The chain, its fills and empties are dead now (as in
+      // tessel-fuse-producers: upstream's region simplification removes them).
+      Region *body = output->getParentRegion();
+      rewriter.eraseOp(output);
+      (void)simplifyRegions(rewriter, MutableArrayRef<Region>(*body));
     }
   }
 };

@@ -6,8 +6,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
-#include "llvm/ADT/SetVector.h"
-
 #include <cmath>
 
 using namespace mlir;
