@@ -671,6 +671,86 @@ def PromoteBuffersToStackPass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def PrefetchNextTilePass
+    : Pass<"tessel-prefetch-next-tile", "::mlir::func::FuncOp"> {
+  let summary = "Prefetch the next tile's input during a compute-only nest";
+  let description = [{
+    In a tile of a parallel loop (`scf.parallel` on buffers) that reads an
+    input larger than the last-level cache in several loop nests, the first
+    nest fetches the tile's lines from memory and the later ones find them
+    in cache: memory idles while they compute. This pass picks, among the
+    later nests that re-read the input and write no output, the one with
+    the most vector arithmetic, and puts before each of its reads of the
+    input one `memref.prefetch` (to L2) per cache line of the address the
+    same read has in the next iteration of the parallel loop (the induction
+    variable advanced by one step, clamped to the last iteration). Reads
+    must cover whole lines at line-aligned offsets, and two tiles of the
+    input must fit in half of L2; otherwise a remark says why and nothing
+    changes.
+
+    ```mlir
+    scf.parallel (%t) = (%c0) to (%c4096) step (%c8) {
+      ... row max: reads %x[%t + %r, %j] from memory ...
+      scf.for %r ... { scf.for %j ... step %c64 {
+        %v = vector.transfer_read %x[%t + %r, %j] ...   // exp(x - max)
+      } }
+    // becomes, in the second nest
+      %next = arith.select (%t + 8 < 4096), %t + 8, %t
+        memref.prefetch %x[%next + %r, %j], read, locality<2>, data
+        memref.prefetch %x[%next + %r, %j + 16], read, locality<2>, data
+        ... (one per 64-byte line of the vector<64xf32>)
+        %v = vector.transfer_read %x[%t + %r, %j] ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def StreamStoresPass : Pass<"tessel-stream-stores", "::mlir::func::FuncOp"> {
+  let summary = "Write large write-only outputs with non-temporal stores";
+  let description = [{
+    A function argument larger than the target's last-level cache that the
+    function only writes (vector.transfer_write through subviews, nothing
+    else) will not be read from the cache: regular stores would fetch every
+    line before overwriting it (read-for-ownership) and evict useful data.
+    Its writes become non-temporal `vector.store`s when each writes whole
+    cache lines at offsets the pass can prove are multiples of the line
+    (`offsetFromBase` over the loop bounds and steps). The buffer's own
+    alignment is a run-time fact, so the loop nest holding the writes (its
+    outermost `scf.for` below the parallel loop) is versioned on it, and the
+    streaming version ends with an `sfence`. x86 targets only. Every output
+    over the threshold that is not streamed gets a remark saying why.
+
+    ```mlir
+    scf.for %j = %c0 to %c4096 step %c64 {
+      vector.transfer_write %v, %out[%i, %j] {in_bounds = [true]}
+          : vector<64xf32>, memref<4096x4096xf32>
+    }
+    // becomes
+    %p = memref.extract_aligned_pointer_as_index %out
+    %aligned = arith.cmpi eq, (%p mod 64), 0
+    scf.if %aligned {
+      scf.for %j = %c0 to %c4096 step %c64 {
+        vector.store %v, %out[%i, %j] {alignment = 64, nontemporal = true}
+      }
+      llvm.call_intrinsic "llvm.x86.sse.sfence"()
+    } else {
+      scf.for ... { vector.transfer_write ... }   // unchanged
+    }
+    ```
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"0",
+           "Outputs of at most this many bytes keep cached stores "
+           "(0: the target's last-level cache)">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def HoistThreadBuffersPass
     : Pass<"tessel-hoist-thread-buffers", "::mlir::func::FuncOp"> {
   let summary = "Take static per-iteration stack buffers once per OpenMP thread";
@@ -678,9 +758,11 @@ def HoistThreadBuffersPass
     A static `memref.alloca` inside an `omp.wsloop` (the tile buffers of
     fused nests, promoted to the stack) lives for one iteration; moving it
     to the start of the enclosing `omp.parallel` region gives each thread
-    one buffer that all its iterations reuse. The iteration's
-    `memref.alloca_scope` is left empty of allocas, so canonicalization
-    inlines it. Allocas with dynamic sizes stay where they are.
+    one buffer that all its iterations reuse. An iteration's
+    `memref.alloca_scope` left without allocas is inlined, also when it
+    holds ops of unknown memory effects (upstream's canonicalization keeps
+    such a scope). Allocas with dynamic sizes stay where they are, and so
+    does their scope.
 
     ```mlir
     omp.parallel {
@@ -692,7 +774,7 @@ def HoistThreadBuffersPass
     omp.parallel {
       %t = memref.alloca() : memref<1x260x256xf32>
       omp.wsloop { omp.loop_nest (%i) ... {
-        memref.alloca_scope { ... }
+        ...
     ```
   }];
   let dependentDialects = ["::mlir::omp::OpenMPDialect",

@@ -192,14 +192,18 @@ static __attribute__((unused)) double *softmax_reference(const float *x, int64_t
 
 /* Runs `softmax` (an entry point taking x[m][n] and writing y[m][n]) on
  * values in [-8, 8) with one row whose naive exp would overflow, and
- * checks it against softmax_reference. */
-static __attribute__((unused)) void check_softmax(
+ * checks it against softmax_reference. The output starts `out_offset`
+ * floats into its allocation (a misaligned buffer for a nonzero offset:
+ * code that streams its stores must fall back to regular ones). */
+static __attribute__((unused)) void check_softmax_at(
     const char *shape, int64_t m, int64_t n, uint64_t seed,
-    void (*softmax)(tessel_memref_f32_2d *, tessel_memref_f32_2d *)) {
+    void (*softmax)(tessel_memref_f32_2d *, tessel_memref_f32_2d *),
+    size_t out_offset) {
   const size_t count = (size_t)(m * n);
   float *x = random_f32(count, seed, -8.0f, 8.0f);
   x[3] = 80.0f;
-  float *y = alloc_f32(count);
+  float *y_alloc = alloc_f32(count + out_offset);
+  float *y = y_alloc + out_offset;
   poison_f32(y, count);
   double *ref = softmax_reference(x, m, n);
   tessel_memref_f32_2d dx, dy;
@@ -207,7 +211,13 @@ static __attribute__((unused)) void check_softmax(
   tessel_memref_f32_init_2d(&dy, y, m, n);
   softmax(&dx, &dy);
   check_f32("softmax", shape, y, ref, count, 2e-5, 1e-9);
-  harness_free(x); harness_free(y); harness_free(ref);
+  harness_free(x); harness_free(y_alloc); harness_free(ref);
+}
+
+static __attribute__((unused)) void check_softmax(
+    const char *shape, int64_t m, int64_t n, uint64_t seed,
+    void (*softmax)(tessel_memref_f32_2d *, tessel_memref_f32_2d *)) {
+  check_softmax_at(shape, m, n, seed, softmax, 0);
 }
 
 static __attribute__((unused)) int harness_finish(void) {

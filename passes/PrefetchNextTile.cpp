@@ -1,0 +1,299 @@
+//===- PrefetchNextTile.cpp - Software prefetch of the next tile's input --===//
+//
+// A fused tile of a row reduction (softmax, layernorm) reads its rows of the
+// input from memory in its first loop nest and then computes on them from
+// L2 (exponentials, centring, sums) in the nests after it: memory is busy
+// in the first nest and idle in the others. Prefetching, during a later
+// nest that re-reads the same input, the lines the next tile will read
+// keeps memory busy while the core computes, and the next tile's first
+// nest then hits L2.
+//
+// The prefetched addresses are the re-reading nest's own, with the parallel
+// loop's induction variable advanced by one step: each iteration touches
+// the lines the same iteration of the next tile will read. OpenMP's static
+// schedule gives each thread a contiguous range of iterations, so the next
+// tile is usually the thread's own next one; at the end of a range it
+// belongs to the neighbour, which only costs a useless prefetch.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "dialects/Tessel/TesselDialect.h"
+#include "passes/Analysis/Divisibility.h"
+#include "passes/Utils/Remarks.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+
+#define DEBUG_TYPE "tessel-prefetch-next-tile"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_PREFETCHNEXTTILEPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+
+/// The op of the parallel loop's body that contains `op` (its loop nest).
+Operation *nestOf(Operation *op, Block *body) {
+  while (op && op->getBlock() != body)
+    op = op->getParentOp();
+  return op;
+}
+
+/// How much arithmetic a nest does per element it reads: vector arithmetic
+/// ops (math, arith, fma) in its loops, a proxy for the time the core
+/// spends without touching memory.
+int64_t arithmeticOps(Operation *nest) {
+  int64_t count = 0;
+  nest->walk([&](Operation *op) {
+    Dialect *dialect = op->getDialect();
+    if (!dialect || op->getNumResults() != 1 ||
+        !isa<VectorType>(op->getResult(0).getType()))
+      return;
+    StringRef ns = dialect->getNamespace();
+    if (ns == "arith" || ns == "math")
+      ++count;
+  });
+  return count;
+}
+
+/// Whether `nest` writes a buffer defined outside `parallel` (an output):
+/// such a nest keeps memory busy itself.
+bool writesOutside(Operation *nest, scf::ParallelOp parallel) {
+  return nest
+      ->walk([&](Operation *op) {
+        auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+        if (!effects)
+          return WalkResult::advance();
+        SmallVector<MemoryEffects::EffectInstance> instances;
+        effects.getEffects(instances);
+        for (auto &effect : instances) {
+          if (!isa<MemoryEffects::Write>(effect.getEffect()))
+            continue;
+          Value written = effect.getValue();
+          if (!written ||
+              !parallel.getRegion().isAncestor(written.getParentRegion()))
+            return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Clones into `b` the pure computation of `value` with the parallel loop's
+/// induction variable replaced (`mapping` maps it to the next one). Values
+/// that do not depend on it are used as they are.
+FailureOr<Value> remapAddress(OpBuilder &b, Value value, IRMapping &mapping,
+                              scf::ParallelOp parallel) {
+  if (Value mapped = mapping.lookupOrNull(value))
+    return mapped;
+  Operation *def = value.getDefiningOp();
+  if (!def || !parallel->isProperAncestor(def))
+    return value;
+  if (!isPure(def) || def->getNumRegions() != 0)
+    return failure();
+  bool dependsOnIV = false;
+  for (Value operand : def->getOperands()) {
+    FailureOr<Value> remapped = remapAddress(b, operand, mapping, parallel);
+    if (failed(remapped))
+      return failure();
+    dependsOnIV |= *remapped != operand;
+  }
+  if (!dependsOnIV)
+    return value;
+  Operation *clone = b.clone(*def, mapping);
+  return clone->getResult(cast<OpResult>(value).getResultNumber());
+}
+
+struct PrefetchNextTilePass
+    : public tessel::impl::PrefetchNextTilePassBase<PrefetchNextTilePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    TargetAttr target = TargetAttr::lookup(func);
+    if (!target || !target.isCPU())
+      return;
+    SmallVector<scf::ParallelOp> loops;
+    func.walk([&](scf::ParallelOp loop) {
+      if (!loop->getParentOfType<scf::ParallelOp>())
+        loops.push_back(loop);
+    });
+    for (scf::ParallelOp loop : loops)
+      prefetchInto(loop, target);
+  }
+
+  void prefetchInto(scf::ParallelOp parallel, TargetAttr target) {
+    int64_t line = target.getCacheLine() > 0 ? target.getCacheLine() : 64;
+    int64_t threshold = target.getL3();
+    Block *body = parallel.getBody();
+
+    // Inputs read in the tile: buffers from outside the loop, by nest.
+    llvm::MapVector<Value, llvm::MapVector<Operation *,
+                                           SmallVector<vector::TransferReadOp>>>
+        readers;
+    parallel.walk([&](vector::TransferReadOp read) {
+      std::optional<BaseOffset> offset =
+          offsetFromBase(read.getBase(), read.getIndices());
+      if (!offset ||
+          parallel.getRegion().isAncestor(offset->base.getParentRegion()))
+        return;
+      readers[offset->base][nestOf(read, body)].push_back(read);
+    });
+
+    for (auto &[input, nests] : readers) {
+      std::optional<int64_t> size = staticSizeInBytes(input.getType());
+      // An input the last-level cache holds is not read from memory.
+      if (!size || threshold <= 0 || *size <= threshold)
+        continue;
+      int64_t bytes = *size;
+      // Read by one nest only: that nest is the memory phase itself.
+      if (nests.size() < 2)
+        continue;
+      // The nest to prefetch in: one that re-reads the input (not the
+      // first, which is what reads it from memory), writes no output, and
+      // does the most arithmetic.
+      Operation *chosen = nullptr;
+      int64_t chosenOps = -1;
+      for (auto &[nest, reads] : llvm::drop_begin(nests)) {
+        if (writesOutside(nest, parallel))
+          continue;
+        int64_t ops = arithmeticOps(nest);
+        if (ops > chosenOps) {
+          chosen = nest;
+          chosenOps = ops;
+        }
+      }
+      auto arg = dyn_cast<BlockArgument>(input);
+      std::string what =
+          (arg ? "input #" + std::to_string(arg.getArgNumber()) : "a buffer") +
+          " (" + formatBytes(bytes) + ")";
+      if (!chosen) {
+        parallel->emitRemark()
+            << "next tile of " << what
+            << " not prefetched: every nest that re-reads it also writes an "
+               "output";
+        continue;
+      }
+      int64_t tileBytes = 0;
+      std::string why;
+      SmallVector<vector::TransferReadOp> &reads = nests[chosen];
+      for (vector::TransferReadOp read : reads) {
+        why = whyNotPrefetchable(read, line);
+        if (!why.empty())
+          break;
+        tileBytes += readBytesPerTile(read, parallel);
+      }
+      if (why.empty() && 2 * tileBytes > target.getL2() / 2)
+        why = "two tiles of it (" + std::to_string(2 * tileBytes) +
+              " B) would take more than half of L2";
+      if (!why.empty()) {
+        chosen->emitRemark() << "next tile of " << what
+                             << " not prefetched: " << why;
+        continue;
+      }
+      int64_t lines = 0;
+      for (vector::TransferReadOp read : reads)
+        lines += insertPrefetches(read, parallel, line);
+      if (lines == 0)
+        continue;
+      chosen->emitRemark()
+          << "prefetching the next tile of " << what.substr(0, what.size() - 1)
+          << "; " << formatBytes(tileBytes) << " per tile) into L2 during this nest, which re-reads it "
+             "with "
+          << chosenOps
+          << " vector arithmetic ops and no output stores: " << lines
+          << " line prefetch(es) per iteration";
+    }
+  }
+
+  /// Why `read`'s lines cannot be prefetched one prefetch per line.
+  static std::string whyNotPrefetchable(vector::TransferReadOp read,
+                                        int64_t line) {
+    VectorType vectorType = read.getVectorType();
+    if (read.getMask() || !read.getPermutationMap().isMinorIdentity())
+      return "a read is masked or permuted";
+    if (llvm::any_of(vectorType.getShape().drop_back(),
+                     [](int64_t size) { return size != 1; }))
+      return "a read spans more than one row";
+    int64_t elementBytes = vectorType.getElementTypeBitWidth() / 8;
+    int64_t bytes = vectorType.getShape().back() * elementBytes;
+    if (elementBytes == 0 || bytes % line != 0)
+      return "a read covers part of a cache line";
+    auto memrefType = cast<MemRefType>(read.getBase().getType());
+    if (!memrefType.isLastDimUnitStride())
+      return "a read is not contiguous";
+    std::optional<BaseOffset> offset =
+        offsetFromBase(read.getBase(), read.getIndices());
+    if (!offset || (offset->offsetDivisor < kDivisibleByAll &&
+                    (offset->offsetDivisor * elementBytes) % line != 0))
+      return "a read does not start at a multiple of the cache line";
+    return "";
+  }
+
+  /// Bytes `read` touches in one iteration of `parallel`: its vector times
+  /// the trip counts of the loops around it (static ones only).
+  static int64_t readBytesPerTile(vector::TransferReadOp read,
+                                  scf::ParallelOp parallel) {
+    VectorType type = read.getVectorType();
+    int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    for (Operation *op = read->getParentOp(); op && op != parallel;
+         op = op->getParentOp())
+      if (auto forOp = dyn_cast<scf::ForOp>(op))
+        if (std::optional<APInt> trips = forOp.getStaticTripCount())
+          bytes *= trips->getSExtValue();
+    return bytes;
+  }
+
+  /// Prefetches, before `read`, the lines it will read in the next
+  /// iteration of `parallel`'s innermost dimension; returns how many.
+  static int64_t insertPrefetches(vector::TransferReadOp read,
+                                  scf::ParallelOp parallel, int64_t line) {
+    unsigned dim = parallel.getNumLoops() - 1;
+    Value iv = parallel.getInductionVars()[dim];
+    OpBuilder b = OpBuilder::atBlockBegin(parallel.getBody());
+    Location loc = read.getLoc();
+    // next = iv + step, or iv itself on the last iteration (stays in bounds).
+    Value next = arith::AddIOp::create(b, loc, iv, parallel.getStep()[dim]);
+    Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           next, parallel.getUpperBound()[dim]);
+    next = arith::SelectOp::create(b, loc, inBounds, next, iv);
+
+    b.setInsertionPoint(read);
+    IRMapping mapping;
+    mapping.map(iv, next);
+    FailureOr<Value> memref = remapAddress(b, read.getBase(), mapping, parallel);
+    SmallVector<Value> indices;
+    for (Value index : read.getIndices()) {
+      FailureOr<Value> remapped = remapAddress(b, index, mapping, parallel);
+      if (failed(memref) || failed(remapped))
+        return 0;
+      indices.push_back(*remapped);
+    }
+    VectorType type = read.getVectorType();
+    int64_t elementsPerLine = line / (type.getElementTypeBitWidth() / 8);
+    int64_t lines = type.getShape().back() / elementsPerLine;
+    for (int64_t l = 0; l < lines; ++l) {
+      SmallVector<Value> lineIndices(indices);
+      if (l > 0)
+        lineIndices.back() = arith::AddIOp::create(
+            b, loc, indices.back(),
+            arith::ConstantIndexOp::create(b, loc, l * elementsPerLine));
+      // Locality 2: to L2 (the tile is too large for L1).
+      memref::PrefetchOp::create(b, loc, *memref, lineIndices,
+                                 b.getBoolAttr(false), b.getI32IntegerAttr(2),
+                                 b.getBoolAttr(true));
+    }
+    return lines;
+  }
+};
+} // namespace
