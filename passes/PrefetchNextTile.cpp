@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/MapVector.h"
 
 #define DEBUG_TYPE "tessel-prefetch-next-tile"
@@ -80,6 +81,14 @@ bool writesOutside(Operation *nest, scf::ParallelOp parallel) {
           if (!isa<MemoryEffects::Write>(effect.getEffect()))
             continue;
           Value written = effect.getValue();
+          // A view made in the tile (the output's subview) writes what it
+          // views.
+          while (written) {
+            auto view = written.getDefiningOp<ViewLikeOpInterface>();
+            if (!view || view.getViewDest() != written)
+              break;
+            written = view.getViewSource();
+          }
           if (!written ||
               !parallel.getRegion().isAncestor(written.getParentRegion()))
             return WalkResult::interrupt();
@@ -87,6 +96,20 @@ bool writesOutside(Operation *nest, scf::ParallelOp parallel) {
         return WalkResult::advance();
       })
       .wasInterrupted();
+}
+
+/// Whether `value` is computed inside `parallel` by pure, region-free ops
+/// only (back to values defined outside or block arguments), so that
+/// remapAddress can recompute it for another iteration.
+bool isRemappable(Value value, scf::ParallelOp parallel, unsigned depth = 0) {
+  Operation *def = value.getDefiningOp();
+  if (!def || !parallel->isProperAncestor(def))
+    return true;
+  if (depth > 32 || !isPure(def) || def->getNumRegions() != 0)
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) {
+    return isRemappable(operand, parallel, depth + 1);
+  });
 }
 
 /// Clones into `b` the pure computation of `value` with the parallel loop's
@@ -220,6 +243,8 @@ struct PrefetchNextTilePass
   static std::string whyNotPrefetchable(vector::TransferReadOp read,
                                         int64_t line) {
     VectorType vectorType = read.getVectorType();
+    if (vectorType.getRank() == 0)
+      return "a read is of a single element (0-d vector)";
     if (read.getMask() || !read.getPermutationMap().isMinorIdentity())
       return "a read is masked or permuted";
     if (llvm::any_of(vectorType.getShape().drop_back(),
@@ -260,6 +285,12 @@ struct PrefetchNextTilePass
                                   scf::ParallelOp parallel, int64_t line) {
     unsigned dim = parallel.getNumLoops() - 1;
     Value iv = parallel.getInductionVars()[dim];
+    // Only pure, region-free ops may be recomputed for the next tile.
+    if (!isRemappable(read.getBase(), parallel) ||
+        !llvm::all_of(read.getIndices(), [&](Value index) {
+          return isRemappable(index, parallel);
+        }))
+      return 0;
     OpBuilder b = OpBuilder::atBlockBegin(parallel.getBody());
     Location loc = read.getLoc();
     // next = iv + step, or iv itself on the last iteration (stays in bounds).
@@ -271,14 +302,10 @@ struct PrefetchNextTilePass
     b.setInsertionPoint(read);
     IRMapping mapping;
     mapping.map(iv, next);
-    FailureOr<Value> memref = remapAddress(b, read.getBase(), mapping, parallel);
+    Value memref = *remapAddress(b, read.getBase(), mapping, parallel);
     SmallVector<Value> indices;
-    for (Value index : read.getIndices()) {
-      FailureOr<Value> remapped = remapAddress(b, index, mapping, parallel);
-      if (failed(memref) || failed(remapped))
-        return 0;
-      indices.push_back(*remapped);
-    }
+    for (Value index : read.getIndices())
+      indices.push_back(*remapAddress(b, index, mapping, parallel));
     VectorType type = read.getVectorType();
     int64_t elementsPerLine = line / (type.getElementTypeBitWidth() / 8);
     int64_t lines = type.getShape().back() / elementsPerLine;
@@ -289,7 +316,7 @@ struct PrefetchNextTilePass
             b, loc, indices.back(),
             arith::ConstantIndexOp::create(b, loc, l * elementsPerLine));
       // Locality 2: to L2 (the tile is too large for L1).
-      memref::PrefetchOp::create(b, loc, *memref, lineIndices,
+      memref::PrefetchOp::create(b, loc, memref, lineIndices,
                                  b.getBoolAttr(false), b.getI32IntegerAttr(2),
                                  b.getBoolAttr(true));
     }

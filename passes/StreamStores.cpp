@@ -75,6 +75,8 @@ OutputWrites collectWrites(Value output) {
 std::string whyNotStreamable(vector::TransferWriteOp write, Value output,
                              int64_t line) {
   VectorType vectorType = write.getVectorType();
+  if (vectorType.getRank() == 0)
+    return "the written vector is 0-d (one element)";
   if (write.getMask() || !write.getPermutationMap().isMinorIdentity() ||
       llvm::any_of(write.getInBoundsValues(), [](bool b) { return !b; }))
     return "the write is masked, permuted or may run out of bounds";

@@ -7,6 +7,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
+#include "llvm/ADT/bit.h"
+
 #include <numeric>
 
 using namespace mlir;
@@ -22,15 +24,29 @@ static int64_t gcdOf(int64_t a, int64_t b) {
   return std::gcd(a, b);
 }
 
+// The power-of-two part of a divisor, below the sentinel: a sound (smaller)
+// divisor where the exact one does not fit.
+static int64_t powerOfTwoPart(uint64_t value, unsigned extraShift = 0) {
+  unsigned shift = llvm::countr_zero(value) + extraShift;
+  return int64_t(1) << std::min(shift, 39u);
+}
+
 static int64_t productOf(int64_t a, int64_t b) {
-  if (a >= kDivisibleByAll || b >= kDivisibleByAll ||
-      a > kDivisibleByAll / b)
+  // A factor known to be 0 makes the product 0.
+  if (a >= kDivisibleByAll || b >= kDivisibleByAll)
     return kDivisibleByAll;
+  if (a > (kDivisibleByAll - 1) / b)
+    return powerOfTwoPart(uint64_t(a), llvm::countr_zero(uint64_t(b)));
   return a * b;
 }
 
 static int64_t divisorOfConstant(int64_t c) {
-  return c == 0 ? kDivisibleByAll : (c < 0 ? -c : c);
+  if (c == 0)
+    return kDivisibleByAll;
+  uint64_t magnitude = c < 0 ? uint64_t(0) - uint64_t(c) : uint64_t(c);
+  if (magnitude >= uint64_t(kDivisibleByAll))
+    return powerOfTwoPart(magnitude);
+  return int64_t(magnitude);
 }
 
 static int64_t divisorOf(Value value, unsigned depth);
@@ -101,7 +117,8 @@ static int64_t divisorOf(Value value, unsigned depth) {
       return 1;
     }
     if (auto affineFor = dyn_cast<affine::AffineForOp>(owner)) {
-      if (affineFor.hasConstantLowerBound())
+      if (arg == affineFor.getInductionVar() &&
+          affineFor.hasConstantLowerBound())
         return gcdOf(divisorOfConstant(affineFor.getConstantLowerBound()),
                      divisorOfConstant(affineFor.getStepAsInt()));
       return 1;

@@ -78,8 +78,9 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", triple = "x86_64
 
 // -----
 
-// The only nest that re-reads the input also writes the output (memory is
-// busy there anyway): nothing is prefetched, a remark says why. An input
+// The only nest that re-reads the input also writes the output, through a
+// subview made in the tile (memory is busy there anyway): nothing is
+// prefetched, a remark says why. An input
 // the last-level cache holds gets nothing either.
 
 // CHECK-LABEL: func.func @reread_by_store_nest(
@@ -109,7 +110,8 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", triple = "x86_64
         %v = vector.transfer_read %x[%row, %c0], %pad {in_bounds = [true, true]} : memref<256x1024xf32>, vector<1x64xf32>
         %w = vector.transfer_read %small[%r, %c0], %pad {in_bounds = [true, true]} : memref<8x1024xf32>, vector<1x64xf32>
         %s = arith.mulf %v, %w : vector<1x64xf32>
-        vector.transfer_write %s, %y[%row, %c0] {in_bounds = [true, true]} : vector<1x64xf32>, memref<256x1024xf32>
+        %tile = memref.subview %y[%t, 0] [8, 1024] [1, 1] : memref<256x1024xf32> to memref<8x1024xf32, strided<[1024, 1], offset: ?>>
+        vector.transfer_write %s, %tile[%r, %c0] {in_bounds = [true, true]} : vector<1x64xf32>, memref<8x1024xf32, strided<[1024, 1], offset: ?>>
       }
       scf.reduce
     }

@@ -189,3 +189,30 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", triple = "x86_64
     return
   }
 }
+
+// -----
+
+// An iter_arg of an affine.for is not its induction variable: a position
+// that starts at 1 and grows by 64 is not line-aligned. A 0-d vector write
+// is one element, never a whole line.
+
+// CHECK-LABEL: func.func @iter_arg_position(
+// CHECK-NOT: nontemporal
+// CHECK: return
+module attributes {tessel.target = #tessel.target<kind = "cpu", triple = "x86_64-pc-linux-gnu", cache_line = 64, l2 = 1048576, l3 = 65536>} {
+  func.func @iter_arg_position(%out: memref<65600xf32>, %flat: memref<64x1024xf32>) {
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %v = arith.constant dense<1.0> : vector<64xf32>
+    %s = arith.constant dense<2.0> : vector<f32>
+    %last = affine.for %i = 0 to 65536 step 64 iter_args(%pos = %c1) -> (index) {
+      // expected-remark @below {{cached store kept for output #0 (256.2 KiB): its offset is known to be a multiple of 4 B only, not of the 64-byte line}}
+      vector.transfer_write %v, %out[%pos] {in_bounds = [true]} : vector<64xf32>, memref<65600xf32>
+      %next = arith.addi %pos, %c64 : index
+      affine.yield %next : index
+    }
+    // expected-remark @below {{cached store kept for output #1 (256 KiB): the written vector is 0-d (one element)}}
+    vector.transfer_write %s, %flat[%c1, %c64] : vector<f32>, memref<64x1024xf32>
+    return
+  }
+}
