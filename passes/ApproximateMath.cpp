@@ -1,10 +1,12 @@
 //===- ApproximateMath.cpp - Polynomial approximations of f32 math --------===//
 #include "passes/Passes.h"
+#include "passes/Utils/X86MathApproximations.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/TargetParser/Triple.h"
 
 #define DEBUG_TYPE "tessel-approximate-math"
 
@@ -16,8 +18,20 @@ namespace mlir::tessel {
 using namespace mlir;
 
 namespace {
+/// Whether the function's target may run AVX-512F instructions.
+bool targetHasAVX512(func::FuncOp func) {
+  tessel::TargetAttr target = tessel::TargetAttr::lookup(func);
+  if (!target || !target.isCPU() || !llvm::Triple(target.getTriple()).isX86())
+    return false;
+  SmallVector<StringRef> features;
+  target.getFeatures().split(features, ',');
+  return llvm::is_contained(features, "+avx512f");
+}
+
 struct ApproximateMathPass
     : public tessel::impl::ApproximateMathPassBase<ApproximateMathPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     // Upstream's rewrites handle scalars and vectors only; math on tensors
     // (which elementwise-to-linalg turns into scalar code later) is skipped.
@@ -30,6 +44,8 @@ struct ApproximateMathPass
     if (mathOps.empty())
       return;
     RewritePatternSet patterns(&getContext());
+    if (targetInstructions && targetHasAVX512(getOperation()))
+      tessel::populateAVX512ExpApproximationPatterns(patterns);
     // Upstream's default set: f32 expansions plus the polynomial rewrites,
     // without target-specific (AVX2) intrinsics so every target can use it.
     populateMathPolynomialApproximationPatterns(patterns);

@@ -1,4 +1,5 @@
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-approximate-math))' | FileCheck %s
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-approximate-math{target-instructions=false}))' | FileCheck %s --check-prefix=PORTABLE
 
 // tanh: a clamped odd rational polynomial, x * P(x^2) / Q(x^2), with tanh(x)
 // ~ x near zero.
@@ -113,4 +114,71 @@ func.func @tensor_left_alone(%x: tensor<4xf32>, %y: f32) -> (tensor<4xf32>, f32)
   %0 = math.exp %x : tensor<4xf32>
   %1 = math.exp %y : f32
   return %0, %1 : tensor<4xf32>, f32
+}
+
+// -----
+
+// On an AVX-512 target, exp of a 1x64 vector is flattened and its 2^k scale
+// is one vscalefps per 16 lanes: no integer exponent construction. With
+// target-instructions=false the portable expansion stays.
+
+// CHECK-LABEL: func.func @exp_avx512(
+// CHECK-SAME: %[[X:.*]]: vector<1x64xf32>) -> vector<1x64xf32>
+// CHECK-NOT: math.exp
+// CHECK: %[[FLAT:.*]] = vector.shape_cast %[[X]] : vector<1x64xf32> to vector<64xf32>
+// CHECK: %[[LO:.*]] = arith.cmpf uge, %[[FLAT]]
+// CHECK: %[[K:.*]] = math.roundeven %{{.*}} : vector<64xf32>
+// CHECK-COUNT-8: math.fma
+// CHECK-NOT: math.fma
+// CHECK-NOT: arith.fptosi
+// CHECK-NOT: arith.shli
+// CHECK: %[[K0:.*]] = vector.extract_strided_slice %[[K]] {offsets = [0], sizes = [16], strides = [1]}
+// CHECK: x86vector.avx512.mask.scalef %{{.*}}, %[[K0]], %{{.*}} : vector<16xf32>
+// CHECK-COUNT-3: x86vector.avx512.mask.scalef
+// CHECK: %[[R:.*]] = vector.shape_cast %{{.*}} : vector<64xf32> to vector<1x64xf32>
+// CHECK: return %[[R]]
+
+// PORTABLE-LABEL: func.func @exp_avx512(
+// PORTABLE-NOT: x86vector
+// PORTABLE: arith.fptosi
+// PORTABLE: arith.shli
+// PORTABLE-NOT: x86vector
+// PORTABLE: return
+module attributes {tessel.target = #tessel.target<kind = "cpu", triple = "x86_64-pc-linux-gnu", features = "+avx2,+avx512f,+fma", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @exp_avx512(%x: vector<1x64xf32>) -> vector<1x64xf32> {
+    %0 = math.exp %x : vector<1x64xf32>
+    return %0 : vector<1x64xf32>
+  }
+}
+
+// -----
+
+// Lane counts that are not a multiple of 16, scalars and targets without
+// AVX-512F keep the portable expansion.
+
+// CHECK-LABEL: func.func @exp_not_16_lanes(
+// CHECK-NOT: x86vector
+// CHECK: arith.fptosi %{{.*}} : vector<8xf32> to vector<8xi32>
+// CHECK: arith.fptosi %{{.*}} : f32 to i32
+// CHECK-NOT: x86vector
+// CHECK: return
+module attributes {tessel.target = #tessel.target<kind = "cpu", triple = "x86_64-pc-linux-gnu", features = "+avx512f", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @exp_not_16_lanes(%x: vector<8xf32>, %y: f32) -> (vector<8xf32>, f32) {
+    %0 = math.exp %x : vector<8xf32>
+    %1 = math.exp %y : f32
+    return %0, %1 : vector<8xf32>, f32
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @exp_avx2_target(
+// CHECK-NOT: x86vector
+// CHECK: arith.fptosi %{{.*}} : vector<16xf32> to vector<16xi32>
+// CHECK: return
+module attributes {tessel.target = #tessel.target<kind = "cpu", triple = "x86_64-pc-linux-gnu", features = "+avx2,+fma", vector_bits = 256, vector_registers = 16, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @exp_avx2_target(%x: vector<16xf32>) -> vector<16xf32> {
+    %0 = math.exp %x : vector<16xf32>
+    return %0 : vector<16xf32>
+  }
 }
