@@ -605,7 +605,13 @@ def VectorizeGenericsPass
     floating-point sums; `reassociate-reductions=false` keeps such
     reductions sequential (scalar). A division by a value read through a
     map without the innermost loop (a per-row sum) becomes a multiply by
-    its reciprocal, which is hoisted out of the inner loop.
+    its reciprocal, which is hoisted out of the inner loop. When the
+    reduced operand is the result of an elementwise op just before it
+    (softmax's exp before its row sum, layernorm's centring before its sum
+    of squares), that op is computed inside the reduction's loops, one
+    block at a time, and the loops also yield its whole result for its
+    other users: the reduction no longer re-reads it from a tile buffer
+    (`fuse-row-producers=false` keeps it a nest of its own).
 
     Other ops with larger reductions, or accesses that are not a constant
     shift of the loops, keep their linalg form (lowered to loops later) with
@@ -626,6 +632,10 @@ def VectorizeGenericsPass
     Option<"reassociateReductions", "reassociate-reductions", "bool", "true",
            "Split long innermost reductions into vector partial results "
            "(reassociates floating-point sums); false keeps them sequential">,
+    Option<"fuseRowProducers", "fuse-row-producers", "bool", "true",
+           "Compute the elementwise producer of a split row reduction's "
+           "input inside the reduction's loops (softmax's exp in its row "
+           "sum); false keeps it a nest of its own">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",

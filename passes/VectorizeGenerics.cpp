@@ -39,6 +39,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #define DEBUG_TYPE "tessel-vectorize-generics"
 
@@ -165,10 +166,30 @@ struct VectorizeGenericsPass
     return op;
   }
 
+  /// Steps 1 and 2 plus the body rewrites of elementwise ops; failure
+  /// (remark emitted) when the op cannot be made elementwise.
+  FailureOr<linalg::LinalgOp> prepareElementwise(RewriterBase &rewriter,
+                                                 linalg::LinalgOp op,
+                                                 bool hasFMA) {
+    FailureOr<linalg::LinalgOp> made = makeElementwise(rewriter, op);
+    if (failed(made))
+      return failure();
+    if (auto generic = dyn_cast<linalg::GenericOp>(made->getOperation()))
+      multiplyByRowReciprocals(rewriter, generic);
+    if (hasFMA)
+      contractMultiplyAdds(rewriter, *made);
+    return made;
+  }
+
   /// A long innermost reduction split into row-by-row vector partial
-  /// results; false (no remark) when `op` is not one.
+  /// results; false (no remark) when `op` is not one. The elementwise
+  /// producer of its input, when there is one, is computed inside its
+  /// loops: its block-sized copy goes to `elementwise`, the erased
+  /// original to `erased`.
   bool splitLongReduction(RewriterBase &rewriter, linalg::LinalgOp op,
-                          TargetAttr target, bool hasFMA) {
+                          TargetAttr target, bool hasFMA,
+                          SmallVectorImpl<linalg::LinalgOp> &elementwise,
+                          llvm::SmallPtrSetImpl<Operation *> &erased) {
     if (!reassociateReductions || op.getNumReductionLoops() == 0)
       return false;
     int64_t lanes = lanesFor(target, op->getResult(0).getType());
@@ -189,7 +210,6 @@ struct VectorizeGenericsPass
                                           part.getStaticLoopRanges()));
     if (hasFMA)
       contractMultiplyAdds(rewriter, split->accumulate);
-    split->blockLoop->setAttr(kPartialResultsAttr, rewriter.getUnitAttr());
     emitRemark(loc) << "row reduction of " << extent
                     << " iterations vectorized: one row at a time, in blocks "
                        "of "
@@ -198,6 +218,33 @@ struct VectorizeGenericsPass
                     << " vector(s) of partial results kept in registers, "
                        "merged once per row (floating-point sums "
                        "reassociated)";
+    // Tagged once the loops are final (fusing a producer rebuilds them).
+    auto tagBlockLoop = llvm::make_scope_exit([&] {
+      split->blockLoop->setAttr(kPartialResultsAttr, rewriter.getUnitAttr());
+    });
+    if (!fuseRowProducers)
+      return true;
+    std::string why;
+    FailureOr<FusedRowProducer> fused =
+        fuseProducerIntoRowReduction(rewriter, *split, why);
+    if (failed(fused)) {
+      if (!why.empty())
+        emitRemark(loc) << "its input's producer stays a nest of its own: "
+                        << why;
+      return true;
+    }
+    if (fused->erased)
+      erased.insert(fused->erased);
+    if (fused->tiled) {
+      FailureOr<linalg::LinalgOp> made =
+          prepareElementwise(rewriter, fused->tiled, hasFMA);
+      if (succeeded(made))
+        elementwise.push_back(*made);
+    }
+    emitRemark(loc) << "its input's producer (" << fused->name << " at "
+                    << *fused->loc << ") computed in the same loops, one block at a time "
+                       "(the loops also yield its whole result for its "
+                       "other users): one pass over the tile less";
     return true;
   }
 
@@ -282,7 +329,11 @@ struct VectorizeGenericsPass
     // Steps 1 and 2, consumers first: a fill is folded into the op that
     // reads it before the fill itself would be vectorized.
     SmallVector<linalg::LinalgOp> elementwise;
+    // Producers computed inside the loops of the reduction they feed.
+    llvm::SmallPtrSet<Operation *, 4> erased;
     for (linalg::LinalgOp op : llvm::reverse(ops)) {
+      if (erased.contains(op.getOperation()))
+        continue;
       if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation())) {
         if (fill->use_empty()) {
           rewriter.eraseOp(fill);
@@ -302,16 +353,13 @@ struct VectorizeGenericsPass
         }
         op = *generic;
       }
-      if (splitLongReduction(rewriter, op, target, hasFMA))
+      if (splitLongReduction(rewriter, op, target, hasFMA, elementwise,
+                             erased))
         continue;
-      FailureOr<linalg::LinalgOp> made = makeElementwise(rewriter, op);
-      if (failed(made))
-        continue;
-      if (auto generic = dyn_cast<linalg::GenericOp>(made->getOperation()))
-        multiplyByRowReciprocals(rewriter, generic);
-      if (hasFMA)
-        contractMultiplyAdds(rewriter, *made);
-      elementwise.push_back(*made);
+      FailureOr<linalg::LinalgOp> made =
+          prepareElementwise(rewriter, op, hasFMA);
+      if (succeeded(made))
+        elementwise.push_back(*made);
     }
     // Step 3.
     for (linalg::LinalgOp op : elementwise) {
@@ -367,6 +415,8 @@ struct VectorizeGenericsPass
     // lowers to a shuffle tree (the pipeline lets it reassociate).
     vector::populateVectorMultiReductionLoweringPatterns(
         patterns, vector::VectorMultiReductionLowering::InnerReduction);
+    // Row max/min merges as trees (LLVM would scalarize them).
+    populateMinMaxReductionTreePatterns(patterns);
     if (failed(applyPatternsGreedily(func, std::move(patterns))))
       return signalPassFailure();
     // The partial results of split reductions out of their block loops:

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 #include <string>
 
@@ -31,6 +32,8 @@ struct RowReductionSplit {
   linalg::LinalgOp initialize;
   /// The reduction of the partial results to the row's result.
   linalg::LinalgOp merge;
+  /// The loops over the rows (outermost first; none for a 1-D reduction).
+  SmallVector<LoopLikeOpInterface> rowLoops;
   /// The loop over the row's blocks, carrying the partial results.
   scf::ForOp blockLoop;
   /// Lanes per block (a multiple of the vector width).
@@ -53,6 +56,42 @@ FailureOr<RowReductionSplit> splitRowReduction(RewriterBase &rewriter,
                                                linalg::LinalgOp op,
                                                int64_t lanes,
                                                int64_t maxVectors);
+
+/// Computes the elementwise producer of the reduced operand inside the
+/// loops of `split`, block by block, instead of in a nest of its own whose
+/// result the reduction re-reads: softmax's exp inside its row sum,
+/// layernorm's centring inside its sum of squares. The loops also yield
+/// the producer's whole result for its other users (upstream
+/// scf::yieldReplacementForFusedProducer), so nothing is computed twice;
+/// the original producer is erased. Needs a producer in the same block,
+/// all loops parallel, writing its result with the identity map, read by
+/// the reduction with the identity map, and no other user before the row
+/// loops. The loops are rebuilt with the extra results: `split`'s
+/// rowLoops and blockLoop are updated. Returns the producer's block-sized
+/// copy (to be vectorized like
+/// any elementwise op) and the erased original, or failure with `why`
+/// (`why` is empty when the reduced operand has no linalg producer at all).
+/// Failures are decided before any rewrite, except those of the upstream
+/// calls, after which the IR still computes the same values.
+struct FusedRowProducer {
+  linalg::LinalgOp tiled;
+  Operation *erased = nullptr;
+  /// The original producer's name and location, for remarks.
+  std::string name;
+  std::optional<Location> loc;
+};
+FailureOr<FusedRowProducer>
+fuseProducerIntoRowReduction(RewriterBase &rewriter,
+                             RowReductionSplit &split, std::string &why);
+
+/// `vector.reduction` of a max or min (maximumf, minimumf, maxnumf,
+/// minnumf) over a 1-D vector of a power-of-two length as a tree of
+/// elementwise ops on halves: LLVM scalarizes these reductions on x86 into
+/// one sequential compare-and-select chain per lane (about 7 instructions
+/// each, latency-bound: some 450 for a row max merged from 64 lanes). The
+/// ops are associative and commutative, NaN and signed zeros included, so
+/// the tree gives the same value.
+void populateMinMaxReductionTreePatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::tessel
 

@@ -1,5 +1,6 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-generics))' | FileCheck %s
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-generics{reassociate-reductions=false}))' 2>&1 | FileCheck %s --check-prefix=SEQ
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-generics{fuse-row-producers=false}))' 2>&1 | FileCheck %s --check-prefix=SEPARATE
 
 // A 5-tap stencil along j: the taps are unrolled into five shifted reads
 // of the input (the weights become vector constants), the fill of the
@@ -117,7 +118,8 @@ func.func @strided(%a: tensor<20xf32>, %w: tensor<3xf32>, %init: tensor<8xf32>) 
 // A long row reduction (a softmax's row max) is split: one row at a time,
 // the row in blocks of 64 lanes combined into a vector<1x64xf32> of partial
 // results carried in registers through the block loop, merged once per row
-// by a vector.reduction. A division by a per-row value (a softmax's row
+// by a tree of elementwise maxima on halves (64 -> 32 -> ... -> 1 lanes; a
+// vector.reduction <maximumf> would be a sequential chain). A division by a per-row value (a softmax's row
 // sum) becomes a multiply by its reciprocal, invariant in the inner loop.
 // With reassociate-reductions=false the reduction stays sequential.
 
@@ -129,7 +131,15 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 // CHECK-NEXT: %[[X:.*]] = vector.transfer_read %[[A]][%[[I]], %[[K]]]{{.*}} vector<1x64xf32>
 // CHECK-NEXT: %[[M:.*]] = arith.maximumf %[[X]], %[[ACC]] : vector<1x64xf32>
 // CHECK-NEXT: scf.yield %{{.*}}, %[[M]]
-// CHECK: vector.reduction <maximumf>, %{{.*}}, %{{.*}} : vector<64xf32> into f32
+// CHECK-NOT: vector.reduction
+// CHECK: %[[LO:.*]] = vector.extract_strided_slice %{{.*}} {offsets = [0], sizes = [32], strides = [1]} : vector<64xf32> to vector<32xf32>
+// CHECK: %[[HI:.*]] = vector.extract_strided_slice %{{.*}} {offsets = [32], sizes = [32], strides = [1]} : vector<64xf32> to vector<32xf32>
+// CHECK: arith.maximumf %[[LO]], %[[HI]] : vector<32xf32>
+// CHECK-COUNT-4: arith.maximumf %{{.*}}, %{{.*}} : vector<{{16|8|4|2}}xf32>
+// CHECK: %[[L1:.*]] = arith.maximumf %{{.*}}, %{{.*}} : vector<1xf32>
+// CHECK: %[[E:.*]] = vector.extract %[[L1]][0] : f32 from vector<1xf32>
+// CHECK: arith.maximumf %[[E]], %{{.*}} : f32
+// CHECK-NOT: vector.reduction
 // CHECK: scf.for
 // CHECK: scf.for
 // CHECK: %[[D:.*]] = vector.transfer_read %[[S]]
@@ -160,5 +170,111 @@ func.func @row_max_and_scale(%a: tensor<4x1024xf32>, %s: tensor<4xf32>) -> (tens
     linalg.yield %v : f32
   } -> tensor<4x1024xf32>
   return %r, %q : tensor<4xf32>, tensor<4x1024xf32>
+}
+}
+
+// -----
+
+// A softmax's exp feeding its row sum: the exp is computed inside the sum's
+// loops, one 64-lane block at a time, and the loops also yield the whole
+// exp result (the division reads it); no nest of its own re-read by the
+// sum. With fuse-row-producers=false it stays a nest of its own.
+
+module attributes {tessel.target = #tessel.target<kind = "cpu", features = "+fma", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @exp_then_row_sum(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4x1024xf32>, %[[M:[^:]+]]: tensor<4xf32>)
+// CHECK: %[[ROWS:.*]]:2 = scf.for %[[I:[^ ]+]] = %c0 to %c4 step %c1 iter_args(%{{[^ ]+}} = %{{.*}}, %[[EROWS:[^ ]+]] = %{{.*}}) -> (tensor<4xf32>, tensor<4x1024xf32>)
+// CHECK: %[[BLOCKS:.*]]:3 = scf.for %[[K:[^ ]+]] = %c0 to %c1024 step %c64 iter_args(%{{[^ ]+}} = %{{.*}}, %[[EB:[^ ]+]] = %[[EROWS]], %[[ACC:[^ ]+]] = %{{.*}}) -> (tensor<1x64xf32>, tensor<4x1024xf32>, vector<1x64xf32>)
+// CHECK: %[[XV:.*]] = vector.transfer_read %[[X]][%[[I]], %[[K]]]
+// CHECK: %[[D:.*]] = arith.subf %[[XV]], %{{.*}} : vector<1x64xf32>
+// CHECK: %[[EXP:.*]] = math.exp %[[D]] : vector<1x64xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[EXP]], %[[ACC]] : vector<1x64xf32>
+// CHECK: %[[W:.*]] = vector.transfer_write %[[EXP]], %[[EB]][%[[I]], %[[K]]]
+// CHECK: scf.yield %{{.*}}, %[[W]], %[[SUM]]
+// CHECK: vector.reduction <add>
+// CHECK-NOT: math.exp
+// CHECK: vector.transfer_read %[[ROWS]]#1
+// CHECK: arith.mulf
+// CHECK-NOT: math.exp
+// CHECK: return
+
+// SEPARATE-LABEL: func.func @exp_then_row_sum(
+// SEPARATE: math.exp
+// SEPARATE: vector.transfer_write
+// SEPARATE: scf.for
+// SEPARATE: scf.for
+// SEPARATE-NOT: math.exp
+// SEPARATE: vector.reduction <add>
+// SEPARATE: return
+func.func @exp_then_row_sum(%x: tensor<4x1024xf32>, %m: tensor<4xf32>) -> tensor<4x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ef = tensor.empty() : tensor<4x1024xf32>
+  %e = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>, affine_map<(i, k) -> (i, k)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %m : tensor<4x1024xf32>, tensor<4xf32>) outs(%ef : tensor<4x1024xf32>) {
+  ^bb0(%v: f32, %mx: f32, %o: f32):
+    %d = arith.subf %v, %mx : f32
+    %ex = math.exp %d : f32
+    linalg.yield %ex : f32
+  } -> tensor<4x1024xf32>
+  %er = tensor.empty() : tensor<4xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  // expected-remark @below {{row reduction of 1024 iterations vectorized}}
+  // expected-remark @below {{its input's producer (linalg.generic at}}
+  %s = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%e : tensor<4x1024xf32>) outs(%s0 : tensor<4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>, affine_map<(i, k) -> (i, k)>], iterator_types = ["parallel", "parallel"]}
+      ins(%e, %s : tensor<4x1024xf32>, tensor<4xf32>) outs(%ef : tensor<4x1024xf32>) {
+  ^bb0(%v: f32, %sum: f32, %o: f32):
+    %q = arith.divf %v, %sum : f32
+    linalg.yield %q : f32
+  } -> tensor<4x1024xf32>
+  return %y : tensor<4x1024xf32>
+}
+}
+
+// -----
+
+// The producer's result is also read before the reduction: it stays a
+// nest of its own, with a remark saying why.
+
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @producer_used_before(
+// CHECK: math.exp
+// CHECK: vector.transfer_write
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: math.exp
+// CHECK: vector.reduction <add>
+func.func @producer_used_before(%x: tensor<4x1024xf32>) -> (tensor<4x1024xf32>, tensor<4x1024xf32>, tensor<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ef = tensor.empty() : tensor<4x1024xf32>
+  %e = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i, k)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x1024xf32>) outs(%ef : tensor<4x1024xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %ex = math.exp %v : f32
+    linalg.yield %ex : f32
+  } -> tensor<4x1024xf32>
+  %ef2 = tensor.empty() : tensor<4x1024xf32>
+  %n = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i, k)>], iterator_types = ["parallel", "parallel"]}
+      ins(%e : tensor<4x1024xf32>) outs(%ef2 : tensor<4x1024xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %ng = arith.negf %v : f32
+    linalg.yield %ng : f32
+  } -> tensor<4x1024xf32>
+  %er = tensor.empty() : tensor<4xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  // expected-remark @below {{row reduction of 1024 iterations vectorized}}
+  // expected-remark @below {{its input's producer stays a nest of its own: its result is also used before the reduction}}
+  %s = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%e : tensor<4x1024xf32>) outs(%s0 : tensor<4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %e, %n, %s : tensor<4x1024xf32>, tensor<4x1024xf32>, tensor<4xf32>
 }
 }
