@@ -1622,7 +1622,10 @@ static int driverMain(int argc, char **argv) {
     fprintf(errStream(), ")\n");
     return 1;
   }
-  if (o.targetOptions && strpbrk(o.targetOptions, "{},()"))
+  /* The options go inside tessel-attach-target{...}: braces or
+   * parentheses could close it and splice other passes into the pipeline.
+   * Commas cannot (a feature list, 'features=+avx2,+fma', needs them). */
+  if (o.targetOptions && strpbrk(o.targetOptions, "{}()"))
     fatal("--target-options='%s' may only hold space-separated key=value "
           "options of tessel-attach-target", o.targetOptions);
   /* The pipeline to run: the target's, split into stages by libTessel, or
