@@ -18,14 +18,26 @@ namespace mlir::tessel {
 using namespace mlir;
 
 namespace {
-/// Whether the function's target may run AVX-512F instructions.
+/// Whether the function's target runs 512-bit AVX-512F code: the last
+/// +/-avx512f in its feature list (LLVM's rule) is +, and the described
+/// vectors are 512 bits (a 256-bit description asks for no zmm code).
 bool targetHasAVX512(func::FuncOp func) {
   tessel::TargetAttr target = tessel::TargetAttr::lookup(func);
-  if (!target || !target.isCPU() || !llvm::Triple(target.getTriple()).isX86())
+  if (!target || !target.isCPU() ||
+      !llvm::Triple(target.getTriple()).isX86() ||
+      target.getVectorBits() < 512)
     return false;
   SmallVector<StringRef> features;
   target.getFeatures().split(features, ',');
-  return llvm::is_contained(features, "+avx512f");
+  bool avx512f = false;
+  for (StringRef feature : features) {
+    feature = feature.trim();
+    if (feature == "+avx512f")
+      avx512f = true;
+    else if (feature == "-avx512f")
+      avx512f = false;
+  }
+  return avx512f;
 }
 
 struct ApproximateMathPass

@@ -219,18 +219,26 @@ struct VectorizeGenericsPass
                        "merged once per row (floating-point sums "
                        "reassociated)";
     // Tagged once the loops are final (fusing a producer rebuilds them).
-    auto tagBlockLoop = llvm::make_scope_exit([&] {
+    llvm::scope_exit tagBlockLoop([&] {
       split->blockLoop->setAttr(kPartialResultsAttr, rewriter.getUnitAttr());
     });
     if (!fuseRowProducers)
       return true;
     std::string why;
+    bool irInvalidated = false;
     FailureOr<FusedRowProducer> fused =
-        fuseProducerIntoRowReduction(rewriter, *split, why);
+        fuseProducerIntoRowReduction(rewriter, *split, why, irInvalidated);
     if (failed(fused)) {
-      if (!why.empty())
+      if (irInvalidated) {
+        tagBlockLoop.release(); // The loop may be gone.
+        emitError(loc) << "computing its input's producer in its loops "
+                          "failed midway: "
+                       << why;
+        signalPassFailure();
+      } else if (!why.empty()) {
         emitRemark(loc) << "its input's producer stays a nest of its own: "
                         << why;
+      }
       return true;
     }
     if (fused->erased)

@@ -1623,9 +1623,14 @@ static int driverMain(int argc, char **argv) {
     return 1;
   }
   /* The options go inside tessel-attach-target{...}: braces or
-   * parentheses could close it and splice other passes into the pipeline.
-   * Commas cannot (a feature list, 'features=+avx2,+fma', needs them). */
-  if (o.targetOptions && strpbrk(o.targetOptions, "{}()"))
+   * parentheses could close it and splice other passes into the pipeline,
+   * quotes would smuggle spaces into a value. Option values need no more
+   * than names, numbers and feature lists ('features=+avx2,+fma'). */
+  if (o.targetOptions &&
+      o.targetOptions[strspn(o.targetOptions,
+                             "abcdefghijklmnopqrstuvwxyz"
+                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                             "0123456789_.,+=:- ")] != '\0')
     fatal("--target-options='%s' may only hold space-separated key=value "
           "options of tessel-attach-target", o.targetOptions);
   /* The pipeline to run: the target's, split into stages by libTessel, or

@@ -112,7 +112,9 @@ static OpResult slicedProducer(OpOperand &operand,
 FailureOr<FusedRowProducer>
 mlir::tessel::fuseProducerIntoRowReduction(RewriterBase &rewriter,
                                            RowReductionSplit &split,
-                                           std::string &why) {
+                                           std::string &why,
+                                           bool &irInvalidated) {
+  irInvalidated = false;
   Operation *outermost = split.rowLoops.empty()
                              ? split.blockLoop.getOperation()
                              : split.rowLoops.front().getOperation();
@@ -156,13 +158,29 @@ mlir::tessel::fuseProducerIntoRowReduction(RewriterBase &rewriter,
     why = "its producer writes its result through a non-identity map";
     return failure();
   }
+  // A fill read by the body would become the loops' initial value, written
+  // in a nest of its own (unfused, it folds into the producer).
+  for (OpOperand &init : producer.getDpsInitsMutable())
+    if (producer.payloadUsesValueFromOperand(&init)) {
+      why = "its producer reads its output's initial value";
+      return failure();
+    }
   // A slice of the reduction's iterations is then exactly one slice of the
   // producer's: each element is computed once. Other users must come after
-  // the loops, which will yield the whole result for them.
+  // the loops, which will yield the whole result for them; inside the
+  // loops only the chain being fused may read it (a second read would keep
+  // the original alive and compute it twice).
   for (OpOperand &use : produced.getUses()) {
+    if (outermost->isAncestor(use.getOwner())) {
+      if (use.getOwner() != chain.front().getOperation()) {
+        why = "the reduction reads its result more than once";
+        return failure();
+      }
+      continue;
+    }
     Operation *user = outermost->getBlock()->findAncestorOpInBlock(
         *use.getOwner());
-    if (!user || (user != outermost && !outermost->isBeforeInBlock(user))) {
+    if (!user || !outermost->isBeforeInBlock(user)) {
       why = "its result is also used before the reduction";
       return failure();
     }
@@ -201,7 +219,9 @@ mlir::tessel::fuseProducerIntoRowReduction(RewriterBase &rewriter,
   if (failed(scf::yieldReplacementForFusedProducer(
           rewriter, blockSlice, *fused, loops,
           {unsigned(produced.getResultNumber())}))) {
+    // Upstream may have rebuilt part of the loop nest by now.
     why = "the loops cannot yield its whole result";
+    irInvalidated = true;
     return failure();
   }
   // The loops were rebuilt with one more result each.

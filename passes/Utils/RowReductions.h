@@ -72,7 +72,9 @@ FailureOr<RowReductionSplit> splitRowReduction(RewriterBase &rewriter,
 /// any elementwise op) and the erased original, or failure with `why`
 /// (`why` is empty when the reduced operand has no linalg producer at all).
 /// Failures are decided before any rewrite, except those of the upstream
-/// calls, after which the IR still computes the same values.
+/// calls: after a failed tileAndFuseProducerOfSlice the IR computes the
+/// same values (a dead clone is left), after a failed
+/// yieldReplacementForFusedProducer it may not be valid: `irInvalidated`.
 struct FusedRowProducer {
   linalg::LinalgOp tiled;
   Operation *erased = nullptr;
@@ -82,7 +84,8 @@ struct FusedRowProducer {
 };
 FailureOr<FusedRowProducer>
 fuseProducerIntoRowReduction(RewriterBase &rewriter,
-                             RowReductionSplit &split, std::string &why);
+                             RowReductionSplit &split, std::string &why,
+                             bool &irInvalidated);
 
 /// `vector.reduction` of a max or min (maximumf, minimumf, maxnumf,
 /// minnumf) over a 1-D vector of a power-of-two length as a tree of

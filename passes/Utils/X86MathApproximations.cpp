@@ -26,7 +26,7 @@ constexpr float kClampLow = -104.0f;
 constexpr float kClampHigh = 89.0f;
 
 // Cody-Waite split of ln 2: ln2Hi has 9 significant bits, so k * ln2Hi is
-// exact for every k the clamps allow; ln2Hi - ln2Lo is ln 2 to f32 precision.
+// exact for every k the clamps allow; ln2Hi + ln2Lo is ln 2 to f32 precision.
 constexpr float kLog2E = 1.44269504088896341f;
 constexpr float kLn2Hi = 0.693359375f;
 constexpr float kLn2Lo = -2.12194440e-4f;
@@ -93,11 +93,13 @@ struct AVX512ExpApproximation : public OpRewritePattern<math::ExpOp> {
     Value one = splat(1.0f);
     Value y = fma(fma(p, r, one), r, one);
 
-    // y * 2^k, 16 lanes at a time. The lowering hands the operands to
-    // llvm.x86.avx512.mask.scalef.ps.512 in order, whose operands are
-    // (value, exponent, pass-through); the all-ones mask makes the
-    // pass-through irrelevant, rounding 4 is "current direction" (k is
-    // integral already).
+    // y * 2^k, 16 lanes at a time. The op's description names its operands
+    // (src, a, b) as (pass-through, value, exponent), but its lowering
+    // hands them in order to llvm.x86.avx512.mask.scalef.ps.512, whose
+    // operands are (value, exponent, pass-through): what counts is the
+    // lowering (test/driver/target_options.test pins the order in the
+    // translated call). The all-ones mask makes the pass-through
+    // irrelevant; rounding 4 is "current direction" (k is integral).
     auto sliceType = VectorType::get({kScalefLanes}, f32);
     Value allLanes =
         arith::ConstantOp::create(rewriter, loc, rewriter.getI16IntegerAttr(-1));

@@ -278,3 +278,40 @@ func.func @producer_used_before(%x: tensor<4x1024xf32>) -> (tensor<4x1024xf32>, 
   return %e, %n, %s : tensor<4x1024xf32>, tensor<4x1024xf32>, tensor<4xf32>
 }
 }
+
+// -----
+
+// The reduction reads the producer's result twice (two inputs): fusing one
+// read would leave the original alive for the other and compute it twice.
+
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @producer_read_twice(
+// CHECK: math.exp
+// CHECK: vector.transfer_write
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: math.exp
+// CHECK: vector.reduction <add>
+func.func @producer_read_twice(%x: tensor<4x1024xf32>) -> tensor<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ef = tensor.empty() : tensor<4x1024xf32>
+  %e = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i, k)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x1024xf32>) outs(%ef : tensor<4x1024xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %ex = math.exp %v : f32
+    linalg.yield %ex : f32
+  } -> tensor<4x1024xf32>
+  %er = tensor.empty() : tensor<4xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  // expected-remark @below {{row reduction of 1024 iterations vectorized}}
+  // expected-remark @below {{its input's producer stays a nest of its own: the reduction reads its result more than once}}
+  %s = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%e, %e : tensor<4x1024xf32>, tensor<4x1024xf32>) outs(%s0 : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %d = arith.subf %a, %b : f32
+    %r = arith.addf %d, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+}
