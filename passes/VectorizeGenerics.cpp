@@ -166,6 +166,10 @@ struct VectorizeGenericsPass
     return op;
   }
 
+  /// Set when fusing a row producer failed after upstream had rewritten
+  /// loops (error emitted): the IR may be invalid.
+  bool irInvalidated_ = false;
+
   /// Steps 1 and 2 plus the body rewrites of elementwise ops; failure
   /// (remark emitted) when the op cannot be made elementwise.
   FailureOr<linalg::LinalgOp> prepareElementwise(RewriterBase &rewriter,
@@ -234,7 +238,7 @@ struct VectorizeGenericsPass
         emitError(loc) << "computing its input's producer in its loops "
                           "failed midway: "
                        << why;
-        signalPassFailure();
+        irInvalidated_ = true;
       } else if (!why.empty()) {
         emitRemark(loc) << "its input's producer stays a nest of its own: "
                         << why;
@@ -250,7 +254,8 @@ struct VectorizeGenericsPass
         elementwise.push_back(*made);
     }
     emitRemark(loc) << "its input's producer (" << fused->name << " at "
-                    << *fused->loc << ") computed in the same loops, one block at a time "
+                    << *fused->loc
+                    << ") computed in the same loops, one block at a time "
                        "(the loops also yield its whole result for its "
                        "other users): one pass over the tile less";
     return true;
@@ -313,6 +318,7 @@ struct VectorizeGenericsPass
   }
 
   void runOnOperation() override {
+    irInvalidated_ = false;
     func::FuncOp func = getOperation();
     MLIRContext *ctx = &getContext();
     TargetAttr target = TargetAttr::lookup(func);
@@ -362,8 +368,12 @@ struct VectorizeGenericsPass
         op = *generic;
       }
       if (splitLongReduction(rewriter, op, target, hasFMA, elementwise,
-                             erased))
+                             erased)) {
+        // Nothing more can be done safely on IR a failed rewrite left.
+        if (irInvalidated_)
+          return signalPassFailure();
         continue;
+      }
       FailureOr<linalg::LinalgOp> made =
           prepareElementwise(rewriter, op, hasFMA);
       if (succeeded(made))
