@@ -334,7 +334,12 @@ def VectorizeMatmulPass
       tiled for the registers (nr, mr loops), then along k (kr at a time);
     - the mr x nr register tile is vectorized to a `vector.contract`; its
       accumulator is hoisted out of the k loop (an `iter_args` vector) and
-      the contraction lowered to `vector.fma` outer products;
+      the contraction lowered to `vector.fma` outer products, each A
+      element a scalar load broadcast to the lanes;
+    - a C that is a `linalg.fill` of a scalar read by nothing else (also
+      through the reshape of a convolution's output) is not filled: the
+      first kc block, peeled off the kc loop, starts its accumulators from
+      a splat of the scalar instead of loading C, and the fill is erased;
     - an elementwise epilogue (bias add, activation, residual add, scale,
       clamp: the chain of `linalg.generic` ops that alone consume the
       product, also through the `expand_shape` a convolution's product goes

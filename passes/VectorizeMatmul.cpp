@@ -198,23 +198,34 @@ static SmallVector<Value> applyUpdates(OpBuilder &b, Location loc,
   return next;
 }
 
-/// A loop over `count` blocks carrying `inits`: an scf.forall (the inits
-/// its shared outputs, every update an insert of a disjoint tile) with
-/// `parallel`, else an scf.for; no loop at all for a single block. With
-/// `peelLast` (sequential loops only), the last block is emitted after the
-/// loop, with a constant index. Returns the final values.
+/// A loop over blocks `begin` to `count` - 1 carrying `inits`: an
+/// scf.forall (the inits its shared outputs, every update an insert of a
+/// disjoint tile) with `parallel`, else an scf.for; no loop at all for a
+/// single block. With `peelFirst` / `peelLast` (sequential loops only), the
+/// first / last block is emitted before / after the loop, with a constant
+/// index. Returns the final values.
 static SmallVector<Value> blockLoop(OpBuilder &b, Location loc, int64_t count,
                                     bool parallel, ValueRange inits,
-                                    BlockBody body, bool peelLast = false) {
-  if (peelLast && count > 1) {
+                                    BlockBody body, bool peelLast = false,
+                                    bool peelFirst = false,
+                                    int64_t begin = 0) {
+  if (peelFirst && count - begin > 1) {
     assert(!parallel && "only sequential block loops are peeled");
-    SmallVector<Value> head = blockLoop(b, loc, count - 1, false, inits, body);
+    SmallVector<Value> first =
+        applyUpdates(b, loc, inits, body(b, b.getIndexAttr(begin), inits));
+    return blockLoop(b, loc, count, false, first, body, peelLast,
+                     /*peelFirst=*/false, begin + 1);
+  }
+  if (peelLast && count - begin > 1) {
+    assert(!parallel && "only sequential block loops are peeled");
+    SmallVector<Value> head =
+        blockLoop(b, loc, count - 1, false, inits, body, false, false, begin);
     return applyUpdates(b, loc, head, body(b, b.getIndexAttr(count - 1), head));
   }
-  if (count == 1)
-    return applyUpdates(b, loc, inits, body(b, b.getIndexAttr(0), inits));
+  if (count - begin == 1)
+    return applyUpdates(b, loc, inits, body(b, b.getIndexAttr(begin), inits));
   if (!parallel) {
-    Value lb = arith::ConstantIndexOp::create(b, loc, 0);
+    Value lb = arith::ConstantIndexOp::create(b, loc, begin);
     Value ub = arith::ConstantIndexOp::create(b, loc, count);
     Value step = arith::ConstantIndexOp::create(b, loc, 1);
     auto loop = scf::ForOp::create(
@@ -225,6 +236,7 @@ static SmallVector<Value> blockLoop(OpBuilder &b, Location loc, int64_t count,
         });
     return loop.getResults();
   }
+  assert(begin == 0 && "parallel block loops start at block 0");
   auto forall = scf::ForallOp::create(
       b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(count)}, inits,
       std::nullopt);
@@ -310,13 +322,50 @@ static Value transposeSource(Value v) {
 namespace {
 /// One product of packed blocks: `last` when it is the last kc block (the
 /// epilogue applies there); `row0`, `col0` the first row and column of its
-/// C block in the padded C.
+/// C block in the padded C; `initValue`, when set, the scalar C starts
+/// from: the product is the first kc block's, whose register tiles then
+/// start from it instead of loading C.
 struct KernelSite {
   linalg::GenericOp op;
   bool last;
   OpFoldResult row0, col0;
+  Value initValue;
+};
+
+/// C of a matmul as a linalg.fill of a scalar that nothing else reads,
+/// possibly seen through one reshape (a convolution's collapsed output).
+struct FilledInit {
+  Value value;     // the scalar
+  Value unfilled;  // C without the fill: the fill's destination, reshaped
 };
 } // namespace
+
+/// `c` as a fill of a scalar read by the matmul alone (directly or through
+/// a collapse_shape / expand_shape read by it alone): the scalar and the
+/// fill's destination (reshaped likewise, a new op at `c`'s definition), or
+/// nothing. The matmul's first kc block then writes every element of C
+/// from the scalar plus its products, so the fill (a whole pass over C, on
+/// one thread) and the first block's loads of C are not needed.
+static std::optional<FilledInit> filledInit(RewriterBase &rewriter, Value c) {
+  if (!c.hasOneUse())
+    return std::nullopt;
+  Operation *reshape = c.getDefiningOp();
+  if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+          reshape))
+    reshape = nullptr;
+  Value filled = reshape ? reshape->getOperand(0) : c;
+  auto fill = filled.getDefiningOp<linalg::FillOp>();
+  if (!fill || !filled.hasOneUse() || !fill.hasPureTensorSemantics())
+    return std::nullopt;
+  Value dest = fill.getDpsInits()[0];
+  if (!reshape)
+    return FilledInit{fill.getInputs()[0], dest};
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(reshape);
+  Operation *unfilled = rewriter.clone(*reshape);
+  unfilled->setOperand(0, dest);
+  return FilledInit{fill.getInputs()[0], unfilled->getResult(0)};
+}
 
 /// Applies `epilogue` to the register tile that `kernel` (a product tiled
 /// to one mr x nr tile of C) computes: a copy of the epilogue's body on the
@@ -404,6 +453,21 @@ tileAndVectorizeKernel(RewriterBase &rewriter, const KernelSite &site,
       return failure();
     applied.push_back(onTile);
   }
+  // The first kc block's register tile starts from C's fill value: the
+  // tile is filled (a vector store of a splat) before the k loop, so once
+  // the accumulator is hoisted its first load folds into the splat and the
+  // store into the tile's final one.
+  if (site.initValue) {
+    rewriter.setInsertionPoint(tileKernel);
+    auto fill = linalg::FillOp::create(rewriter, tileKernel.getLoc(),
+                                       site.initValue,
+                                       tileKernel.getDpsInits()[0]);
+    rewriter.modifyOpInPlace(tileKernel, [&] {
+      tileKernel.getDpsInitsMutable()[0].set(fill.getResult(0));
+    });
+    if (failed(vectorizeOp(rewriter, fill)))
+      return failure();
+  }
   // The k loop, kr at a time.
   FailureOr<scf::SCFTilingResult> l3 =
       tile(rewriter, tileKernel, {0, 0, 1, 0, 0, 0}, {});
@@ -469,13 +533,24 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
 
   // C keeps its layout; it is padded to whole register tiles only when its
   // sizes are not multiples of mr x nr.
-  Value paddedC = c;
+  // A C that is a fill is not filled: the first kc block starts its
+  // register tiles from the fill's value (and a padded C is then a fresh
+  // tensor, every element of which that block writes).
+  Operation *cDef = c.getDefiningOp();
+  std::optional<FilledInit> filled = filledInit(rewriter, c);
+  Value unpaddedC = filled ? filled->unfilled : c;
+  Value paddedC = unpaddedC;
   if (mp * t.mr != m || np * t.nr != n) {
     auto paddedType = RankedTensorType::get({mp * t.mr, np * t.nr}, f32);
-    Value zero =
-        arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(f32));
-    paddedC = tensor::createPadHighOp(paddedType, c, zero, /*nofold=*/false,
-                                      loc, rewriter);
+    if (filled) {
+      paddedC = tensor::EmptyOp::create(rewriter, loc, paddedType.getShape(),
+                                        f32);
+    } else {
+      Value zero =
+          arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(f32));
+      paddedC = tensor::createPadHighOp(paddedType, c, zero, /*nofold=*/false,
+                                        loc, rewriter);
+    }
   }
   // The epilogue's other inputs, padded like C along the dimensions they
   // follow (what the padding computes is sliced away with C's padding).
@@ -665,7 +740,9 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
                     sites.push_back(
                         {kernel,
                          epilogue && isConstantIntValue(bk, kBlocks - 1),
-                         tOffsets[0], cOffsets[1]});
+                         tOffsets[0], cOffsets[1],
+                         filled && isConstantIntValue(bk, 0) ? filled->value
+                                                             : Value()});
                     SmallVector<Update> mUpdates = {
                         {kernel.getResult(0), 0, tOffsets, tSizes}};
                     if (t.packA)
@@ -679,7 +756,7 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
                 kUpdates.push_back({packedB, bIter, bOffsets, bSizes});
               return kUpdates;
             },
-            /*peelLast=*/bool(epilogue));
+            /*peelLast=*/bool(epilogue), /*peelFirst=*/bool(filled));
         SmallVector<Update> updates = {{kResults[0], 0, cOffsets, cSizes}};
         if (t.parallel != 'n')
           for (unsigned i = 1; i < kResults.size(); ++i)
@@ -687,7 +764,7 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
         return updates;
       });
   Value result = results[0];
-  if (paddedC != c)
+  if (paddedC != unpaddedC)
     result = tensor::ExtractSliceOp::create(
         rewriter, loc, cType, result,
         getAsIndexOpFoldResult(ctx, ArrayRef<int64_t>{0, 0}),
@@ -720,6 +797,15 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
       rewriter.eraseOp(operand.getDefiningOp());
     if (a == b)
       break;
+  }
+  // The fill C was (and the reshape it was seen through), read by nothing.
+  if (filled) {
+    Operation *fill = cDef;
+    if (!isa<linalg::FillOp>(cDef)) {
+      fill = cDef->getOperand(0).getDefiningOp();
+      rewriter.eraseOp(cDef);
+    }
+    rewriter.eraseOp(fill);
   }
 
   // Packing as vector copies, each piece about one register tile. The B
@@ -790,6 +876,8 @@ static LogicalResult finishKernels(func::FuncOp func) {
   {
     RewritePatternSet patterns(ctx);
     vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
+    vector::populateScalarVectorTransferLoweringPatterns(
+        patterns, /*benefit=*/1, /*allowMultipleUses=*/true);
     addCanonicalization(patterns);
     if (failed(applyPatternsGreedily(func, std::move(patterns))))
       return failure();

@@ -17,12 +17,16 @@
 // A blocks to [slots][mc/8][kc/2][2][8], B blocks to [1][nc/32][kc/2][2][32].
 // Here every cache loop has one block (no loop): B is packed, then A, then
 // the kernel keeps the 8 x 32 C tile in registers across the k loop
-// (iter_args) and does 2 x 8 FMAs of 32 lanes per iteration.
+// (iter_args) and does 2 x 8 FMAs of 32 lanes per iteration. C is a fill
+// of zero: the fill is gone, and the accumulators start from a splat of
+// zero instead of a load of C.
 
 // CHECK-LABEL: func.func @matmul(
 // CHECK-SAME: %[[A:.*]]: tensor<64x128xf32>, %[[B:.*]]: tensor<128x64xf32>)
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8x32xf32>
 // CHECK-NOT: linalg.matmul
-// CHECK: %[[C:.*]] = linalg.fill {{.*}} -> tensor<64x64xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: %[[C:.*]] = tensor.empty() : tensor<64x64xf32>
 // CHECK: tensor.empty() : tensor<1x8x64x2x8xf32>
 // CHECK: tensor.empty() : tensor<1x2x64x2x32xf32>
 // Packing the B block: rows of 32 copied as they are.
@@ -37,11 +41,14 @@
 // CHECK: scf.for %{{.*}} iter_args(%[[CN:.*]] = %[[C]]) -> (tensor<64x64xf32>)
 // CHECK: scf.for
 // CHECK: %[[CT:.*]] = tensor.extract_slice %{{.*}} [8, 32] [1, 1] : tensor<64x64xf32> to tensor<8x32xf32>
-// CHECK: %[[ACC0:.*]] = vector.transfer_read %[[CT]]{{.*}} : tensor<8x32xf32>, vector<8x32xf32>
-// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[CV:.*]] = %[[ACC0]]) -> (vector<8x32xf32>) {
+// CHECK-NOT: vector.transfer_read %[[CT]]
+// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%[[CV:.*]] = %[[ZERO]]) -> (vector<8x32xf32>) {
 // CHECK-NOT: tensor<64x64xf32>
-// CHECK: vector.transfer_read %{{.*}} : tensor<2x8xf32>, vector<2x8xf32>
 // CHECK: vector.transfer_read %{{.*}} : tensor<2x32xf32>, vector<2x32xf32>
+// CHECK-NOT: vector.transfer_
+// Each A element is a scalar load, broadcast (one vbroadcastss from
+// memory, not a vector load split by shuffles that compete with the FMAs).
+// CHECK: tensor.extract %{{.*}}[%c0, %c0] : tensor<2x8xf32>
 // CHECK-NOT: vector.transfer_
 // CHECK-COUNT-16: vector.fma %{{.*}} : vector<32xf32>
 // CHECK-NOT: vector.fma
@@ -58,13 +65,16 @@
 // BUF: return
 
 // With overrides: a 4 x 16 tile (4 accumulators), k not unrolled, kc = 32:
-// the kc loop (4 blocks) carries C and the block buffers; each iteration
-// packs a 32 x 64 block of B and a 64 x 32 block of A into them, then runs
-// the k loop of 32 steps.
+// 4 kc blocks. The first, peeled off the kc loop, starts its accumulators
+// from zero (C is a fill); the kc loop over the other 3 carries C and the
+// block buffers; each block packs a 32 x 64 block of B and a 64 x 32 block
+// of A into them, then runs the k loop of 32 steps.
 // OVERRIDE-LABEL: func.func @matmul(
+// OVERRIDE: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4x16xf32>
 // OVERRIDE: %[[AB:.*]] = tensor.empty() : tensor<1x16x32x1x4xf32>
 // OVERRIDE: %[[BB:.*]] = tensor.empty() : tensor<1x4x32x1x16xf32>
-// OVERRIDE: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[AB]], %{{.*}} = %[[BB]])
+// OVERRIDE: scf.for %{{.*}} = %c0 to %c32 step %c1 iter_args(%{{.*}} = %[[ZERO]]) -> (vector<4x16xf32>)
+// OVERRIDE: scf.for %{{.*}} = %c1 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}})
 // OVERRIDE: vector.transfer_read %{{.*}} : tensor<4x16xf32>, vector<4x16xf32>
 // OVERRIDE: tensor.insert_slice %{{.*}} : tensor<1x4x1x16xf32> into tensor<4x32x1x16xf32>
 // OVERRIDE: vector.transpose
@@ -90,16 +100,17 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 
 // Enough work for both cores (M*N*K / cores >= 2^20): the mc loop is an
 // scf.forall of 2 blocks of 256 rows (mc evened out from 512), inside the
-// kc loop (2 blocks of 256). The B block (256 x 64, less than L2) is packed
-// by one thread in the kc loop, before the forall, into the B buffer; each
-// forall iteration packs its A block into its own slot of the A buffer
-// [2][32][128][2][8] and keeps it in its core's L2.
+// kc loop (2 blocks of 256). The B block (256 x 64: 64 KiB, a sixteenth of
+// L2) is packed over the cores in the kc loop, an scf.forall over its 2
+// micro-panels before the forall of A blocks, into the B buffer; each
+// forall iteration of the latter packs its A block into its own slot of the
+// A buffer [2][32][128][2][8] and keeps it in its core's L2.
 
 // The model's choices: with 2 B micro-panels (N = 64) A is read in place,
 // k not unrolled; with 8 register tiles of M (M = 64) B is too.
 // REMARK: matmul M=64 N=64 K=128: register tile 8x32: {{.*}}; A read in place (not packed: only 2 B micro-panels sweep it); k unrolled by 1; B read in place (not packed: only 8 register tiles of M sweep it); {{.*}}; not parallel (too little work)
 // REMARK-NOT: packing
-// REMARK: matmul M=512 N=64 K=512: {{.*}}; A read in place {{.*}}; parallel: the mc loop (2 blocks of 256 rows for 2 cores; {{.*}}; packing per block: B 256x64 per (nc, kc) (one thread)
+// REMARK: matmul M=512 N=64 K=512: {{.*}}; A read in place {{.*}}; parallel: the mc loop (2 blocks of 256 rows for 2 cores; {{.*}}; packing per block: B 256x64 per (nc, kc) (over the cores)
 // REMARK-NOT: A 256x256
 // M = 4: a 4 x 32 register tile (not 8 rows with 4 thrown away).
 // REMARK: matmul M=4 N=1024 K=512: register tile 4x32: {{.*}}; k unrolled by 2; B read in place (not packed: only 1 register tiles of M sweep it); {{.*}}; parallel: the nc loop (2 blocks of 512 columns for 2 cores; M has too few rows); packing per block: A 4x256 per mc block (by each core for its nc blocks)
@@ -112,9 +123,9 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 // CHECK: %[[AB:.*]] = tensor.empty() : tensor<2x32x128x2x8xf32>
 // CHECK: %[[BB:.*]] = tensor.empty() : tensor<1x2x128x2x32xf32>
 // CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[AB]], %{{.*}} = %[[BB]])
-// CHECK-NOT: scf.forall
-// CHECK: scf.for %{{.*}} -> (tensor<2x128x2x32xf32>)
+// CHECK: scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}}) -> (tensor<2x128x2x32xf32>)
 // CHECK: vector.shape_cast
+// CHECK: tensor.parallel_insert_slice %{{.*}} [1, 128, 2, 32] [1, 1, 1, 1] : tensor<1x128x2x32xf32> into tensor<2x128x2x32xf32>
 // CHECK: scf.forall (%[[I:[a-z0-9_]+]]) in (2) shared_outs(%{{.*}} = %{{.*}}, %[[AS:[a-z0-9_]+]] = %{{.*}}) -> (tensor<512x64xf32>, tensor<2x32x128x2x8xf32>)
 // CHECK: tensor.extract_slice %[[AS]][%[[I]], 0, 0, 0, 0] [1, 32, 128, 2, 8] [1, 1, 1, 1, 1] : tensor<2x32x128x2x8xf32> to tensor<32x128x2x8xf32>
 // CHECK: vector.transpose
@@ -254,6 +265,48 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 
 // -----
 
+// C as a fill of another value, seen through a collapse_shape (as a
+// convolution's output reaches the kernel), with sizes that are not
+// multiples of the tiles: the padded C is a fresh tensor (the first kc
+// block writes all of it) and the accumulators start from a splat of 1.5.
+// A fill that something else reads as well stays, and the kernel loads C.
+
+// CHECK-LABEL: func.func @filled_odd(
+// CHECK-DAG: %[[SPLAT:.*]] = arith.constant dense<1.500000e+00> : vector<8x32xf32>
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: tensor.pad
+// CHECK: %[[PC:.*]] = tensor.empty() : tensor<40x32xf32>
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[PC]]) -> (tensor<40x32xf32>)
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[SPLAT]]) -> (vector<8x32xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [37, 29] [1, 1] : tensor<40x32xf32> to tensor<37x29xf32>
+// CHECK-LABEL: func.func @shared_fill(
+// CHECK: %[[C:.*]] = linalg.fill
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[C]]) -> (tensor<64x64xf32>)
+// CHECK: %[[ACC0:.*]] = vector.transfer_read
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[ACC0]]) -> (vector<8x32xf32>)
+// CHECK: return %{{.*}}, %[[C]]
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @filled_odd(%a: tensor<37x53xf32>, %b: tensor<53x29xf32>) -> tensor<37x29xf32> {
+    %v = arith.constant 1.5 : f32
+    %e = tensor.empty() : tensor<1x37x29xf32>
+    %f = linalg.fill ins(%v : f32) outs(%e : tensor<1x37x29xf32>) -> tensor<1x37x29xf32>
+    %c = tensor.collapse_shape %f [[0, 1], [2]] : tensor<1x37x29xf32> into tensor<37x29xf32>
+    // expected-remark @below {{matmul M=37 N=29 K=53: register tile}}
+    %r = linalg.matmul ins(%a, %b : tensor<37x53xf32>, tensor<53x29xf32>) outs(%c : tensor<37x29xf32>) -> tensor<37x29xf32>
+    return %r : tensor<37x29xf32>
+  }
+  func.func @shared_fill(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<64x64xf32>
+    %c = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+    // expected-remark @below {{matmul M=64 N=64 K=128: register tile}}
+    %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+    return %r, %c : tensor<64x64xf32>, tensor<64x64xf32>
+  }
+}
+
+// -----
+
 // What the recipe does not handle is left alone, with a remark saying why.
 
 // CHECK-LABEL: func.func @unsupported(
@@ -355,7 +408,7 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 // [14][7][256][1] view (mr = 7 divides M = 196; k not unrolled, so each A
 // element is one load broadcast to the 32 lanes). B (28 register tiles of
 // M) is still packed.
-// REMARK: matmul M=196 N=64 K=512: register tile 7x32: {{.*}}; A read in place (not packed: only 2 B micro-panels sweep it); k unrolled by 1; {{.*}}; packing per block: B 256x64 per (nc, kc) (one thread)
+// REMARK: matmul M=196 N=64 K=512: register tile 7x32: {{.*}}; A read in place (not packed: only 2 B micro-panels sweep it); k unrolled by 1; {{.*}}; packing per block: B 256x64 per (nc, kc) (over the cores)
 // REMARK: matmul M=49 N=512 K=512: register tile 7x32: {{.*}}; k unrolled by 2; B read in place (not packed: only 7 register tiles of M sweep it); {{.*}}; parallel: the nc loop (2 blocks of 256 columns for 2 cores; it splits more evenly); packing per block: A 49x256 per mc block (by each core for its nc blocks)
 // INPLACE-LABEL: func.func @a_in_place(
 // INPLACE-NOT: tensor<{{.*}}x1x7xf32>
@@ -363,8 +416,8 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 // INPLACE: scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}}) -> (tensor<196x64xf32>)
 // INPLACE: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [14, 7, 256, 1] : tensor<98x256xf32> into tensor<14x7x256x1xf32>
 // INPLACE: scf.for %{{.*}} = %c0 to %c256 step %c1 iter_args(%{{.*}}) -> (vector<7x32xf32>)
-// INPLACE: vector.transfer_read %{{.*}} : tensor<7x1xf32>, vector<7x1xf32>
 // INPLACE: vector.transfer_read %{{.*}} : tensor<1x32xf32>, vector<32xf32>
+// INPLACE: tensor.extract %{{.*}}[%c0, %c0] : tensor<7x1xf32>
 // INPLACE-COUNT-7: vector.fma %{{.*}} : vector<32xf32>
 // INPLACE-NOT: vector.fma
 
@@ -380,8 +433,8 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 // INPLACE: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [128, 2, 8, 32] : tensor<256x256xf32> into tensor<128x2x8x32xf32>
 // INPLACE: vector.transpose
 // INPLACE: scf.for %{{.*}} = %c0 to %c128 step %c1 iter_args(%{{.*}}) -> (vector<7x32xf32>)
-// INPLACE: vector.transfer_read %{{.*}} : tensor<2x7xf32>, vector<2x7xf32>
 // INPLACE: vector.transfer_read %{{.*}} : tensor<2x32xf32>, vector<2x32xf32>
+// INPLACE: tensor.extract %{{.*}}[%c0, %c0] : tensor<2x7xf32>
 // INPLACE-COUNT-14: vector.fma %{{.*}} : vector<32xf32>
 // INPLACE-NOT: vector.fma
 module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
