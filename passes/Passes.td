@@ -228,8 +228,12 @@ def ConvertConvToMatmulPass
       ops, element types other than f32, dynamic shapes and ops on buffers:
       a remark, and the op is left alone.
 
-    Zero padding arrives as a `tensor.pad` before the convolution and stays
-    as it is.
+    Padding arrives as a `tensor.pad` before the convolution. Before an
+    NHWC im2col that alone reads it (static H/W padding by a constant), it
+    becomes a copy over the cores: an `scf.forall` over the padded rows
+    whose vector pieces along C come from the input or are the padding
+    value (bufferized, `tensor.pad` is a one-thread memset and copy of the
+    whole padded tensor). Elsewhere it stays as it is.
 
     Before:
 

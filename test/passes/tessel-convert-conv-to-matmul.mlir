@@ -21,7 +21,9 @@ func.func @conv_1x1(%x: tensor<2x14x14x64xf32>, %w: tensor<1x1x64x256xf32>, %ini
 
 // -----
 
-// 3x3, stride 1, padding 1 (a tensor.pad, which stays): im2col into
+// 3x3, stride 1, padding 1: the tensor.pad becomes a copy over the cores,
+// an scf.forall over the padded rows (n, h) whose pieces of C are read
+// from the input inside it and the padding value outside. Then im2col into
 // [N, OH, OW, KH, KW, C] = [N*OH*OW, KH*KW*C] without divisions. The copy
 // is an scf.forall over the (n, oh) rows (it runs on the cores) of scf.for
 // loops over ow, kh, kw (KW*C = 96 is over 64: one piece per kw), each
@@ -29,7 +31,18 @@ func.func @conv_1x1(%x: tensor<2x14x14x64xf32>, %w: tensor<1x1x64x256xf32>, %ini
 // CHECK-DAG: #[[WOFF:.*]] = affine_map<(d0, d1) -> (d0 + d1)>
 // CHECK-DAG: #[[RD:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0, d2, d3)>
 // CHECK-LABEL: func.func @conv_3x3_pad(
-// CHECK: %[[XP:.*]] = tensor.pad
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x16x16x32xf32>
+// CHECK-NOT: tensor.pad
+// CHECK: %[[XP:.*]] = scf.forall (%[[PN:[^,]+]], %[[PH:[^)]+]]) in (1, 18) shared_outs(%[[PS:[^ ]+]] = %{{.*}}) -> (tensor<1x18x18x32xf32>)
+// CHECK: %[[PROW:.*]] = tensor.extract_slice %[[PS]][%[[PN]], %[[PH]], 0, 0] [1, 1, 18, 32] [1, 1, 1, 1]
+// CHECK: scf.for %[[PW:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[PROW]])
+// CHECK: scf.for %[[PC:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[PACC:[^ ]+]] = %{{.*}})
+// CHECK: %[[PIECE:.*]] = scf.if %{{.*}} -> (vector<32xf32>) {
+// CHECK: vector.transfer_read %[[X]][%[[PN]], %{{.*}}, %{{.*}}, %[[PC]]], %{{.*}} {in_bounds = [true]} : tensor<1x16x16x32xf32>, vector<32xf32>
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %{{.*}} : vector<32xf32>
+// CHECK: vector.transfer_write %[[PIECE]], %[[PACC]][%{{.*}}, %{{.*}}, %[[PW]], %[[PC]]] {in_bounds = [true]} : vector<32xf32>, tensor<1x1x18x32xf32>
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %[[PS]][%[[PN]], %[[PH]], 0, 0] [1, 1, 18, 32]
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<1x16x16x3x3x32xf32>
 // CHECK: %[[P:.*]] = scf.forall (%[[N:[^,]+]], %[[OH:[^)]+]]) in (1, 16) shared_outs(%[[S:[^ ]+]] = %[[E]]) -> (tensor<1x16x16x3x3x32xf32>)
 // CHECK: %[[ROWS:.*]] = tensor.extract_slice %[[XP]][%[[N]], %[[OH]], 0, 0] [1, 3, 18, 32] [1, 1, 1, 1] : tensor<1x18x18x32xf32> to tensor<1x3x18x32xf32>
@@ -60,7 +73,7 @@ func.func @conv_3x3_pad(%x: tensor<1x16x16x32xf32>, %w: tensor<3x3x32x64xf32>) -
   } : tensor<1x16x16x32xf32> to tensor<1x18x18x32xf32>
   %e = tensor.empty() : tensor<1x16x16x64xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x16x64xf32>) -> tensor<1x16x16x64xf32>
-  // expected-remark @below {{conv_2d_nhwc_hwcf (3x3 filter, stride 1, dilation 1) as im2col into tensor<256x288xf32> (288.0 KiB, a copy of the input patches, 7.1x the input) then linalg.matmul M=256 N=64 K=288}}
+  // expected-remark @below {{conv_2d_nhwc_hwcf (3x3 filter, stride 1, dilation 1) as im2col into tensor<256x288xf32> (288.0 KiB, a copy of the input patches, 7.1x the input) then linalg.matmul M=256 N=64 K=288 with the filter and output as collapsed views; the input's padding copied over the cores row by row}}
   %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%xp, %w : tensor<1x18x18x32xf32>, tensor<3x3x32x64xf32>) outs(%init : tensor<1x16x16x64xf32>) -> tensor<1x16x16x64xf32>
   return %y : tensor<1x16x16x64xf32>
@@ -120,7 +133,9 @@ func.func @conv_3x3_dilated(%x: tensor<1x12x12x8xf32>, %w: tensor<3x3x8x8xf32>, 
 // The ResNet stem: 7x7, stride 2, padding 3, three input channels. With
 // C = 3 a piece is all of KW*C = 7x3 (one per (ow, kh)).
 // CHECK-LABEL: func.func @conv_stem(
-// CHECK: %[[XP:.*]] = tensor.pad
+// CHECK-NOT: tensor.pad
+// CHECK: %[[XP:.*]] = scf.forall (%{{.*}}, %{{.*}}) in (1, 38) {{.*}} -> (tensor<1x38x38x3xf32>)
+// CHECK: scf.if %{{.*}} -> (vector<3xf32>)
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (1, 16) {{.*}} -> (tensor<1x16x16x7x7x3xf32>)
 // CHECK: tensor.extract_slice %[[XP]][{{.*}}] [1, 7, 37, 3] [1, 1, 1, 1] : tensor<1x38x38x3xf32> to tensor<1x7x37x3xf32>
 // CHECK: scf.for
@@ -144,6 +159,26 @@ func.func @conv_stem(%x: tensor<1x32x32x3xf32>, %w: tensor<7x7x3x64xf32>) -> ten
   %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
       ins(%xp, %w : tensor<1x38x38x3xf32>, tensor<7x7x3x64xf32>) outs(%init : tensor<1x16x16x64xf32>) -> tensor<1x16x16x64xf32>
   return %y : tensor<1x16x16x64xf32>
+}
+
+// -----
+
+// A padded input something else reads too keeps its tensor.pad (the
+// copy over the cores would be a second copy of it).
+// CHECK-LABEL: func.func @conv_pad_shared(
+// CHECK: %[[XP:.*]] = tensor.pad
+// CHECK: tensor.extract_slice %[[XP]]
+// CHECK: return %{{.*}}, %[[XP]]
+func.func @conv_pad_shared(%x: tensor<1x8x8x16xf32>, %w: tensor<3x3x16x16xf32>, %init: tensor<1x8x8x16xf32>) -> (tensor<1x8x8x16xf32>, tensor<1x10x10x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %xp = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x8x16xf32> to tensor<1x10x10x16xf32>
+  // expected-remark @below {{with the filter and output as collapsed views}}
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%xp, %w : tensor<1x10x10x16xf32>, tensor<3x3x16x16xf32>) outs(%init : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  return %y, %xp : tensor<1x8x8x16xf32>, tensor<1x10x10x16xf32>
 }
 
 // -----
