@@ -234,10 +234,18 @@ FailureOr<Value> tileAndVectorizeIm2col(RewriterBase &rewriter,
   return result;
 }
 
-/// The tensor.pad `input` is, when it pads an NHWC tensor along H and W
-/// only, by static amounts, with a constant, and nothing else reads it;
-/// else null.
+/// The tensor.pad `input` is, when it pads an NHWC tensor ([N, H, W, C],
+/// or [H, W, C] behind the expand_shape that linalg-fold-unit-extent-dims
+/// leaves at batch 1) along H and W only, by static amounts, with a
+/// constant, and nothing else reads it; else null.
 tensor::PadOp paddedAlongHW(Value input) {
+  if (auto expand = input.getDefiningOp<tensor::ExpandShapeOp>()) {
+    if (!input.hasOneUse() || expand.getSrcType().getRank() != 3 ||
+        expand.getResultType().getRank() != 4 ||
+        expand.getResultType().getDimSize(0) != 1)
+      return {};
+    input = expand.getSrc();
+  }
   auto pad = input.getDefiningOp<tensor::PadOp>();
   if (!pad || !input.hasOneUse() || !pad.getConstantPaddingValue() ||
       !pad.getSourceType().hasStaticShape() ||
@@ -245,25 +253,29 @@ tensor::PadOp paddedAlongHW(Value input) {
       !pad.getHigh().empty())
     return {};
   ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
-  if (low.size() != 4 || low[0] || low[3] || high[0] || high[3])
+  int64_t rank = low.size();
+  if ((rank != 3 && rank != 4) || low.back() || high.back() ||
+      (rank == 4 && (low[0] || high[0])))
     return {};
   return pad;
 }
 
 /// `pad` (see paddedAlongHW) as a copy over the cores: an scf.forall over
-/// the padded rows (n, h) builds each row in place, piece by piece along
+/// the padded rows ((n,) h) builds each row in place, piece by piece along
 /// C (one vector of at most kMaxPieceElems), from the input row or the
 /// padding value. Bufferized, tensor.pad is a memset of the whole padded
 /// tensor and a copy of the input into it, both on one thread before the
 /// parallel im2col: at batch 8 (7 MiB) a serial tenth of the 2-thread
-/// time. Returns the padded tensor.
+/// time. Replaces `pad`; returns the padded tensor.
 Value padRowsInParallel(RewriterBase &rewriter, tensor::PadOp pad) {
   Location loc = pad.getLoc();
   RankedTensorType srcType = pad.getSourceType();
   RankedTensorType dstType = pad.getResultType();
   ArrayRef<int64_t> src = srcType.getShape(), dst = dstType.getShape();
-  int64_t top = pad.getStaticLow()[1], left = pad.getStaticLow()[2];
-  int64_t c = dst[3], cTile = 1;
+  // The dims: an optional batch, then H, W, C.
+  unsigned rank = dst.size(), hDim = rank - 3, wDim = rank - 2;
+  int64_t top = pad.getStaticLow()[hDim], left = pad.getStaticLow()[wDim];
+  int64_t c = dst.back(), cTile = 1;
   for (int64_t t = std::min(c, kMaxPieceElems); t >= 1; --t)
     if (c % t == 0) {
       cTile = t;
@@ -274,14 +286,15 @@ Value padRowsInParallel(RewriterBase &rewriter, tensor::PadOp pad) {
   rewriter.setInsertionPoint(pad);
   Value empty = tensor::EmptyOp::create(rewriter, loc, dst,
                                         dstType.getElementType());
-  auto forall = scf::ForallOp::create(
-      rewriter, loc,
-      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(dst[0]),
-                             rewriter.getIndexAttr(dst[1])},
-      ValueRange{empty}, std::nullopt);
+  SmallVector<OpFoldResult> rowCounts;
+  for (unsigned i = 0; i <= hDim; ++i)
+    rowCounts.push_back(rewriter.getIndexAttr(dst[i]));
+  auto forall = scf::ForallOp::create(rewriter, loc, rowCounts,
+                                      ValueRange{empty}, std::nullopt);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(forall.getBody());
-  Value n = forall.getInductionVar(0), h = forall.getInductionVar(1);
+  SmallVector<Value> rowIvs(forall.getInductionVars());
+  Value h = rowIvs.back();
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
   };
@@ -293,24 +306,25 @@ Value padRowsInParallel(RewriterBase &rewriter, tensor::PadOp pad) {
                                        index(lo + size));
     return arith::AndIOp::create(b, loc, geLo, ltHi).getResult();
   };
-  Value rowInside = within(rewriter, h, top, src[1]);
+  Value rowInside = within(rewriter, h, top, src[hDim]);
   Value srcRow = arith::SubIOp::create(rewriter, loc, h, index(top));
   Value padding = vector::BroadcastOp::create(rewriter, loc, pieceType, value);
-  SmallVector<OpFoldResult> rowOffsets = {n, h, rewriter.getIndexAttr(0),
-                                          rewriter.getIndexAttr(0)};
-  SmallVector<OpFoldResult> rowSizes = {
-      rewriter.getIndexAttr(1), rewriter.getIndexAttr(1),
-      rewriter.getIndexAttr(dst[2]), rewriter.getIndexAttr(c)};
-  SmallVector<OpFoldResult> unitStrides(4, rewriter.getIndexAttr(1));
+  // The padded row: [(1,) 1, Wp, C] at ((n,) h, 0, 0).
+  SmallVector<OpFoldResult> rowOffsets(rowIvs.begin(), rowIvs.end());
+  SmallVector<OpFoldResult> rowSizes(hDim + 1, rewriter.getIndexAttr(1));
+  rowOffsets.append(2, rewriter.getIndexAttr(0));
+  rowSizes.push_back(rewriter.getIndexAttr(dst[wDim]));
+  rowSizes.push_back(rewriter.getIndexAttr(c));
+  SmallVector<OpFoldResult> unitStrides(rank, rewriter.getIndexAttr(1));
   Value row = tensor::ExtractSliceOp::create(
       rewriter, loc, forall.getRegionIterArgs()[0], rowOffsets, rowSizes,
       unitStrides);
   Value zero = index(0);
   auto columns = scf::ForOp::create(
-      rewriter, loc, zero, index(dst[2]), index(1), ValueRange{row},
+      rewriter, loc, zero, index(dst[wDim]), index(1), ValueRange{row},
       [&](OpBuilder &b, Location, Value w, ValueRange wIters) {
         Value inside = arith::AndIOp::create(
-            b, loc, rowInside, within(b, w, left, src[2]));
+            b, loc, rowInside, within(b, w, left, src[wDim]));
         Value srcCol = arith::SubIOp::create(b, loc, w, index(left));
         auto pieces = scf::ForOp::create(
             b, loc, zero, index(c), index(cTile), wIters,
@@ -318,20 +332,23 @@ Value padRowsInParallel(RewriterBase &rewriter, tensor::PadOp pad) {
               auto piece = scf::IfOp::create(
                   pb, loc, inside,
                   [&](OpBuilder &tb, Location) {
+                    SmallVector<Value> at(ArrayRef<Value>(rowIvs).drop_back());
+                    at.append({srcRow, srcCol, c0});
                     Value read = vector::TransferReadOp::create(
-                        tb, loc, pieceType, pad.getSource(),
-                        ValueRange{n, srcRow, srcCol, c0}, value,
+                        tb, loc, pieceType, pad.getSource(), at, value,
                         ArrayRef<bool>{true});
                     scf::YieldOp::create(tb, loc, read);
                   },
                   [&](OpBuilder &eb, Location) {
                     scf::YieldOp::create(eb, loc, padding);
                   });
-              Value written = vector::TransferWriteOp::create(
-                                  pb, loc, piece.getResult(0), cIters[0],
-                                  ValueRange{zero, zero, w, c0},
-                                  ArrayRef<bool>{true})
-                                  .getResult();
+              SmallVector<Value> to(hDim + 1, zero);
+              to.append({w, c0});
+              Value written =
+                  vector::TransferWriteOp::create(pb, loc, piece.getResult(0),
+                                                  cIters[0], to,
+                                                  ArrayRef<bool>{true})
+                      .getResult();
               scf::YieldOp::create(pb, loc, written);
             });
         scf::YieldOp::create(b, loc, pieces.getResults());
@@ -536,8 +553,13 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
          << "x the input) then linalg.matmul M=" << rows << " N=" << d.f
          << " K=" << k << " with the filter and output as collapsed views";
   tensor::PadOp pad = paddedAlongHW(input);
-  if (pad)
-    input = padRowsInParallel(rewriter, pad);
+  if (pad) {
+    // The convolution reads the pad itself, or the expand_shape of it.
+    bool readsPad = input.getDefiningOp() == pad.getOperation();
+    Value padded = padRowsInParallel(rewriter, pad);
+    if (readsPad)
+      input = padded;
+  }
   auto notePadding = [&] {
     if (pad)
       remark << "; the input's padding copied over the cores row by row";

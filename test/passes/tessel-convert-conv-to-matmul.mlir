@@ -163,6 +163,33 @@ func.func @conv_stem(%x: tensor<1x32x32x3xf32>, %w: tensor<7x7x3x64xf32>) -> ten
 
 // -----
 
+// Batch 1 as linalg-fold-unit-extent-dims leaves it: the pad is 3-D
+// ([H, W, C]) behind an expand_shape to NHWC; its copy is an scf.forall
+// over the padded rows h alone.
+// CHECK-LABEL: func.func @conv_pad_batch1_folded(
+// CHECK-NOT: tensor.pad
+// CHECK: %[[XP:.*]] = scf.forall (%[[PH:[^)]+]]) in (10) shared_outs(%[[PS:[^ ]+]] = %{{.*}}) -> (tensor<10x10x16xf32>)
+// CHECK: scf.if %{{.*}} -> (vector<16xf32>)
+// CHECK: vector.transfer_read %{{.*}} : tensor<8x8x16xf32>, vector<16xf32>
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %[[PS]][%[[PH]], 0, 0] [1, 10, 16] [1, 1, 1]
+// CHECK: tensor.expand_shape %[[XP]] {{\[}}[0, 1], [2], [3]] output_shape [1, 10, 10, 16]
+// CHECK: linalg.matmul
+func.func @conv_pad_batch1_folded(%x: tensor<1x8x8x16xf32>, %w: tensor<3x3x16x16xf32>, %init: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = tensor.collapse_shape %x [[0, 1], [2], [3]] : tensor<1x8x8x16xf32> into tensor<8x8x16xf32>
+  %p = tensor.pad %c low[1, 1, 0] high[1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index):
+    tensor.yield %zero : f32
+  } : tensor<8x8x16xf32> to tensor<10x10x16xf32>
+  %xp = tensor.expand_shape %p [[0, 1], [2], [3]] output_shape [1, 10, 10, 16] : tensor<10x10x16xf32> into tensor<1x10x10x16xf32>
+  // expected-remark @below {{; the input's padding copied over the cores row by row}}
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%xp, %w : tensor<1x10x10x16xf32>, tensor<3x3x16x16xf32>) outs(%init : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  return %y : tensor<1x8x8x16xf32>
+}
+
+// -----
+
 // A padded input something else reads too keeps its tensor.pad (the
 // copy over the cores would be a second copy of it).
 // CHECK-LABEL: func.func @conv_pad_shared(
