@@ -1,5 +1,6 @@
 //===- ApproximateMath.cpp - Polynomial approximations of f32 math --------===//
 #include "passes/Passes.h"
+#include "passes/Utils/ErfApproximation.h"
 #include "passes/Utils/X86MathApproximations.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -58,6 +59,8 @@ struct ApproximateMathPass
     RewritePatternSet patterns(&getContext());
     if (targetInstructions && targetHasAVX512(getOperation()))
       tessel::populateAVX512ExpApproximationPatterns(patterns);
+    // erf as one rational function (no interval selects): GELU epilogues.
+    tessel::populateRationalErfApproximationPatterns(patterns);
     // Upstream's default set: f32 expansions plus the polynomial rewrites,
     // without target-specific (AVX2) intrinsics so every target can use it.
     populateMathPolynomialApproximationPatterns(patterns);

@@ -24,24 +24,35 @@ func.func @tanh_f32(%x: f32) -> f32 {
 
 // -----
 
-// erf: odd, so evaluated on |x| with a rational polynomial per interval and
-// the sign restored at the end.
+// erf: one rational function of the argument clamped to [-4, 4] (IEEE
+// max / min: NaN passes through), x P(x^2) / Q(x^2) with P of degree 6 and
+// Q of degree 4 (6 + 4 fmas), no selects; vectors alike.
 
 // CHECK-LABEL: func.func @erf_f32(
 // CHECK-SAME: %[[X:.*]]: f32) -> f32
 // CHECK-NOT: math.erf
-// CHECK: %[[NEG:.*]] = arith.negf %[[X]] : f32
-// CHECK: %[[ABS:.*]] = arith.select %[[ISNEG:.*]], %[[NEG]], %[[X]] : f32
-// CHECK: math.fma %[[ABS]]
-// CHECK: arith.divf
-// CHECK: %[[POS:.*]] = arith.select
-// CHECK: %[[FLIP:.*]] = arith.negf %[[POS]] : f32
-// CHECK: %[[R:.*]] = arith.select %[[ISNEG]], %[[FLIP]], %[[POS]] : f32
+// CHECK: %[[LO:.*]] = arith.maximumf %[[X]], %{{.*}} : f32
+// CHECK: %[[C:.*]] = arith.minimumf %[[LO]], %{{.*}} : f32
+// CHECK: %[[T:.*]] = arith.mulf %[[C]], %[[C]] : f32
+// CHECK-COUNT-6: math.fma %{{.*}}, %[[T]], %{{.*}} : f32
+// CHECK: %[[NUM:.*]] = arith.mulf %[[C]], %{{.*}} : f32
+// CHECK-COUNT-4: math.fma %{{.*}}, %[[T]], %{{.*}} : f32
+// CHECK-NOT: arith.select
+// CHECK: %[[R:.*]] = arith.divf %[[NUM]], %{{.*}} : f32
 // CHECK-NOT: math.erf
 // CHECK: return %[[R]] : f32
+// CHECK-LABEL: func.func @erf_vector(
+// CHECK: arith.maximumf %{{.*}} : vector<16xf32>
+// CHECK-COUNT-10: math.fma %{{.*}} : vector<16xf32>
+// CHECK: arith.divf %{{.*}} : vector<16xf32>
+// CHECK-NOT: math.erf
 func.func @erf_f32(%x: f32) -> f32 {
   %0 = math.erf %x : f32
   return %0 : f32
+}
+func.func @erf_vector(%x: vector<16xf32>) -> vector<16xf32> {
+  %0 = math.erf %x : vector<16xf32>
+  return %0 : vector<16xf32>
 }
 
 // -----

@@ -1,4 +1,4 @@
-/* Harness for elementwise.mlir: tanh / exp in f32 (polynomial) and f64. */
+/* Harness for elementwise.mlir: tanh / exp / erf in f32 (polynomial) and f64. */
 #include "harness.h"
 
 #include <float.h>
@@ -82,6 +82,33 @@ static void run_exp_edges(void) {
   harness_free(x); harness_free(y); harness_free(ref);
 }
 
+static void run_erf(void) {
+  const int64_t n = 4096;
+  static const float edges[] = {INFINITY, -INFINITY, NAN,   0.0f,  -0.0f,
+                                1e-40f,   -1e-40f,   1e-20f, 4.0f, -4.0f,
+                                3.9999f,  4.0001f,   10.0f, -10.0f, FLT_MAX};
+  const int64_t nedges = (int64_t)(sizeof edges / sizeof edges[0]);
+  float *x = alloc_f32((size_t)n), *y = alloc_f32((size_t)n);
+  double *ref = alloc_f64((size_t)n);
+  /* The edges, then a sweep of [-6, 6] (erf is flat in f32 beyond +-3.92). */
+  for (int64_t i = 0; i < n; ++i)
+    x[i] = i < nedges ? edges[i]
+                      : -6.0f + 12.0f * (float)(i - nedges) /
+                                    (float)(n - nedges - 1);
+  poison_f32(y, (size_t)n);
+  for (int64_t i = 0; i < n; ++i)
+    ref[i] = erf((double)x[i]);
+  tessel_memref_f32_1d dx, dy;
+  tessel_memref_f32_init_1d(&dx, x, n);
+  tessel_memref_f32_init_1d(&dy, y, n);
+  _mlir_ciface_erf_sweep(&dx, &dy);
+  /* At most 6 ulps (2^-23 ~ 1.2e-7 relative, ~6e-8 near +-1); denormal
+   * arguments give results near 1.13 x, compared absolutely. */
+  check_f32("erf", "4096 in [-6,6] + specials", y, ref, (size_t)n, 8e-7,
+            1e-38);
+  harness_free(x); harness_free(y); harness_free(ref);
+}
+
 static void run_f64(void) {
   const int64_t n = 64;
   double *x = alloc_f64((size_t)n), *y = alloc_f64((size_t)n), *ref = alloc_f64((size_t)n);
@@ -104,6 +131,7 @@ int main(int argc, char **argv) {
   run_tanh_exp();
   run_tanh_and_exp();
   run_exp_edges();
+  run_erf();
   run_f64();
   return harness_finish();
 }

@@ -65,3 +65,17 @@ func.func @exp_edges(%x: tensor<256xf32>) -> tensor<256xf32> {
   } -> tensor<256xf32>
   return %y : tensor<256xf32>
 }
+
+// math.erf over its whole range and at its edges: a rational function of
+// the clamped argument (tessel-approximate-math).
+func.func @erf_sweep(%x: tensor<4096xf32>) -> tensor<4096xf32> {
+  %e = tensor.empty() : tensor<4096xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]}
+      ins(%x : tensor<4096xf32>) outs(%e : tensor<4096xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.erf %v : f32
+    linalg.yield %r : f32
+  } -> tensor<4096xf32>
+  return %y : tensor<4096xf32>
+}
