@@ -49,6 +49,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/Format.h"
@@ -266,7 +267,8 @@ tensor::PadOp paddedAlongHW(Value input) {
 /// padding value. Bufferized, tensor.pad is a memset of the whole padded
 /// tensor and a copy of the input into it, both on one thread before the
 /// parallel im2col: at batch 8 (7 MiB) a serial tenth of the 2-thread
-/// time. Replaces `pad`; returns the padded tensor.
+/// time. Replaces `pad` and returns the padded tensor, or returns null
+/// (nothing changed) when the padding value cannot be used outside it.
 Value padRowsInParallel(RewriterBase &rewriter, tensor::PadOp pad) {
   Location loc = pad.getLoc();
   RankedTensorType srcType = pad.getSourceType();
@@ -282,8 +284,17 @@ Value padRowsInParallel(RewriterBase &rewriter, tensor::PadOp pad) {
       break;
     }
   auto pieceType = VectorType::get({cTile}, dstType.getElementType());
-  Value value = pad.getConstantPaddingValue();
+  OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(pad);
+  // A constant yielded from inside the pad's region goes with the pad: a
+  // copy of it here.
+  Value value = pad.getConstantPaddingValue();
+  if (pad.getRegion().isAncestor(value.getParentRegion())) {
+    Attribute attr;
+    if (!matchPattern(value, m_Constant(&attr)))
+      return {};
+    value = arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(attr));
+  }
   Value empty = tensor::EmptyOp::create(rewriter, loc, dst,
                                         dstType.getElementType());
   SmallVector<OpFoldResult> rowCounts;
@@ -291,7 +302,6 @@ Value padRowsInParallel(RewriterBase &rewriter, tensor::PadOp pad) {
     rowCounts.push_back(rewriter.getIndexAttr(dst[i]));
   auto forall = scf::ForallOp::create(rewriter, loc, rowCounts,
                                       ValueRange{empty}, std::nullopt);
-  OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(forall.getBody());
   SmallVector<Value> rowIvs(forall.getInductionVars());
   Value h = rowIvs.back();
@@ -300,10 +310,12 @@ Value padRowsInParallel(RewriterBase &rewriter, tensor::PadOp pad) {
   };
   // Whether `i` lies in [lo, lo + size).
   auto within = [&](OpBuilder &b, Value i, int64_t lo, int64_t size) {
-    Value geLo = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i,
-                                       index(lo));
-    Value ltHi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i,
-                                       index(lo + size));
+    Value geLo = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::sge, i,
+        arith::ConstantIndexOp::create(b, loc, lo));
+    Value ltHi = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::slt, i,
+        arith::ConstantIndexOp::create(b, loc, lo + size));
     return arith::AndIOp::create(b, loc, geLo, ltHi).getResult();
   };
   Value rowInside = within(rewriter, h, top, src[hDim]);
@@ -325,9 +337,11 @@ Value padRowsInParallel(RewriterBase &rewriter, tensor::PadOp pad) {
       [&](OpBuilder &b, Location, Value w, ValueRange wIters) {
         Value inside = arith::AndIOp::create(
             b, loc, rowInside, within(b, w, left, src[wDim]));
-        Value srcCol = arith::SubIOp::create(b, loc, w, index(left));
+        Value srcCol = arith::SubIOp::create(
+            b, loc, w, arith::ConstantIndexOp::create(b, loc, left));
         auto pieces = scf::ForOp::create(
-            b, loc, zero, index(c), index(cTile), wIters,
+            b, loc, zero, arith::ConstantIndexOp::create(b, loc, c),
+            arith::ConstantIndexOp::create(b, loc, cTile), wIters,
             [&](OpBuilder &pb, Location, Value c0, ValueRange cIters) {
               auto piece = scf::IfOp::create(
                   pb, loc, inside,
@@ -557,7 +571,9 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
     // The convolution reads the pad itself, or the expand_shape of it.
     bool readsPad = input.getDefiningOp() == pad.getOperation();
     Value padded = padRowsInParallel(rewriter, pad);
-    if (readsPad)
+    if (!padded)
+      pad = {};
+    else if (readsPad)
       input = padded;
   }
   auto notePadding = [&] {

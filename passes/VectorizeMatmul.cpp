@@ -335,18 +335,18 @@ struct KernelSite {
 /// C of a matmul as a linalg.fill of a scalar that nothing else reads,
 /// possibly seen through one reshape (a convolution's collapsed output).
 struct FilledInit {
-  Value value;     // the scalar
-  Value unfilled;  // C without the fill: the fill's destination, reshaped
+  Value value;               // the scalar
+  linalg::FillOp fill;
+  Operation *reshape;        // between the fill and the matmul, or null
 };
 } // namespace
 
 /// `c` as a fill of a scalar read by the matmul alone (directly or through
-/// a collapse_shape / expand_shape read by it alone): the scalar and the
-/// fill's destination (reshaped likewise, a new op at `c`'s definition), or
-/// nothing. The matmul's first kc block then writes every element of C
-/// from the scalar plus its products, so the fill (a whole pass over C, on
-/// one thread) and the first block's loads of C are not needed.
-static std::optional<FilledInit> filledInit(RewriterBase &rewriter, Value c) {
+/// a collapse_shape / expand_shape read by it alone), or nothing. The
+/// matmul's first kc block then writes every element of C from the scalar
+/// plus its products, so the fill (a whole pass over C, on one thread) and
+/// the first block's loads of C are not needed.
+static std::optional<FilledInit> filledInit(Value c) {
   if (!c.hasOneUse())
     return std::nullopt;
   Operation *reshape = c.getDefiningOp();
@@ -357,14 +357,19 @@ static std::optional<FilledInit> filledInit(RewriterBase &rewriter, Value c) {
   auto fill = filled.getDefiningOp<linalg::FillOp>();
   if (!fill || !filled.hasOneUse() || !fill.hasPureTensorSemantics())
     return std::nullopt;
-  Value dest = fill.getDpsInits()[0];
-  if (!reshape)
-    return FilledInit{fill.getInputs()[0], dest};
+  return FilledInit{fill.getInputs()[0], fill, reshape};
+}
+
+/// C without its fill: the fill's destination, reshaped like C (a new op).
+static Value unfilledInit(RewriterBase &rewriter, const FilledInit &filled) {
+  Value dest = linalg::FillOp(filled.fill).getDpsInits()[0];
+  if (!filled.reshape)
+    return dest;
   OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(reshape);
-  Operation *unfilled = rewriter.clone(*reshape);
+  rewriter.setInsertionPoint(filled.reshape);
+  Operation *unfilled = rewriter.clone(*filled.reshape);
   unfilled->setOperand(0, dest);
-  return FilledInit{fill.getInputs()[0], unfilled->getResult(0)};
+  return unfilled->getResult(0);
 }
 
 /// Applies `epilogue` to the register tile that `kernel` (a product tiled
@@ -536,11 +541,11 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
   // A C that is a fill is not filled: the first kc block starts its
   // register tiles from the fill's value (and a padded C is then a fresh
   // tensor, every element of which that block writes).
-  Operation *cDef = c.getDefiningOp();
-  std::optional<FilledInit> filled = filledInit(rewriter, c);
-  Value unpaddedC = filled ? filled->unfilled : c;
+  std::optional<FilledInit> filled = filledInit(c);
+  bool padC = mp * t.mr != m || np * t.nr != n;
+  Value unpaddedC = filled && !padC ? unfilledInit(rewriter, *filled) : c;
   Value paddedC = unpaddedC;
-  if (mp * t.mr != m || np * t.nr != n) {
+  if (padC) {
     auto paddedType = RankedTensorType::get({mp * t.mr, np * t.nr}, f32);
     if (filled) {
       paddedC = tensor::EmptyOp::create(rewriter, loc, paddedType.getShape(),
@@ -800,12 +805,9 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
   }
   // The fill C was (and the reshape it was seen through), read by nothing.
   if (filled) {
-    Operation *fill = cDef;
-    if (!isa<linalg::FillOp>(cDef)) {
-      fill = cDef->getOperand(0).getDefiningOp();
-      rewriter.eraseOp(cDef);
-    }
-    rewriter.eraseOp(fill);
+    if (filled->reshape)
+      rewriter.eraseOp(filled->reshape);
+    rewriter.eraseOp(filled->fill);
   }
 
   // Packing as vector copies, each piece about one register tile. The B
@@ -872,10 +874,16 @@ static LogicalResult finishKernels(func::FuncOp func) {
       return failure();
   }
   // Masked transfers as transfers with mask operands (what the transfer
-  // lowerings handle), then clean up.
+  // lowerings handle), A elements as scalar loads, then clean up.
   {
     RewritePatternSet patterns(ctx);
     vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
+    // Each A element the outer products extract becomes a scalar load
+    // (then one vbroadcastss from memory) instead of an element of a
+    // vector load that LLVM splits with shuffles competing with the FMAs
+    // (mr = 7). Upstream's patterns take only unmasked, in-bounds,
+    // unpermuted reads all of whose users extract scalars, so the rest of
+    // the function is unaffected.
     vector::populateScalarVectorTransferLoweringPatterns(
         patterns, /*benefit=*/1, /*allowMultipleUses=*/true);
     addCanonicalization(patterns);
@@ -965,6 +973,9 @@ struct VectorizeMatmulPass
         remark << "; A packed from its transpose's source";
       if (transposeSource(op.getDpsInputs()[1]))
         remark << "; B packed from its transpose's source";
+      if (filledInit(op.getDpsInits()[0]))
+        remark << "; C's fill folded into the first kc block (its register "
+                  "tiles start from the fill value)";
       linalg::GenericOp epilogue;
       if (fuseEpilogue) {
         std::string whyNot;

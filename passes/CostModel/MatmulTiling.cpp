@@ -10,6 +10,9 @@ using namespace mlir::tessel;
 static constexpr int64_t kPackAMinSweeps = 16;
 /// Register tiles of M below which packing B does not pay, likewise.
 static constexpr int64_t kPackBMinSweeps = 16;
+/// A B block of at least L2 / this is packed over the cores: 64 KiB on
+/// Zen 4, ~5 us from L3, above the fork/join of a parallel region.
+static constexpr int64_t kParallelPackBFractionOfL2 = 16;
 
 /// Rows beyond M in the last of the mr-row register tiles.
 static int64_t padding(int64_t m, int64_t mr) {
@@ -221,7 +224,8 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   // threads is a serial 10%.
   int64_t bBlockBytes = t.kc * t.nc * elementBytes;
   t.parallelPackB =
-      t.packB && t.parallel == 'm' && bBlockBytes * 16 >= target.l2;
+      t.packB && t.parallel == 'm' &&
+      bBlockBytes * kParallelPackBFractionOfL2 >= target.l2;
   if (t.packB || t.packA)
     os << "; packing per block:";
   if (t.packB)

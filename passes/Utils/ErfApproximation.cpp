@@ -17,10 +17,11 @@ constexpr float kClamp = 4.0f;
 
 // erf(x) ~ x P(x^2) / Q(x^2), coefficients lowest degree first: our own fit
 // (least squares on the relative error over [0, 4], reweighted towards the
-// worst points, Lawson style), rounded to f32. Simulated in f32 with fma
-// over (0, 6], the whole sequence stays within 5.5 ulp of erf (the largest
-// errors near x = 3.7, where one ulp of erf is 6e-8); it is odd in x, so
-// negative arguments behave alike.
+// worst points, Lawson style), rounded to f32. Compiled for Zen 4 and run
+// on every f32 in [1e-30, 4.5], the sequence stays within 7.2 ulp of erf
+// (the largest errors near x = 3.86, where one ulp of erf is 6e-8, so 4e-7
+// absolute) and never exceeds 1; it is odd in x, so negative arguments
+// behave alike.
 constexpr float kNumerator[] = {1.1283791065216064f,    0.2071271687746048f,
                                 0.051525138318538666f,  0.003990655764937401f,
                                 0.00014728867972735316f, -1.9423250705585815e-06f,
@@ -63,8 +64,12 @@ struct RationalErfApproximation : public OpRewritePattern<math::ErfOp> {
     Value t = arith::MulFOp::create(rewriter, loc, x, x);
     Value numerator = arith::MulFOp::create(rewriter, loc, x,
                                             horner(t, kNumerator));
-    rewriter.replaceOpWithNewOp<arith::DivFOp>(op, numerator,
-                                               horner(t, kDenominator));
+    Value ratio = arith::DivFOp::create(rewriter, loc, numerator,
+                                        horner(t, kDenominator));
+    // Near the clamp the ratio overshoots 1 by up to 2 ulp; erf never does.
+    rewriter.replaceOpWithNewOp<arith::MinimumFOp>(
+        op, arith::MaximumFOp::create(rewriter, loc, ratio, constant(-1.0f)),
+        constant(1.0f));
     return success();
   }
 };

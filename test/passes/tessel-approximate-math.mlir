@@ -26,7 +26,8 @@ func.func @tanh_f32(%x: f32) -> f32 {
 
 // erf: one rational function of the argument clamped to [-4, 4] (IEEE
 // max / min: NaN passes through), x P(x^2) / Q(x^2) with P of degree 6 and
-// Q of degree 4 (6 + 4 fmas), no selects; vectors alike.
+// Q of degree 4 (6 + 4 fmas), no selects, the result clamped to [-1, 1];
+// vectors alike.
 
 // CHECK-LABEL: func.func @erf_f32(
 // CHECK-SAME: %[[X:.*]]: f32) -> f32
@@ -38,7 +39,9 @@ func.func @tanh_f32(%x: f32) -> f32 {
 // CHECK: %[[NUM:.*]] = arith.mulf %[[C]], %{{.*}} : f32
 // CHECK-COUNT-4: math.fma %{{.*}}, %[[T]], %{{.*}} : f32
 // CHECK-NOT: arith.select
-// CHECK: %[[R:.*]] = arith.divf %[[NUM]], %{{.*}} : f32
+// CHECK: %[[Q:.*]] = arith.divf %[[NUM]], %{{.*}} : f32
+// CHECK: %[[QLO:.*]] = arith.maximumf %[[Q]], %{{.*}} : f32
+// CHECK: %[[R:.*]] = arith.minimumf %[[QLO]], %{{.*}} : f32
 // CHECK-NOT: math.erf
 // CHECK: return %[[R]] : f32
 // CHECK-LABEL: func.func @erf_vector(

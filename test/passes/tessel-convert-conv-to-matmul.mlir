@@ -190,6 +190,28 @@ func.func @conv_pad_batch1_folded(%x: tensor<1x8x8x16xf32>, %w: tensor<3x3x16x16
 
 // -----
 
+// The padding value defined inside the pad's region (as frontends write
+// it before canonicalization) is copied out with the rows.
+// CHECK-LABEL: func.func @conv_pad_value_in_region(
+// CHECK-NOT: tensor.pad
+// CHECK: %[[V:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (1, 10)
+// CHECK: vector.broadcast %[[V]] : f32 to vector<16xf32>
+// CHECK: linalg.matmul
+func.func @conv_pad_value_in_region(%x: tensor<1x8x8x16xf32>, %w: tensor<3x3x16x16xf32>, %init: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {
+  %xp = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    %half = arith.constant 0.5 : f32
+    tensor.yield %half : f32
+  } : tensor<1x8x8x16xf32> to tensor<1x10x10x16xf32>
+  // expected-remark @below {{; the input's padding copied over the cores row by row}}
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%xp, %w : tensor<1x10x10x16xf32>, tensor<3x3x16x16xf32>) outs(%init : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  return %y : tensor<1x8x8x16xf32>
+}
+
+// -----
+
 // A padded input something else reads too keeps its tensor.pad (the
 // copy over the cores would be a second copy of it).
 // CHECK-LABEL: func.func @conv_pad_shared(

@@ -108,9 +108,9 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 
 // The model's choices: with 2 B micro-panels (N = 64) A is read in place,
 // k not unrolled; with 8 register tiles of M (M = 64) B is too.
-// REMARK: matmul M=64 N=64 K=128: register tile 8x32: {{.*}}; A read in place (not packed: only 2 B micro-panels sweep it); k unrolled by 1; B read in place (not packed: only 8 register tiles of M sweep it); {{.*}}; not parallel (too little work)
+// REMARK: matmul M=64 N=64 K=128: register tile 8x32: {{.*}}; A read in place (not packed: only 2 B micro-panels sweep it); k unrolled by 1; B read in place (not packed: only 8 register tiles of M sweep it); {{.*}}; not parallel (too little work); C's fill folded into the first kc block (its register tiles start from the fill value)
 // REMARK-NOT: packing
-// REMARK: matmul M=512 N=64 K=512: {{.*}}; A read in place {{.*}}; parallel: the mc loop (2 blocks of 256 rows for 2 cores; {{.*}}; packing per block: B 256x64 per (nc, kc) (over the cores)
+// REMARK: matmul M=512 N=64 K=512: {{.*}}; A read in place {{.*}}; parallel: the mc loop (2 blocks of 256 rows for 2 cores; {{.*}}; packing per block: B 256x64 per (nc, kc) (over the cores){{$}}
 // REMARK-NOT: A 256x256
 // M = 4: a 4 x 32 register tile (not 8 rows with 4 thrown away).
 // REMARK: matmul M=4 N=1024 K=512: register tile 4x32: {{.*}}; k unrolled by 2; B read in place (not packed: only 1 register tiles of M sweep it); {{.*}}; parallel: the nc loop (2 blocks of 512 columns for 2 cores; M has too few rows); packing per block: A 4x256 per mc block (by each core for its nc blocks)
