@@ -607,8 +607,9 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
   Value step = arith::ConstantIndexOp::create(rewriter, loc, images);
   auto input4 = cast<RankedTensorType>(input.getType()).getShape();
   // A fill of a tensor.empty as the accumulator (what frontends emit) is
-  // done a chunk at a time, just before the chunk's product, while its
-  // slice is in cache: not as a separate pass over the whole output.
+  // done a chunk at a time, on the chunk's slice, not as a separate pass
+  // over the whole output; tessel-vectorize-matmul then folds each chunk's
+  // fill into its first kc block (no fill pass at all).
   Value accumulator = init;
   auto fill = init.getDefiningOp<linalg::FillOp>();
   if (fill && init.hasOneUse() &&
