@@ -6,13 +6,17 @@
 // one function) needs the sum of them all, and overflows the thread's stack.
 // This pass keeps upstream's rewrite (and its escape analysis) but chooses
 // which allocations it may promote under a per-function byte budget: tile
-// buffers inside loops first (they are what the fused nests reuse), then the
+// buffers inside parallel loops first (they are what the fused nests reuse;
+// convert-scf-to-openmp scopes them to an iteration), then those outside
+// loops. Buffers in sequential loops are never promoted: nothing releases
+// an alloca there, so the stack would grow every iteration. Then the
 // rest in program order while the budget lasts.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseSet.h"
@@ -39,11 +43,12 @@ std::optional<int64_t> staticBytes(memref::AllocOp alloc, unsigned maxRank) {
   return type.getNumElements() * static_cast<int64_t>((bits + 7) / 8);
 }
 
-bool isInLoop(Operation *op, Operation *func) {
+/// The innermost loop around `op` in `func`, or null.
+Operation *innermostLoop(Operation *op, Operation *func) {
   for (Operation *p = op->getParentOp(); p && p != func; p = p->getParentOp())
     if (isa<LoopLikeOpInterface>(p))
-      return true;
-  return false;
+      return p;
+  return nullptr;
 }
 
 struct PromoteBuffersToStackPass
@@ -54,12 +59,26 @@ struct PromoteBuffersToStackPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     SmallVector<std::pair<memref::AllocOp, int64_t>> inLoops, outside;
+    int64_t sequentialCount = 0;
     func.walk([&](memref::AllocOp alloc) {
       std::optional<int64_t> bytes = staticBytes(alloc, maxRankOfAllocatedMemref);
       if (!bytes || *bytes > maxAllocSizeInBytes)
         return;
-      (isInLoop(alloc, func) ? inLoops : outside).push_back({alloc, *bytes});
+      Operation *loop = innermostLoop(alloc, func);
+      // An alloca in the body of a parallel loop is released per iteration
+      // (convert-scf-to-openmp scopes it); in a sequential loop nothing
+      // releases it, and the stack grows by it every iteration.
+      if (loop && !isa<scf::ForallOp, scf::ParallelOp>(loop)) {
+        ++sequentialCount;
+        return;
+      }
+      (loop ? inLoops : outside).push_back({alloc, *bytes});
     });
+    if (sequentialCount)
+      func.emitRemark() << sequentialCount
+                        << " buffer(s) allocated in sequential loops stay on "
+                           "the heap (on the stack they would grow it every "
+                           "iteration)";
     llvm::DenseSet<Value> chosen;
     int64_t used = 0, leftBytes = 0, leftCount = 0;
     for (auto *list : {&inLoops, &outside})
