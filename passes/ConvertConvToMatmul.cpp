@@ -18,7 +18,11 @@
 //    the product run a chunk of images at a time in an scf.for; the zero
 //    fill of the output and its elementwise consumers move into that loop
 //    (fuseConsumersIntoChunkLoop), so the kernel applies them as its
-//    epilogue.
+//    epilogue. Implicit GEMM (a cpu target, and the matmul cost model
+//    reading A through the input: readsConvolutionInput): the copy is left
+//    whole and untiled (passes/Utils/Im2col), for tessel-vectorize-matmul
+//    to read the input through it (or to tile it, should its options make
+//    it pack A after all); the chunks then follow the output's size.
 //  - conv_2d_nchw_fchw: the transposed product, in the op's own layout.
 //    The filter collapses to A = [F, C*KH*KW]; the im2col tensor is
 //    [C, KH, KW, N, OH, OW] -> B = [C*KH*KW, N*OH*OW]; the product is
@@ -41,6 +45,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/Utils/Im2col.h"
 #include "passes/Utils/KernelSupport.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -121,120 +126,6 @@ Value matmul(RewriterBase &rewriter, Location loc, Value a, Value b,
       .getResult(0);
 }
 
-/// A copy of `input` into `dest` (a 6-d tensor, a new one when null),
-/// element (i0..i5) read at `inputMap` (6 dims -> the input's 4): the
-/// im2col patches.
-linalg::GenericOp im2colOp(RewriterBase &rewriter, Location loc, Value input,
-                           ArrayRef<int64_t> shape, AffineMap inputMap,
-                           Value dest = {}) {
-  MLIRContext *ctx = rewriter.getContext();
-  Value empty = dest ? dest
-                     : tensor::EmptyOp::create(rewriter, loc, shape,
-                                               Float32Type::get(ctx))
-                           .getResult();
-  SmallVector<AffineMap> maps = {
-      inputMap, AffineMap::getMultiDimIdentityMap(shape.size(), ctx)};
-  SmallVector<utils::IteratorType> iterators(shape.size(),
-                                             utils::IteratorType::parallel);
-  auto copy = linalg::GenericOp::create(
-      rewriter, loc, empty.getType(), ValueRange{input}, ValueRange{empty},
-      maps, iterators,
-      [](OpBuilder &builder, Location loc, ValueRange args) {
-        linalg::YieldOp::create(builder, loc, args[0]);
-      });
-  return copy;
-}
-
-Value im2col(RewriterBase &rewriter, Location loc, Value input,
-             ArrayRef<int64_t> shape, AffineMap inputMap) {
-  return im2colOp(rewriter, loc, input, shape, inputMap).getResult(0);
-}
-
-/// Elements of one vectorized im2col piece, at most.
-constexpr int64_t kMaxPieceElems = 64;
-
-/// The NHWC im2col copy `op` ([N, OH, OW, KH, KW, C]) as a parallel,
-/// vectorized loop nest (both with scf::tileUsingSCF): an scf.forall over
-/// the (n, oh) rows (disjoint destinations; the CPU pipeline runs it on
-/// OpenMP threads), in it scf.for loops over ow, kh (and kw, c where
-/// needed) around pieces that linalg::vectorize turns into one
-/// vector.transfer_read / transfer_write each: a piece is all of KW*C when
-/// the filter is not dilated along W and KW*C is at most kMaxPieceElems
-/// (the stem's 7x3: contiguous in the input and the patches), otherwise C
-/// in chunks that divide it (one piece per kw tap). Replaces `op` and
-/// returns the new result (its pieces left scalar if they could not be
-/// vectorized), or failure, `op` left alone, when it cannot be tiled.
-FailureOr<Value> tileAndVectorizeIm2col(RewriterBase &rewriter,
-                                        linalg::GenericOp op,
-                                        const ConvDims &d) {
-  MLIRContext *ctx = op.getContext();
-  auto tile = [&](Operation *target, ArrayRef<int64_t> sizes, bool forall)
-      -> FailureOr<scf::SCFTilingResult> {
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
-    if (forall)
-      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-    rewriter.setInsertionPoint(target);
-    return scf::tileUsingSCF(rewriter, cast<TilingInterface>(target),
-                             options);
-  };
-  FailureOr<scf::SCFTilingResult> rows =
-      tile(op, {1, 1, 0, 0, 0, 0}, /*forall=*/true);
-  if (failed(rows))
-    return failure();
-  rewriter.replaceOp(op, rows->replacements);
-  Value result = rows->replacements.front();
-  int64_t kwTile = d.kw, cTile = d.c;
-  if (d.dw != 1 || d.kw * d.c > kMaxPieceElems) {
-    kwTile = 1;
-    cTile = 1;
-    for (int64_t t = std::min(d.c, kMaxPieceElems); t >= 1; --t)
-      if (d.c % t == 0) {
-        cTile = t;
-        break;
-      }
-  }
-  Operation *rowOp = rows->tiledOps.back();
-  FailureOr<scf::SCFTilingResult> pieces = tile(
-      rowOp, {0, 0, 1, 1, kwTile == d.kw ? 0 : kwTile,
-              cTile == d.c ? 0 : cTile},
-      /*forall=*/false);
-  if (failed(pieces))
-    return result; // parallel, not vectorized
-  rewriter.replaceOp(rowOp, pieces->replacements);
-
-  // The piece copies an input slice [1, 1, kwTile', cTile] into an output
-  // slice [1, 1, 1, 1, kwTile, cTile]; its W extent kwTile' is
-  // (kwTile-1)*dw + 1 = kwTile (dw is 1 or kwTile is). Its loops over n,
-  // oh, ow and kh have one iteration (index 0), so its input map
-  // (n, oh*sh + kh*dh, ow*sw + kw*dw, c) is (n, oh, kw, c) there: a
-  // projected permutation, which linalg::vectorize takes (the original
-  // map it does not). The copy becomes one vector.transfer_read and one
-  // vector.transfer_write of vector<1x1x1x1xkwTilexcTile> on the slices,
-  // which insert into the row in place.
-  auto piece = cast<linalg::GenericOp>(pieces->tiledOps.back());
-  auto srcType = cast<RankedTensorType>(piece.getDpsInputs()[0].getType());
-  auto dstType = cast<RankedTensorType>(piece.getDpsInits()[0].getType());
-  if (!srcType.hasStaticShape() || !dstType.hasStaticShape() ||
-      srcType.getShape() != ArrayRef<int64_t>{1, 1, kwTile, cTile} ||
-      dstType.getShape() != ArrayRef<int64_t>{1, 1, 1, 1, kwTile, cTile})
-    return result; // not vectorized
-  AffineExpr n, oh, ow, kh, kw, c;
-  bindDims(ctx, n, oh, ow, kh, kw, c);
-  rewriter.modifyOpInPlace(piece, [&] {
-    piece.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(
-        {AffineMap::get(6, 0, {n, oh, kw, c}, ctx),
-         AffineMap::getMultiDimIdentityMap(6, ctx)}));
-  });
-  rewriter.setInsertionPoint(piece);
-  FailureOr<linalg::VectorizationResult> vectorized =
-      linalg::vectorize(rewriter, piece);
-  if (failed(vectorized))
-    return result; // the piece stays a (correct) scalar generic
-  rewriter.replaceOp(piece, vectorized->replacements);
-  return result;
-}
-
 /// The tensor.pad `input` is, when it pads an NHWC tensor ([N, H, W, C],
 /// or [H, W, C] behind the expand_shape that linalg-fold-unit-extent-dims
 /// leaves at batch 1) along H and W only, by static amounts, with a
@@ -263,7 +154,7 @@ tensor::PadOp paddedAlongHW(Value input) {
 
 /// `pad` (see paddedAlongHW) as a copy over the cores: an scf.forall over
 /// the padded rows ((n,) h) builds each row in place, piece by piece along
-/// C (one vector of at most kMaxPieceElems), from the input row or the
+/// C (one vector of at most kMaxIm2colPieceElems), from the input row or the
 /// padding value. Bufferized, tensor.pad is a memset of the whole padded
 /// tensor and a copy of the input into it, both on one thread before the
 /// parallel im2col: at batch 8 (7 MiB) a serial tenth of the 2-thread
@@ -277,12 +168,7 @@ Value padRowsInParallel(RewriterBase &rewriter, tensor::PadOp pad) {
   // The dims: an optional batch, then H, W, C.
   unsigned rank = dst.size(), hDim = rank - 3, wDim = rank - 2;
   int64_t top = pad.getStaticLow()[hDim], left = pad.getStaticLow()[wDim];
-  int64_t c = dst.back(), cTile = 1;
-  for (int64_t t = std::min(c, kMaxPieceElems); t >= 1; --t)
-    if (c % t == 0) {
-      cTile = t;
-      break;
-    }
+  int64_t c = dst.back(), cTile = tessel::im2colPieceElems(c);
   auto pieceType = VectorType::get({cTile}, dstType.getElementType());
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(pad);
@@ -422,15 +308,14 @@ int64_t imagesPerChunk(int64_t n, int64_t bytesPerImage, int64_t chunkBytes) {
 std::pair<Value, Value> nhwcPatches(RewriterBase &rewriter, Location loc,
                                     Value input, const ConvDims &d,
                                     int64_t images, Value dest) {
-  MLIRContext *ctx = rewriter.getContext();
-  AffineExpr n, oh, ow, kh, kw, c;
-  bindDims(ctx, n, oh, ow, kh, kw, c);
-  AffineMap map = AffineMap::get(
-      6, 0, {n, oh * d.sh + kh * d.dh, ow * d.sw + kw * d.dw, c}, ctx);
-  linalg::GenericOp copy =
-      im2colOp(rewriter, loc, input, {images, d.oh, d.ow, d.kh, d.kw, d.c},
-               map, dest);
-  FailureOr<Value> tiled = tileAndVectorizeIm2col(rewriter, copy, d);
+  linalg::GenericOp copy = tessel::createNhwcIm2col(
+      rewriter, loc, input, {images, d.oh, d.ow, d.kh, d.kw, d.c}, d.sh, d.sw,
+      d.dh, d.dw, dest);
+  std::optional<tessel::NhwcIm2col> im2col =
+      tessel::matchNhwcIm2col(copy.getResult(0));
+  FailureOr<Value> tiled =
+      im2col ? tessel::tileAndVectorizeIm2col(rewriter, *im2col)
+             : FailureOr<Value>(failure());
   Value patches = succeeded(tiled) ? *tiled : copy.getResult(0);
   rewriter.setInsertionPointAfterValue(patches);
   return {collapse(rewriter, loc, patches, {{0, 1, 2}, {3, 4, 5}}), patches};
@@ -515,18 +400,61 @@ unsigned fuseConsumersIntoChunkLoop(RewriterBase &rewriter, scf::ForOp loop) {
   return consumed.size();
 }
 
+/// Whether tessel-vectorize-matmul's model (the same function, on the
+/// same sizes) reads the patches of `d` in place, i.e. through the input:
+/// where it packs A instead (many filters), the patches are copied here,
+/// with the copy's own chunking and one buffer for all chunks.
+bool readsPatchesInPlace(const tessel::CPUModelParams &params,
+                         const ConvDims &d, std::string &whyNot) {
+  tessel::MatmulOperands operands;
+  operands.aRowMajor = operands.bRowMajor = true;
+  operands.convRowLength = d.ow;
+  operands.convRows = d.oh;
+  operands.convTapLength = d.c;
+  tessel::MatmulTiling tiling;
+  std::string why;
+  if (!tessel::computeMatmulTiling(params, d.n * d.oh * d.ow, d.f,
+                                   d.kh * d.kw * d.c, /*elementBytes=*/4,
+                                   tessel::MatmulTiling(), tiling, why,
+                                   operands)) {
+    whyNot = why;
+    return false;
+  }
+  return tessel::readsConvolutionInput(tiling, operands, &whyNot);
+}
+
+/// How an NHWC convolution's patches reach the matmul, and in chunks of
+/// how many images.
+struct NhwcPlan {
+  bool implicit = false;
+  int64_t images = 0;
+};
+
 /// conv_2d_nhwc_hwcf -> [N*OH*OW, KH*KW*C] x [KH*KW*C, F].
 ///
-/// With im2col, the patches of a batch are copied and multiplied `chunk`
-/// images at a time (an scf.for over the chunks carrying the output and
-/// one chunk-sized patch buffer) when the whole batch's would not fit in
-/// `chunkBytes`: the patches are then read back by the matmul from the
+/// Implicit GEMM (`implicitGemm`: the target's model parameters; where the
+/// matmul model reads the patches through the input, readsPatchesInPlace):
+/// the patch copy is left whole and untiled, and
+/// tessel-vectorize-matmul reads A through it from the input where its
+/// model reads A in place (no copy at all), or tiles and runs the copy.
+/// The kernel's kc blocks then lie within one tap, so C is loaded and
+/// stored once per tap: the batch is multiplied a chunk of images at a
+/// time when the whole output would not stay in `outputChunkBytes`
+/// (half the L2 of each core), so that it stays in cache across the taps.
+///
+/// Explicit im2col: the patches are copied (tiled and vectorized here)
+/// and multiplied a chunk of images at a time when the whole batch's would
+/// not fit in `patchChunkBytes`: the matmul then reads them back from the
 /// cache they were just written to, and the buffer is allocated once per
 /// call instead of a fresh ~60 MB for the ResNet-50 stem at batch 8 (page
-/// faults on every call). Chunks are whole images.
+/// faults on every call).
+///
+/// Chunks are whole images: an scf.for over them carries the output (and,
+/// explicit, the chunk-sized patch buffer).
 void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
                  const ConvDims &d, int64_t maxIm2colBytes,
-                 int64_t chunkBytes) {
+                 int64_t patchChunkBytes, int64_t outputChunkBytes,
+                 const tessel::CPUModelParams *implicitGemm) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
@@ -554,18 +482,39 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
     return;
   }
 
-  int64_t bytesPerImage = d.oh * d.ow * k * 4;
-  int64_t images = imagesPerChunk(d.n, bytesPerImage, chunkBytes);
-  int64_t rows = images * d.oh * d.ow;
+  int64_t patchBytesPerImage = d.oh * d.ow * k * 4;
+  int64_t outputBytesPerImage = d.oh * d.ow * d.f * 4;
+  NhwcPlan plan;
+  std::string notThroughInput;
+  plan.implicit =
+      implicitGemm && readsPatchesInPlace(*implicitGemm, d, notThroughInput);
+  plan.images =
+      plan.implicit
+          ? imagesPerChunk(d.n, outputBytesPerImage, outputChunkBytes)
+          : imagesPerChunk(d.n, patchBytesPerImage, patchChunkBytes);
+  int64_t rows = plan.images * d.oh * d.ow;
   if (im2colTooLarge(op, rows, k, maxIm2colBytes))
     return;
   InFlightDiagnostic remark = op->emitRemark();
-  remark << "conv_2d_nhwc_hwcf (" << describe(d) << ") as im2col into tensor<"
-         << rows << "x" << k << "xf32> ("
-         << formatBytes(images * bytesPerImage) << ", a copy of the input "
-         << "patches, " << ratio(d.oh * d.ow * k, d.h * d.w * d.c)
-         << "x the input) then linalg.matmul M=" << rows << " N=" << d.f
-         << " K=" << k << " with the filter and output as collapsed views";
+  if (plan.implicit)
+    remark << "conv_2d_nhwc_hwcf (" << describe(d) << ") as linalg.matmul M="
+           << rows << " N=" << d.f << " K=" << k
+           << " on its im2col patches, left as one linalg.generic: "
+              "tessel-vectorize-matmul reads A through it from the input "
+              "(implicit GEMM, each kc block within one tap's "
+           << d.c << " channels) or copies the patches ("
+           << formatBytes(plan.images * patchBytesPerImage)
+           << "); the filter and output as collapsed views";
+  else
+    remark << "conv_2d_nhwc_hwcf (" << describe(d)
+           << ") as im2col into tensor<" << rows << "x" << k << "xf32> ("
+           << formatBytes(plan.images * patchBytesPerImage)
+           << ", a copy of the input patches, "
+           << ratio(d.oh * d.ow * k, d.h * d.w * d.c)
+           << "x the input) then linalg.matmul M=" << rows << " N=" << d.f
+           << " K=" << k << " with the filter and output as collapsed views";
+  if (!notThroughInput.empty())
+    remark << " (not read through the input: " << notThroughInput << ")";
   tensor::PadOp pad = paddedAlongHW(input);
   if (pad) {
     // The convolution reads the pad itself, or the expand_shape of it.
@@ -580,28 +529,44 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
     if (pad)
       remark << "; the input's padding copied over the cores row by row";
   };
+  // The A matrix of `images` images of `source` (patches into `dest`, a new
+  // tensor when null) and the patch tensor.
+  auto patchesOf = [&](Value source, int64_t images,
+                       Value dest) -> std::pair<Value, Value> {
+    if (!plan.implicit)
+      return nhwcPatches(rewriter, loc, source, d, images, dest);
+    linalg::GenericOp copy = tessel::createNhwcIm2col(
+        rewriter, loc, source, {images, d.oh, d.ow, d.kh, d.kw, d.c}, d.sh,
+        d.sw, d.dh, d.dw);
+    return {collapse(rewriter, loc, copy.getResult(0), {{0, 1, 2}, {3, 4, 5}}),
+            copy.getResult(0)};
+  };
   rewriter.setInsertionPoint(op);
-  if (images == d.n) {
+  if (plan.images == d.n) {
     notePadding();
-    auto [a, patches] = nhwcPatches(rewriter, loc, input, d, d.n, Value());
+    Value a = patchesOf(input, d.n, Value()).first;
     rewriter.setInsertionPoint(op);
     Value b = filterMatrix();
     rewriter.replaceOp(op, product(a, b, init, d.n));
     return;
   }
+  int64_t images = plan.images;
   remark << ", " << d.n / images << " chunks of " << images
-         << (images == 1 ? " image" : " images") << " (the whole batch's "
-         << formatBytes(d.n * bytesPerImage)
-         << " of patches would not stay in a quarter of the last-level "
-            "cache)";
+         << (images == 1 ? " image" : " images");
+  if (plan.implicit)
+    remark << " (the whole batch's " << formatBytes(d.n * outputBytesPerImage)
+           << " of output would not stay in half of each core's L2 across "
+              "the taps)";
+  else
+    remark << " (the whole batch's " << formatBytes(d.n * patchBytesPerImage)
+           << " of patches would not stay in a quarter of the last-level "
+              "cache)";
   notePadding();
 
-  // for chunk: patches of its images into the buffer, their product into
-  // the chunk's slice of the output.
+  // for chunk: patches of its images (copied into the buffer, or read
+  // through), their product into the chunk's slice of the output.
   Value b = filterMatrix();
-  Value buffer = tensor::EmptyOp::create(
-      rewriter, loc, ArrayRef<int64_t>{images, d.oh, d.ow, d.kh, d.kw, d.c},
-      Float32Type::get(ctx));
+  SmallVector<Value> loopInits;
   Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value ub = arith::ConstantIndexOp::create(rewriter, loc, d.n);
   Value step = arith::ConstantIndexOp::create(rewriter, loc, images);
@@ -617,10 +582,15 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
     accumulator = fill.getDpsInits()[0];
   else
     fill = {};
+  loopInits.push_back(accumulator);
+  if (!plan.implicit)
+    loopInits.push_back(tensor::EmptyOp::create(
+        rewriter, loc,
+        ArrayRef<int64_t>{images, d.oh, d.ow, d.kh, d.kw, d.c},
+        Float32Type::get(ctx)));
   // The loop is built first, then its body: tiling and vectorizing the
   // patch copy needs the copy inside a complete op.
-  auto loop = scf::ForOp::create(rewriter, loc, lb, ub, step,
-                                 ValueRange{accumulator, buffer});
+  auto loop = scf::ForOp::create(rewriter, loc, lb, ub, step, loopInits);
   {
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(loop.getBody());
@@ -637,8 +607,8 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
     SmallVector<OpFoldResult> strides(4, rewriter.getIndexAttr(1));
     Value images4 = tensor::ExtractSliceOp::create(
         rewriter, loc, input, offsets, sizes(input4), strides);
-    auto [a, patches] =
-        nhwcPatches(rewriter, loc, images4, d, images, iters[1]);
+    auto [a, patches] = patchesOf(images4, images,
+                                  plan.implicit ? Value() : iters[1]);
     SmallVector<OpFoldResult> outSizes = sizes({d.n, d.oh, d.ow, d.f});
     Value outChunk = tensor::ExtractSliceOp::create(
         rewriter, loc, iters[0], offsets, outSizes, strides);
@@ -649,7 +619,10 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
     Value result = product(a, b, outChunk, images);
     Value out = tensor::InsertSliceOp::create(rewriter, loc, result, iters[0],
                                               offsets, outSizes, strides);
-    scf::YieldOp::create(rewriter, loc, ValueRange{out, patches});
+    SmallVector<Value> yields = {out};
+    if (!plan.implicit)
+      yields.push_back(patches);
+    scf::YieldOp::create(rewriter, loc, yields);
   }
   rewriter.replaceOp(op, loop.getResult(0));
   if (fill)
@@ -685,8 +658,10 @@ void rewriteNchw(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp op,
     bindDims(ctx, c, kh, kw, n, oh, ow);
     AffineMap map = AffineMap::get(
         6, 0, {n, c, oh * d.sh + kh * d.dh, ow * d.sw + kw * d.dw}, ctx);
-    Value patches =
-        im2col(rewriter, loc, input, {d.c, d.kh, d.kw, d.n, d.oh, d.ow}, map);
+    Value patches = tessel::createPatchCopy(rewriter, loc, input,
+                                            {d.c, d.kh, d.kw, d.n, d.oh, d.ow},
+                                            map)
+                        .getResult(0);
     b = collapse(rewriter, loc, patches, {{0, 1, 2}, {3, 4, 5}});
     os << "; im2col into tensor<" << k << "x" << ncols << "xf32> ("
        << formatBytes(bytes) << ")";
@@ -745,10 +720,21 @@ struct ConvertConvToMatmulPass
     // batch 8, 1-image chunks of 7 MiB beat 2-image chunks of 14 MiB by
     // 10-20% (ResNet-50 stem and stage-1 3x3), and those beat one 55 MiB
     // buffer by 2.5x.
-    int64_t chunkBytes = 0;
-    if (tessel::TargetAttr target = tessel::TargetAttr::lookup(getOperation());
-        target && target.isCPU())
-      chunkBytes = tessel::cpuModelParams(target).l3 / 4;
+    // Read through (implicit GEMM), the output of a chunk stays in half of
+    // the L2 of each core the kernel's parallel loop splits it over: its
+    // C tiles are loaded and stored once per filter tap (measured at batch
+    // 8, ResNet-50 stage-1 3x3: the whole 6.1 MiB output at once ran at
+    // 0.80x oneDNN, below the 0.87x of the copied patches it replaced).
+    int64_t chunkBytes = 0, outputChunkBytes = 0;
+    tessel::CPUModelParams params;
+    tessel::TargetAttr target = tessel::TargetAttr::lookup(getOperation());
+    if (target && !target.isCPU())
+      target = {};
+    if (target) {
+      params = tessel::cpuModelParams(target);
+      chunkBytes = params.l3 / 4;
+      outputChunkBytes = params.l2 / 2 * std::max<int64_t>(1, params.cores);
+    }
     for (linalg::LinalgOp op : convs) {
       StringRef name = op->getName().getStringRef();
       if (name.starts_with("linalg.depthwise_") ||
@@ -786,7 +772,9 @@ struct ConvertConvToMatmulPass
              attr(nhwc.getStrides(), 0), attr(nhwc.getStrides(), 1),
              attr(nhwc.getDilations(), 0), attr(nhwc.getDilations(), 1)};
         LLVM_DEBUG(llvm::dbgs() << "nhwc conv " << describe(d) << "\n");
-        rewriteNhwc(rewriter, nhwc, d, maxBytes, chunkBytes);
+        rewriteNhwc(rewriter, nhwc, d, maxBytes, chunkBytes,
+                    outputChunkBytes,
+                    implicitGemm && target ? &params : nullptr);
       } else {
         d = {in[0], in[1], in[2], in[3], fl[0], fl[2], fl[3], out[2], out[3],
              attr(nchw.getStrides(), 0), attr(nchw.getStrides(), 1),

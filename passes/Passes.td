@@ -228,6 +228,18 @@ def ConvertConvToMatmulPass
       ops, element types other than f32, dynamic shapes and ops on buffers:
       a remark, and the op is left alone.
 
+    Implicit GEMM (`implicit-gemm`, with a cpu `#tessel.target`, where the
+    matmul model reads the patches through the input: A in place, i.e.
+    fewer than 16 B micro-panels, a register tile height dividing OW, and
+    kc blocks of at least 16 of a tap's C channels): the NHWC patch copy
+    is left whole and untiled and
+    the matmul's A is its collapsed view; `tessel-vectorize-matmul` then
+    reads A through it from the input (no copy), or tiles the copy if its
+    options make it pack A after all. The batch is then
+    chunked by its output instead: when the whole batch's output exceeds
+    half of each core's L2, since the kernel's kc blocks lie within one
+    tap and it loads and stores C once per tap.
+
     Padding arrives as a `tensor.pad` before the convolution. Before an
     NHWC im2col that alone reads it (static H/W padding by a constant), it
     becomes a copy over the cores: an `scf.forall` over the padded rows
@@ -244,7 +256,9 @@ def ConvertConvToMatmulPass
         outs(%init : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
     ```
 
-    After (constants and the `scf.yield`s left out):
+    After, without a cpu target or with `implicit-gemm=false` (constants
+    and the `scf.yield`s left out; implicit, the `scf.forall` below is one
+    untiled `linalg.generic` with the im2col map):
 
     ```mlir
     %e = tensor.empty() : tensor<1x56x56x3x3x64xf32>
@@ -300,7 +314,12 @@ def ConvertConvToMatmulPass
            "would exceed this many MiB (0: no limit)">,
     Option<"convertNchw", "convert-nchw", "bool", "true",
            "Convert linalg.conv_2d_nchw_fchw too (false: leave it alone "
-           "with a remark)">
+           "with a remark)">,
+    Option<"implicitGemm", "implicit-gemm", "bool", "true",
+           "With a cpu #tessel.target, leave the NHWC patch copy of a "
+           "convolution whole and untiled where the matmul model reads it "
+           "through the input, for tessel-vectorize-matmul to do so (false: "
+           "always a tiled copy)">
   ];
 }
 
@@ -351,7 +370,16 @@ def VectorizeMatmulPass
       the last kc block (peeled off the kc loop) while the accumulators are
       still in registers, instead of re-reading C in a separate pass. Its
       other inputs (a bias per column, a residual tile) are read as slices
-      at the tile's position.
+      at the tile's position;
+    - an A that is the collapsed view of a convolution's untiled NHWC
+      im2col copy (as `tessel-convert-conv-to-matmul` leaves it) is read
+      through the input where the model reads A in place (implicit GEMM):
+      register tiles within one output row, kc blocks within one tap, mc
+      blocks of whole output rows of one image, so each A block is a
+      strided slice of the padded input (`[1, R, OW, kc]`, strides
+      `[1, sh, sw, 1]`) and the copy is erased. Where the model packs A,
+      the copy is tiled over its (n, oh) rows, vectorized, and A packed
+      from it.
 
     Each matmul gets a remark with the chosen sizes and why. One the recipe
     does not handle (not f32, dynamic shapes, user-defined indexing maps,
@@ -663,10 +691,14 @@ def PromoteBuffersToStackPass
     lifetime markers, so every promoted buffer takes its own stack slot and a
     function's stack use is their sum. Static allocations of at most
     `max-alloc-size-in-bytes` are promoted while their total stays within
-    `max-stack-bytes`: buffers inside loops (the tile buffers of fused nests)
-    first, then the others in program order. The rest stay on the heap; a
-    remark says how many and how large. Buffers that escape the function are
-    never promoted (upstream's analysis).
+    `max-stack-bytes`: buffers inside parallel loops (the tile buffers of
+    fused nests, released per iteration once convert-scf-to-openmp scopes
+    them) first, then those outside loops in program order. The rest stay
+    on the heap; a remark says how many and how large. Buffers allocated in
+    a sequential loop stay on the heap too (nothing would release an alloca
+    there: the stack would grow by it every iteration), with a remark.
+    Buffers that escape the function are never promoted (upstream's
+    analysis).
 
     ```mlir
     %a = memref.alloc() : memref<64x64xf32>     // 16 KiB, fits

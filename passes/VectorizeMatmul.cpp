@@ -8,11 +8,14 @@
 // transformations tile that for the registers (scf tiling), vectorize the
 // register tile into a vector.contract whose accumulator is carried across
 // the k loop, and lower it to vector.fma outer products. Tile sizes come
-// from CostModel/MatmulTiling.
+// from CostModel/MatmulTiling. A convolution's im2col matrix is read
+// through the input instead of copied where A is read in place (implicit
+// GEMM, implicitBlock).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 #include "passes/CostModel/MatmulTiling.h"
+#include "passes/Utils/Im2col.h"
 #include "passes/Utils/KernelSupport.h"
 #include "passes/Utils/MatmulEpilogue.h"
 
@@ -332,6 +335,20 @@ struct KernelSite {
   Value initValue;
 };
 
+/// The product's loops: `mDims` over register tiles of M (1: m1; 2 for an
+/// implicit convolution: the output row in the block and the tile in the
+/// row), then n1, k1, m0, n0, k0.
+struct KernelLoops {
+  unsigned mDims = 1;
+  /// Tile sizes of `count` loops starting at `first` (others 0).
+  SmallVector<int64_t> ones(unsigned first, unsigned count) const {
+    SmallVector<int64_t> sizes(mDims + 5, 0);
+    for (unsigned i = first; i < first + count; ++i)
+      sizes[i] = 1;
+    return sizes;
+  }
+};
+
 /// C of a matmul as a linalg.fill of a scalar that nothing else reads,
 /// possibly seen through one reshape (a convolution's collapsed output).
 struct FilledInit {
@@ -438,13 +455,17 @@ static linalg::GenericOp applyEpilogueToTile(RewriterBase &rewriter,
 /// first (the applied copies, still linalg, are appended to `applied`).
 static LogicalResult
 tileAndVectorizeKernel(RewriterBase &rewriter, const KernelSite &site,
-                       linalg::GenericOp epilogue,
+                       const KernelLoops &loops, linalg::GenericOp epilogue,
                        ArrayRef<Value> epilogueInputs,
                        SmallVectorImpl<linalg::GenericOp> &applied) {
-  // Register tiles: the B micro-panel loop outside the A micro-panel loop,
+  // Register tiles: the B micro-panel loop outside the A micro-panel loop(s),
   // so the kc x nr panel of B stays in L1 across the mc / mr tiles.
+  unsigned md = loops.mDims;
+  SmallVector<int64_t> interchange = {md};
+  for (unsigned i = 0; i < md; ++i)
+    interchange.push_back(i);
   FailureOr<scf::SCFTilingResult> l2 =
-      tile(rewriter, site.op, {1, 1, 0, 0, 0, 0}, {1, 0});
+      tile(rewriter, site.op, loops.ones(0, md + 1), interchange);
   if (failed(l2))
     return failure();
   auto tileKernel = dyn_cast<linalg::GenericOp>(l2->tiledOps.back());
@@ -475,7 +496,7 @@ tileAndVectorizeKernel(RewriterBase &rewriter, const KernelSite &site,
   }
   // The k loop, kr at a time.
   FailureOr<scf::SCFTilingResult> l3 =
-      tile(rewriter, tileKernel, {0, 0, 1, 0, 0, 0}, {});
+      tile(rewriter, tileKernel, loops.ones(md + 1, 1), {});
   if (failed(l3))
     return failure();
 
@@ -487,10 +508,15 @@ tileAndVectorizeKernel(RewriterBase &rewriter, const KernelSite &site,
   linalg::ControlDropUnitDims control;
   control.rankReductionStrategy =
       linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
-  // Only the outer (m1, n1, k1) dims, which tiling made unit: k0 must stay
-  // even when kr = 1, or the vectorized op has no reduction to become a
-  // contraction (and mr = 1 keeps its m0 dim likewise).
-  control.controlFn = [](Operation *) { return SmallVector<unsigned>{0, 1, 2}; };
+  // Only the outer (m1 or r, owt; n1, k1) dims, which tiling made unit: k0
+  // must stay even when kr = 1, or the vectorized op has no reduction to
+  // become a contraction (and mr = 1 keeps its m0 dim likewise).
+  control.controlFn = [md](Operation *) {
+    SmallVector<unsigned> outer;
+    for (unsigned i = 0; i < md + 2; ++i)
+      outer.push_back(i);
+    return outer;
+  };
   Operation *kernelOp = generic;
   rewriter.setInsertionPoint(generic);
   FailureOr<linalg::DropUnitDimsResult> dropped =
@@ -502,6 +528,58 @@ tileAndVectorizeKernel(RewriterBase &rewriter, const KernelSite &site,
   return vectorizeOp(rewriter, kernelOp);
 }
 
+/// The mc x kc block of a convolution's im2col matrix A at rows `row0` and
+/// column `col0`, read from the padded input instead of the patches
+/// (implicit GEMM), as [R][OW/mr][mr][kc/kr][kr]: the block is R whole
+/// output rows of one image and lies in one tap (kh, kw) (the model made
+/// mc a multiple of OW dividing an image and kc a divisor of C), so it is
+/// the strided slice input[img, oh0*sh + kh*dh + (0..R)*sh,
+/// kw*dw + (0..OW)*sw, c0 + (0..kc)] of the input: no copy.
+static Value implicitBlock(OpBuilder &b, Location loc, const NhwcIm2col &d,
+                           const MatmulTiling &t, OpFoldResult row0,
+                           OpFoldResult col0) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr e0, e1;
+  bindDims(ctx, e0, e1);
+  auto apply = [&](AffineExpr e, ArrayRef<OpFoldResult> operands) {
+    return affine::makeComposedFoldedAffineApply(b, loc, e, operands);
+  };
+  int64_t image = d.oh * d.ow, rows = t.mc / d.ow;
+  OpFoldResult img = apply(e0.floorDiv(image), {row0});
+  OpFoldResult oh0 = apply((e0 % image).floorDiv(d.ow), {row0});
+  OpFoldResult kh = apply(e0.floorDiv(d.kw * d.c), {col0});
+  OpFoldResult kw = apply(e0.floorDiv(d.c) % d.kw, {col0});
+  OpFoldResult c0 = apply(e0 % d.c, {col0});
+  SmallVector<OpFoldResult> offsets = {
+      img, apply(e0 * d.sh + e1 * d.dh, {oh0, kh}), apply(e0 * d.dw, {kw}),
+      c0};
+  SmallVector<OpFoldResult> sizes =
+      getAsIndexOpFoldResult(ctx, {1, rows, d.ow, t.kc});
+  SmallVector<OpFoldResult> strides =
+      getAsIndexOpFoldResult(ctx, {1, d.sh, d.sw, 1});
+  auto sliceType = RankedTensorType::get({rows, d.ow, t.kc},
+                                         Float32Type::get(ctx));
+  Value block = tensor::ExtractSliceOp::create(b, loc, sliceType, d.input,
+                                               offsets, sizes, strides);
+  auto viewType = RankedTensorType::get(
+      {rows, d.ow / t.mr, t.mr, t.kc / t.kr, t.kr}, Float32Type::get(ctx));
+  return tensor::ExpandShapeOp::create(
+      b, loc, viewType, block,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3, 4}});
+}
+
+/// The im2col copy `matmul`'s A is a collapsed view of, when both are read
+/// by nothing else.
+static std::optional<NhwcIm2col> convolutionPatches(linalg::MatmulOp matmul) {
+  Value a = matmul.getDpsInputs()[0];
+  auto collapsed = a.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapsed || !a.hasOneUse() || !collapsed.getSrc().hasOneUse() ||
+      collapsed.getReassociationIndices() !=
+          SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}})
+    return std::nullopt;
+  return matchNhwcIm2col(collapsed.getSrc());
+}
+
 /// Packs, tiles and vectorizes one matmul; on success the matmul is gone and
 /// its register tile is a vector.contract inside the k loop. With an
 /// `epilogue` (gatherMatmulEpilogue), the last kc block is peeled off the kc
@@ -510,7 +588,8 @@ tileAndVectorizeKernel(RewriterBase &rewriter, const KernelSite &site,
 static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
                                           linalg::MatmulOp matmul,
                                           const MatmulTiling &t,
-                                          linalg::GenericOp epilogue) {
+                                          linalg::GenericOp epilogue,
+                                          const NhwcIm2col *implicitA) {
   MLIRContext *ctx = matmul.getContext();
   Location loc = matmul.getLoc();
   // After the epilogue's inputs (a bias may be defined after the matmul).
@@ -614,19 +693,41 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
   // C[m1 * mr + m0][n1 * nr + n0] += A[m1][k1][k0][m0] * B[n1][k1][k0][n0]
   // over (m1, n1, k1, m0, n0, k0), on one block of each. An operand read
   // in place is its block viewed as [m1][m0][k1][k0] or [k1][k0][n1][n0]
-  // (an expand_shape: no copy).
-  AffineExpr d0, d1, d2, d3, d4, d5;
-  bindDims(ctx, d0, d1, d2, d3, d4, d5);
+  // (an expand_shape: no copy). A read through a convolution's input has
+  // two M loops instead of m1, the output row r of the block and the
+  // register tile t in that row: C[r * OW + t * mr + m0][..] +=
+  // A[r][t][m0][k1][k0] * B[..], A being the block's rows of one tap of
+  // the input (a strided slice, no copy either).
+  KernelLoops loops;
+  loops.mDims = implicitA ? 2 : 1;
+  unsigned nLoops = loops.mDims + 5;
+  auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  AffineExpr n1 = dim(loops.mDims), k1 = dim(loops.mDims + 1),
+             m0 = dim(loops.mDims + 2), n0 = dim(loops.mDims + 3),
+             k0 = dim(loops.mDims + 4);
+  AffineMap aMap, cMap;
+  if (implicitA) {
+    AffineExpr r = dim(0), tile = dim(1);
+    aMap = AffineMap::get(nLoops, 0, {r, tile, m0, k1, k0}, ctx);
+    cMap = AffineMap::get(
+        nLoops, 0, {r * implicitA->ow + tile * t.mr + m0, n1 * t.nr + n0},
+        ctx);
+  } else {
+    AffineExpr m1 = dim(0);
+    aMap = t.packA ? AffineMap::get(nLoops, 0, {m1, k1, k0, m0}, ctx)
+                   : AffineMap::get(nLoops, 0, {m1, m0, k1, k0}, ctx);
+    cMap = AffineMap::get(nLoops, 0, {m1 * t.mr + m0, n1 * t.nr + n0}, ctx);
+  }
   SmallVector<AffineMap> maps = {
-      t.packA ? AffineMap::get(6, 0, {d0, d2, d5, d3}, ctx)
-              : AffineMap::get(6, 0, {d0, d3, d2, d5}, ctx),
-      t.packB ? AffineMap::get(6, 0, {d1, d2, d5, d4}, ctx)
-              : AffineMap::get(6, 0, {d2, d5, d1, d4}, ctx),
-      AffineMap::get(6, 0, {d0 * t.mr + d3, d1 * t.nr + d4}, ctx)};
+      aMap,
+      t.packB ? AffineMap::get(nLoops, 0, {n1, k1, k0, n0}, ctx)
+              : AffineMap::get(nLoops, 0, {k1, k0, n1, n0}, ctx),
+      cMap};
   using utils::IteratorType;
-  SmallVector<IteratorType> iterators = {
-      IteratorType::parallel, IteratorType::parallel, IteratorType::reduction,
-      IteratorType::parallel, IteratorType::parallel, IteratorType::reduction};
+  SmallVector<IteratorType> iterators(loops.mDims, IteratorType::parallel);
+  iterators.append({IteratorType::parallel, IteratorType::reduction,
+                    IteratorType::parallel, IteratorType::parallel,
+                    IteratorType::reduction});
 
   // Loops in BLIS order: nc (L3 block of B), kc, mc (L2 block of A). The
   // loop the model made parallel is an scf.forall: the mc loop (inside kc:
@@ -701,7 +802,10 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
                     CacheBlock mbl = block(mb, loc, bm, m, t.mr, mp, mcT);
                     Value aBlock;
                     SmallVector<OpFoldResult> aOffsets, aSizes;
-                    if (!t.packA) {
+                    if (implicitA) {
+                      aBlock = implicitBlock(mb, loc, *implicitA, t,
+                                             mbl.elem0, kbl.elem0);
+                    } else if (!t.packA) {
                       // The mc x kc block of A where it is, as
                       // [m1][mr][k1][kr] (M and K are whole tiles).
                       aBlock = tileView(mb, loc,
@@ -782,7 +886,7 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
 
   SmallVector<linalg::GenericOp> tileEpilogues;
   for (KernelSite &site : sites)
-    if (failed(tileAndVectorizeKernel(rewriter, site, epilogue,
+    if (failed(tileAndVectorizeKernel(rewriter, site, loops, epilogue,
                                       epilogueInputs, tileEpilogues)))
       return failure();
   // The epilogue on each register tile as vector ops; once the accumulators
@@ -794,6 +898,15 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
   if (epilogue) {
     rewriter.eraseOp(epilogue);
     rewriter.eraseOp(matmul);
+  }
+  // The patches the kernel read through are not copied.
+  if (implicitA) {
+    auto collapsed = a.getDefiningOp<tensor::CollapseShapeOp>();
+    if (collapsed && collapsed->use_empty()) {
+      rewriter.eraseOp(collapsed);
+      if (implicitA->copy->use_empty())
+        rewriter.eraseOp(implicitA->copy);
+    }
   }
   // Transposes packed through are dead now unless something else reads them.
   // (Once when both operands are the same transpose.)
@@ -961,10 +1074,36 @@ struct VectorizeMatmulPass
       operands.bRowMajor = !transposeSource(op.getDpsInputs()[1]);
       operands.packA = packAOverride;
       operands.packB = packBOverride;
+      // A convolution's patches (tessel-convert-conv-to-matmul left the
+      // copy untiled): read through the input where the model reads A in
+      // place, else copied (tiled and vectorized here) and then packed.
+      std::optional<NhwcIm2col> im2col = convolutionPatches(op);
+      if (im2col) {
+        operands.convRowLength = im2col->ow;
+        operands.convRows = im2col->oh;
+        operands.convTapLength = im2col->c;
+      }
       if (!computeMatmulTiling(params, a[0], b[1], a[1], /*elementBytes=*/4,
                                overrides, tiling, why, operands)) {
         op->emitRemark() << "not vectorized: " << why;
         continue;
+      }
+      std::string notThroughInput;
+      bool implicit =
+          im2col && readsConvolutionInput(tiling, operands, &notThroughInput);
+      if (im2col && !implicit) {
+        operands.convRowLength = operands.convRows = 0;
+        operands.convTapLength = 0;
+        tiling = MatmulTiling();
+        if (!computeMatmulTiling(params, a[0], b[1], a[1],
+                                 /*elementBytes=*/4, overrides, tiling, why,
+                                 operands)) {
+          op->emitRemark() << "not vectorized: " << why;
+          continue;
+        }
+        if (failed(tileAndVectorizeIm2col(rewriter, *im2col)))
+          im2col->copy->emitRemark()
+              << "the im2col copy could not be tiled: it stays one loop nest";
       }
       InFlightDiagnostic remark = op->emitRemark();
       remark << "matmul M=" << a[0] << " N=" << b[1] << " K=" << a[1] << ": "
@@ -973,6 +1112,10 @@ struct VectorizeMatmulPass
         remark << "; A packed from its transpose's source";
       if (transposeSource(op.getDpsInputs()[1]))
         remark << "; B packed from its transpose's source";
+      if (im2col && !implicit)
+        remark << "; the convolution's patches copied first (not read "
+                  "through the input: "
+               << notThroughInput << ")";
       if (filledInit(op.getDpsInits()[0]))
         remark << "; C's fill folded into the first kc block (its register "
                   "tiles start from the fill value)";
@@ -996,7 +1139,8 @@ struct VectorizeMatmulPass
           remark << "; epilogue not fused: " << whyNot;
       }
       remark.report();
-      if (failed(packTileAndVectorize(rewriter, op, tiling, epilogue))) {
+      if (failed(packTileAndVectorize(rewriter, op, tiling, epilogue,
+                                      implicit ? &*im2col : nullptr))) {
         op->emitError() << "packing, tiling or vectorizing the matmul failed";
         return signalPassFailure();
       }

@@ -14,6 +14,40 @@ static constexpr int64_t kPackBMinSweeps = 16;
 /// Zen 4, ~5 us from L3, above the fork/join of a parallel region.
 static constexpr int64_t kParallelPackBFractionOfL2 = 16;
 
+/// k steps per kc block below which a convolution's patches are copied
+/// rather than read through its input: there a kc block lies within one
+/// tap (kh, kw), so it is at most C long, and every block loads and stores
+/// the C register tile once (2 x mr x nr/lanes accesses against
+/// mr x nr/lanes x kc FMAs): at kc = 3 (the ResNet stem's channels) that
+/// is most of the work, at 16 an eighth.
+static constexpr int64_t kMinImplicitConvKc = 16;
+
+bool mlir::tessel::readsConvolutionInput(const MatmulTiling &t,
+                                         const MatmulOperands &operands,
+                                         std::string *whyNot) {
+  int64_t ow = operands.convRowLength, oh = operands.convRows,
+          c = operands.convTapLength;
+  std::string why;
+  llvm::raw_string_ostream os(why);
+  if (ow <= 0 || oh <= 0 || c <= 0)
+    os << "not a convolution's patches";
+  else if (t.packA)
+    os << "the model packs A";
+  else if (ow % t.mr != 0)
+    os << "no register tile of " << t.mr / 2 << " to " << t.mr
+       << " rows divides the " << ow << "-pixel output row";
+  else if (c % t.kc != 0 || t.kc % t.kr != 0 || t.kc < kMinImplicitConvKc)
+    os << "kc blocks within one tap of " << c << " channels would be " << t.kc
+       << " k steps long (at least " << kMinImplicitConvKc << " needed)";
+  else if (t.mc % ow != 0 || oh % (t.mc / ow) != 0)
+    os << "mc (" << t.mc << ") is not whole output rows dividing an image";
+  else
+    return true;
+  if (whyNot)
+    *whyNot = why;
+  return false;
+}
+
 /// Rows beyond M in the last of the mr-row register tiles.
 static int64_t padding(int64_t m, int64_t mr) {
   return (m + mr - 1) / mr * mr - m;
@@ -85,21 +119,32 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   // Measured on Zen 4 (docs/CostModels.md): in place with kr = 1 beats
   // packing up to 8 micro-panels (ResNet-50 stage-1 convolutions +5 to
   // +37%) and loses 2% at 32 (1000^3).
+  // A convolution's patches read through its input (implicit GEMM) need
+  // whole register tiles per output row and k steps per tap instead.
   int64_t sweeps = (n + t.nr - 1) / t.nr;
+  bool conv = operands.convRowLength > 0;
+  int64_t rowGroup = conv ? operands.convRowLength : m;
+  int64_t kGroup = conv ? operands.convTapLength : k;
   t.packA = true;
-  if (operands.aRowMajor && (!overrides.kr || k % overrides.kr == 0) &&
+  if (operands.aRowMajor && (!overrides.kr || kGroup % overrides.kr == 0) &&
       (operands.packA ? operands.packA == 'n' : sweeps < kPackAMinSweeps)) {
-    int64_t mr = overrides.mr ? t.mr : leastPaddingMr(m, t.mr);
-    if (m % mr == 0) {
+    int64_t mr = overrides.mr ? t.mr : leastPaddingMr(rowGroup, t.mr);
+    if (rowGroup % mr == 0 && m % mr == 0) {
       t.mr = mr;
       t.packA = false;
     }
   }
+  bool implicitConv = conv && !t.packA;
   os << "register tile " << t.mr << "x" << t.nr << ": " << t.mr * (t.nr / lanes)
      << " accumulators of " << target.vectorRegisters << " " << target.vectorBits
      << "-bit registers (half the file), " << t.nr / lanes
      << " vectors per row";
-  if (!t.packA)
+  if (implicitConv)
+    os << "; A read through the convolution's input (implicit GEMM, not "
+          "packed: only "
+       << sweeps << " B micro-panels sweep it; register tiles within one "
+       << "output row of " << operands.convRowLength << " pixels)";
+  else if (!t.packA)
     os << "; A read in place (not packed: only " << sweeps
        << " B micro-panels sweep it)";
 
@@ -136,6 +181,16 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   t.kc = std::min(roundDown(kc, t.kr), roundUp(k, t.kr));
   os << "; kc " << t.kc << ": B micro-panel kc x nr in L1 (" << target.l1
      << " B)";
+  // Read through the input, a kc block is (part of) one tap: the largest
+  // multiple of kr that divides C and is at most that.
+  if (implicitConv && kGroup % t.kc != 0) {
+    int64_t kc = std::min(t.kc, kGroup) / t.kr * t.kr;
+    while (kc > t.kr && kGroup % kc != 0)
+      kc -= t.kr;
+    t.kc = kc;
+    os << ", lowered to " << t.kc << " to divide a tap's " << kGroup
+       << " channels";
+  }
 
   // mc: the mc x kc block of packed A is swept once per B micro-panel, so it
   // should stay in L2: half of L2, the rest for B panels and C.
@@ -210,6 +265,19 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
     os << "; not parallel (" << (cores < 2 ? "one core" : "too little work")
        << ")";
   }
+  // Read through the input, an mc block is R whole output rows of one
+  // image: the largest R dividing OH with R x OW at most mc (blocks that
+  // split evenly above stay even when OH / R does).
+  if (implicitConv) {
+    int64_t rowLength = operands.convRowLength;
+    int64_t rows = std::clamp<int64_t>(t.mc / rowLength, 1, operands.convRows);
+    while (rows > 1 && operands.convRows % rows != 0)
+      --rows;
+    t.mc = rows * rowLength;
+    os << "; mc blocks of " << rows << " output row" << (rows > 1 ? "s" : "")
+       << " (" << t.mc << " pixels)";
+  }
+
   // Packing per cache block: B's kc x nc block once per (nc, kc) iteration
   // (L3-resident; shared when the mc loop is parallel, each core's own when
   // the nc loop is), A's mc x kc block once per mc iteration (packed by the

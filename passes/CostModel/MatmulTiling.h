@@ -76,7 +76,24 @@ struct MatmulOperands {
   bool aRowMajor = false, bRowMajor = false;
   /// 'y': pack, 'n': read in place where possible, 0: the model's choice.
   char packA = 0, packB = 0;
+  /// A is the im2col matrix of an NHWC convolution that the kernel can read
+  /// through the input instead (implicit GEMM): its rows are `convRows`
+  /// output rows of `convRowLength` pixels per image (OH, OW), its columns
+  /// taps of `convTapLength` channels (C), contiguous in the input. Read
+  /// that way, a register tile lies in one output row (mr divides OW), an
+  /// mc block is whole output rows of one image (mc / OW divides OH) and a
+  /// kc block lies in one tap (kc divides C). 0: not a convolution.
+  int64_t convRowLength = 0, convRows = 0, convTapLength = 0;
 };
+
+/// Whether `t`, computed with `operands`' conv fields set, reads the
+/// convolution's patches through its input (implicit GEMM): A in place and
+/// the sizes that kernel needs (mr divides OW; mc is whole output rows, a
+/// divisor of OH of them; kc divides C, is a multiple of kr and at least
+/// kMinImplicitConvKc k steps). Otherwise `whyNot` (when given) says why.
+bool readsConvolutionInput(const MatmulTiling &t,
+                           const MatmulOperands &operands,
+                           std::string *whyNot = nullptr);
 
 bool computeMatmulTiling(const CPUModelParams &target, int64_t m, int64_t n,
                          int64_t k, int64_t elementBytes,

@@ -1,5 +1,9 @@
-// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-convert-conv-to-matmul))' | FileCheck %s
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-convert-conv-to-matmul{implicit-gemm=false}))' | FileCheck %s
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-convert-conv-to-matmul{max-im2col-mib=1 convert-nchw=false}))' 2>&1 >/dev/null | FileCheck %s --check-prefix=OPTS
+// With a cpu target, implicit GEMM (the default): the patch copy is left
+// whole for tessel-vectorize-matmul to read through.
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-convert-conv-to-matmul))' 2>/dev/null | FileCheck %s --check-prefix=IMPLICIT
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-convert-conv-to-matmul))' 2>&1 >/dev/null | FileCheck %s --check-prefix=IMPLICIT-REMARK
 
 // 1x1, stride 1: a matmul on collapsed views, nothing copied.
 // CHECK-LABEL: func.func @conv_1x1(
@@ -481,5 +485,93 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
       linalg.yield %v : f32
     } -> tensor<4x16x16x64xf32>
     return %t : tensor<4x16x16x64xf32>
+  }
+}
+
+// -----
+
+// Implicit GEMM (default; RUN lines IMPLICIT*, the others run with
+// implicit-gemm=false and see the tiled copy). With a cpu target and at
+// least 16 input channels, the patch copy stays one untiled linalg.generic
+// (the im2col map, no divisions) whose collapsed view is the matmul's A:
+// tessel-vectorize-matmul reads A through it from the padded input. The
+// pad is still a copy over the cores. The whole batch's 128 KiB of output
+// fits in half of each core's L2: no chunks.
+// IMPLICIT: #[[IM2COL:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d3, d2 + d4, d5)>
+// IMPLICIT-LABEL: func.func @conv_implicit(
+// IMPLICIT-SAME: %[[X:[^:]+]]: tensor<2x16x16x32xf32>, %[[W:[^:]+]]: tensor<3x3x32x64xf32>, %[[I:[^:]+]]: tensor<2x16x16x64xf32>)
+// IMPLICIT: %[[XP:.*]] = scf.forall (%{{.*}}, %{{.*}}) in (2, 18)
+// IMPLICIT: %[[E:.*]] = tensor.empty() : tensor<2x16x16x3x3x32xf32>
+// IMPLICIT-NOT: scf.forall
+// IMPLICIT: %[[P:.*]] = linalg.generic {indexing_maps = [#[[IM2COL]], #{{.*}}], {{.*}}} ins(%[[XP]] : tensor<2x18x18x32xf32>) outs(%[[E]] : tensor<2x16x16x3x3x32xf32>)
+// IMPLICIT-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// IMPLICIT-NEXT: linalg.yield %[[IN]] : f32
+// IMPLICIT: %[[A:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x3x3x32xf32> into tensor<512x288xf32>
+// IMPLICIT: %[[B:.*]] = tensor.collapse_shape %[[W]] {{\[}}[0, 1, 2], [3]] : tensor<3x3x32x64xf32> into tensor<288x64xf32>
+// IMPLICIT: %[[C:.*]] = tensor.collapse_shape %[[I]]
+// IMPLICIT: linalg.matmul ins(%[[A]], %[[B]] : tensor<512x288xf32>, tensor<288x64xf32>) outs(%[[C]] : tensor<512x64xf32>)
+// IMPLICIT-REMARK: remark: conv_2d_nhwc_hwcf (3x3 filter, stride 1, dilation 1) as linalg.matmul M=512 N=64 K=288 on its im2col patches, left as one linalg.generic: tessel-vectorize-matmul reads A through it from the input (implicit GEMM, each kc block within one tap's 32 channels) or copies the patches (576.0 KiB); the filter and output as collapsed views; the input's padding copied over the cores row by row
+
+// Fewer than 16 input channels: the kc blocks would be too short, the
+// patches are copied (tiled) as without the option.
+// IMPLICIT-LABEL: func.func @conv_few_channels(
+// IMPLICIT: scf.forall (%{{.*}}, %{{.*}}) in (1, 16)
+// IMPLICIT: vector.transfer_read
+// IMPLICIT: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<256x72xf32>, tensor<72x64xf32>)
+// IMPLICIT-REMARK: remark: conv_2d_nhwc_hwcf (3x3 filter, stride 1, dilation 1) as im2col into tensor<256x72xf32>
+
+// A batch whose output (4 x 512 KiB) exceeds half of each core's L2 (here
+// 1 MiB for 2 cores) is multiplied a chunk of whole images at a time (2
+// here), so that the C tiles, loaded and stored once per tap, stay in
+// cache: an scf.for over the chunks carries only the output (no patch
+// buffer), each iteration's patch copy reads its images; the fill and the
+// ReLU move into the loop as with the copied patches.
+// IMPLICIT-LABEL: func.func @conv_implicit_chunked(
+// IMPLICIT-SAME: %[[X:[^:]+]]: tensor<4x32x32x32xf32>
+// IMPLICIT: %[[R:.*]]:2 = scf.for %[[IMG:[^ ]+]] = %c0 to %c4 step %c2 iter_args(%{{[^ ]+}} = %{{.*}}, %[[OUT:[^ ]+]] = %{{.*}}) -> (tensor<4x30x30x128xf32>, tensor<4x30x30x128xf32>)
+// IMPLICIT: %[[XI:.*]] = tensor.extract_slice %[[X]][%[[IMG]], 0, 0, 0] [2, 32, 32, 32] [1, 1, 1, 1]
+// IMPLICIT: %[[P:.*]] = linalg.generic {{.*}} ins(%[[XI]] : tensor<2x32x32x32xf32>) outs(%{{.*}} : tensor<2x30x30x3x3x32xf32>)
+// IMPLICIT: %[[A:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<2x30x30x3x3x32xf32> into tensor<1800x288xf32>
+// IMPLICIT: linalg.fill
+// IMPLICIT: linalg.matmul ins(%[[A]], %{{.*}} : tensor<1800x288xf32>, tensor<288x128xf32>)
+// IMPLICIT: arith.maximumf
+// IMPLICIT: return %[[R]]#1
+// IMPLICIT-REMARK: remark: conv_2d_nhwc_hwcf (3x3 filter, stride 1, dilation 1) as linalg.matmul M=1800 N=128 K=288 on its im2col patches, left as one linalg.generic: {{.*}}, 2 chunks of 2 images (the whole batch's 1.8 MiB of output would not stay in half of each core's L2 across the taps); the 1 elementwise op consuming the output moved into the chunk loop
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @conv_implicit(%x: tensor<2x16x16x32xf32>, %w: tensor<3x3x32x64xf32>, %init: tensor<2x16x16x64xf32>) -> tensor<2x16x16x64xf32> {
+    %zero = arith.constant 0.0 : f32
+    %xp = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+    ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+      tensor.yield %zero : f32
+    } : tensor<2x16x16x32xf32> to tensor<2x18x18x32xf32>
+    // expected-remark @below {{as im2col into tensor<512x288xf32>}}
+    %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+        ins(%xp, %w : tensor<2x18x18x32xf32>, tensor<3x3x32x64xf32>) outs(%init : tensor<2x16x16x64xf32>) -> tensor<2x16x16x64xf32>
+    return %y : tensor<2x16x16x64xf32>
+  }
+
+  func.func @conv_few_channels(%x: tensor<1x18x18x8xf32>, %w: tensor<3x3x8x64xf32>, %init: tensor<1x16x16x64xf32>) -> tensor<1x16x16x64xf32> {
+    // expected-remark @below {{as im2col into tensor<256x72xf32>}}
+    %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+        ins(%x, %w : tensor<1x18x18x8xf32>, tensor<3x3x8x64xf32>) outs(%init : tensor<1x16x16x64xf32>) -> tensor<1x16x16x64xf32>
+    return %y : tensor<1x16x16x64xf32>
+  }
+
+  func.func @conv_implicit_chunked(%x: tensor<4x32x32x32xf32>, %w: tensor<3x3x32x128xf32>) -> tensor<4x30x30x128xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4x30x30x128xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x30x30x128xf32>) -> tensor<4x30x30x128xf32>
+    // expected-remark @below {{as im2col into tensor<3600x288xf32>}}
+    %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+        ins(%x, %w : tensor<4x32x32x32xf32>, tensor<3x3x32x128xf32>) outs(%init : tensor<4x30x30x128xf32>) -> tensor<4x30x30x128xf32>
+    %e1 = tensor.empty() : tensor<4x30x30x128xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(n, h, w, f) -> (n, h, w, f)>, affine_map<(n, h, w, f) -> (n, h, w, f)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%y : tensor<4x30x30x128xf32>) outs(%e1 : tensor<4x30x30x128xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %m = arith.maximumf %v, %zero : f32
+      linalg.yield %m : f32
+    } -> tensor<4x30x30x128xf32>
+    return %r : tensor<4x30x30x128xf32>
   }
 }

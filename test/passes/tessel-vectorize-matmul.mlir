@@ -5,6 +5,8 @@
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{pack-a=always pack-b=always}),canonicalize,one-shot-bufferize{bufferize-function-boundaries})' 2>/dev/null | FileCheck %s --check-prefix=BUF
 // The model's own packing choices (operands read in place):
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul))' | FileCheck %s --check-prefix=INPLACE
+// A convolution's patches read through its input, bufferized: no copy.
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul),canonicalize,one-shot-bufferize{bufferize-function-boundaries})' 2>/dev/null | FileCheck %s --check-prefix=IMPLICIT-BUF
 // Epilogues applied to the register tiles, and left alone on request:
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul))' | FileCheck %s --check-prefix=EPI
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{fuse-epilogue=false}))' 2>/dev/null | FileCheck %s --check-prefix=NOEPI
@@ -398,6 +400,59 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
     // expected-remark @below {{matmul M=64 N=64 K=64: register tile}}
     %r = linalg.matmul ins(%t, %t : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
     return %r : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+// A convolution's patches (as tessel-convert-conv-to-matmul leaves them: an
+// untiled im2col copy of the padded input, stride 2) read through the input
+// instead (implicit GEMM): a register tile is 8 pixels of one output row
+// (mr divides OW = 8), a kc block is one tap's 32 channels (kc lowered from
+// 256 to divide C), and an mc block is the 8 output rows of one image. The
+// A block is the strided slice [img, 2*oh0 + kh, kw, c0] [1, 8, 8, 32]
+// [1, 2, 2, 1] of the input, viewed as [rows][tiles][mr][kc][1]: the copy
+// is gone. With A packed (pack-a=always), the copy stays, tiled over the
+// (n, oh) rows and vectorized, and A is packed from it.
+// REMARK: matmul M=128 N=64 K=288: register tile 8x32: {{.*}}; A read through the convolution's input (implicit GEMM, not packed: only 2 B micro-panels sweep it; register tiles within one output row of 8 pixels); k unrolled by 1; kc 256: {{.*}}, lowered to 32 to divide a tap's 32 channels; {{.*}}; mc blocks of 8 output rows (64 pixels)
+// INPLACE-LABEL: func.func @conv_patches(
+// INPLACE-SAME: %[[X:[^:]+]]: tensor<2x17x17x32xf32>
+// INPLACE-NOT: tensor<2x8x8x3x3x32xf32>
+// INPLACE: scf.forall (%[[BLK:.*]]) in (2) shared_outs(%{{.*}}) -> (tensor<128x64xf32>)
+// INPLACE: tensor.extract_slice %[[X]][%[[BLK]], %{{.*}}, %{{.*}}, 0] [1, 8, 8, 32] [1, 2, 2, 1] : tensor<2x17x17x32xf32> to tensor<8x8x32xf32>
+// INPLACE: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2], [3, 4]] output_shape [8, 1, 8, 32, 1] : tensor<8x8x32xf32> into tensor<8x1x8x32x1xf32>
+// INPLACE: scf.for %{{.*}} = %c0 to %c32 step %c1 iter_args(%{{.*}}) -> (vector<8x32xf32>)
+// INPLACE-COUNT-8: vector.fma %{{.*}} : vector<32xf32>
+// INPLACE-NOT: vector.fma
+// INPLACE-NOT: tensor<2x8x8x3x3x32xf32>
+// CHECK-LABEL: func.func @conv_patches(
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 8) shared_outs(%{{.*}}) -> (tensor<2x8x8x3x3x32xf32>)
+// CHECK: vector.transfer_read %{{.*}} : tensor<1x1x1x32xf32>, vector<32xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<2x8x8x3x3x32xf32> into tensor<128x288xf32>
+// CHECK: vector.fma
+// (parallel=none is about the matmul's loops: the copy stays over the rows.)
+// NONE-LABEL: func.func @conv_patches(
+// NONE: scf.forall (%{{.*}}, %{{.*}}) in (2, 8)
+// IMPLICIT-BUF-LABEL: func.func @conv_patches(
+// IMPLICIT-BUF-NOT: memref.alloc() {{.*}} : memref<2x8x8x3x3x32xf32>
+// IMPLICIT-BUF: memref.subview %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, 0] [1, 8, 8, 32] [1, 2, 2, 1] : memref<2x17x17x32xf32{{.*}}> to memref<8x8x32xf32, strided<
+// IMPLICIT-BUF-NOT: memref<2x8x8x3x3x32xf32>
+// IMPLICIT-BUF: vector.fma
+#im2col = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d3, d2 * 2 + d4, d5)>
+#identity6 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @conv_patches(%x: tensor<2x17x17x32xf32>, %w: tensor<288x64xf32>, %c: tensor<128x64xf32>) -> tensor<128x64xf32> {
+    %e = tensor.empty() : tensor<2x8x8x3x3x32xf32>
+    %p = linalg.generic {indexing_maps = [#im2col, #identity6],
+                         iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+        ins(%x : tensor<2x17x17x32xf32>) outs(%e : tensor<2x8x8x3x3x32xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<2x8x8x3x3x32xf32>
+    %a = tensor.collapse_shape %p [[0, 1, 2], [3, 4, 5]] : tensor<2x8x8x3x3x32xf32> into tensor<128x288xf32>
+    // expected-remark @below {{matmul M=128 N=64 K=288: register tile}}
+    %r = linalg.matmul ins(%a, %w : tensor<128x288xf32>, tensor<288x64xf32>) outs(%c : tensor<128x64xf32>) -> tensor<128x64xf32>
+    return %r : tensor<128x64xf32>
   }
 }
 

@@ -1,5 +1,6 @@
 /* Harness for conv2d_resnet.mlir: ResNet-50-like NHWC/HWCF convolutions
- * (stem, 1x1, 3x3, strided, dilated) and one NCHW/FCHW with a batch of 2,
+ * (stem, 1x1, 3x3, strided, dilated, read through the input or copied as
+ * patches) and one NCHW/FCHW with a batch of 2,
  * each against a double-precision reference. */
 #include "harness.h"
 
@@ -122,12 +123,16 @@ int main(int argc, char **argv) {
   static const conv_case c3s2 = {"conv_3x3_s2", 1, 14, 14, 32, 64, 3, 2, 1, 1, 0};
   static const conv_case down = {"down_1x1_s2", 1, 14, 14, 64, 128, 1, 2, 0, 1, 0};
   static const conv_case c3d2 = {"conv_3x3_d2", 1, 9, 9, 8, 16, 3, 1, 2, 2, 0};
+  static const conv_case c3d2b2 = {"conv_3x3_d2_b2", 2, 8, 8, 16, 32, 3, 1, 2, 2, 0};
+  static const conv_case wide = {"conv_3x3_wide", 2, 4, 4, 16, 512, 3, 1, 1, 1, 0};
   run_nhwc(&stem, _mlir_ciface_stem_7x7_s2, NULL, 11);
   run_nhwc(&reduce, NULL, _mlir_ciface_reduce_1x1, 21);
   run_nhwc(&c3, _mlir_ciface_conv_3x3, NULL, 31);
   run_nhwc(&c3s2, _mlir_ciface_conv_3x3_s2, NULL, 41);
   run_nhwc(&down, _mlir_ciface_down_1x1_s2, NULL, 51);
   run_nhwc(&c3d2, _mlir_ciface_conv_3x3_d2, NULL, 61);
+  run_nhwc(&c3d2b2, _mlir_ciface_conv_3x3_d2_b2, NULL, 71);
+  run_nhwc(&wide, _mlir_ciface_conv_3x3_wide, NULL, 81);
   run_nchw_1x1();
   return harness_finish();
 }

@@ -106,8 +106,8 @@ static double *conv3x3_reference(const float *x, const float *w, int64_t n,
   return ref;
 }
 
-/* Batch 3, 40x40 output, 64 -> 48 channels: chunked im2col (see the .mlir). */
-enum { CN = 3, CH = 42, CO = 40, CC = 64, CF = 48 };
+/* Batch 3, 40x40 output, 64 -> 96 channels: chunked (see the .mlir). */
+enum { CN = 3, CH = 42, CO = 40, CC = 64, CF = 96 };
 
 static void conv3x3_chunked_bias_relu(void) {
   float *x = random_f32((size_t)(CN * CH * CH * CC), 12, -1.0f, 1.0f);
@@ -128,7 +128,7 @@ static void conv3x3_chunked_bias_relu(void) {
   tessel_memref_f32_init_1d(&dbias, bias, CF);
   tessel_memref_f32_init_4d(&dy, y, CN, CO, CO, CF);
   _mlir_ciface_conv3x3_chunked_epi(&dx, &dw, &dbias, &dy);
-  check_f32("conv3x3_chunked_bias_relu", "3x42x42x64->48", y, ref, count, 1e-5,
+  check_f32("conv3x3_chunked_bias_relu", "3x42x42x64->96", y, ref, count, 1e-5,
             4e-6 * (double)(9 * CC));
   harness_free(x); harness_free(wt); harness_free(bias); harness_free(y);
   harness_free(ref);
@@ -154,7 +154,7 @@ static void conv3x3_chunked_transposed_residual(void) {
   tessel_memref_f32_init_4d(&dres, res, CN, CO, CO, CF);
   tessel_memref_f32_init_4d(&dy, y, CN, CO, CO, CF);
   _mlir_ciface_conv3x3_chunked_transposed_residual(&dx, &dw, &dres, &dy);
-  check_f32("conv3x3_chunked_transposed_residual", "3x42x42x64->48", y, ref,
+  check_f32("conv3x3_chunked_transposed_residual", "3x42x42x64->96", y, ref,
             count, 1e-5, 4e-6 * (double)(9 * CC));
   harness_free(x); harness_free(wt); harness_free(res); harness_free(y);
   harness_free(ref);

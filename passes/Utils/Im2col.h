@@ -1,0 +1,62 @@
+//===- Im2col.h - The NHWC im2col copy of a convolution ---------*- C++ -*-===//
+//
+// The patches copy that turns an NHWC convolution into a matmul, shared by
+// tessel-convert-conv-to-matmul (which creates it) and
+// tessel-vectorize-matmul (which either reads the input through it, an
+// implicit GEMM, or runs it as a tiled, vectorized copy).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_PASSES_UTILS_IM2COL_H
+#define TESSEL_PASSES_UTILS_IM2COL_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <optional>
+
+namespace mlir::tessel {
+
+/// Elements of one vectorized piece of the patch copy, at most.
+constexpr int64_t kMaxIm2colPieceElems = 64;
+
+/// The largest divisor of `c` that is at most kMaxIm2colPieceElems.
+int64_t im2colPieceElems(int64_t c);
+
+/// An NHWC im2col copy: a linalg.generic writing the [N, OH, OW, KH, KW, C]
+/// patches of `input` ([N, H, W, C], already padded) with the input map
+/// (n, oh, ow, kh, kw, c) -> (n, oh*sh + kh*dh, ow*sw + kw*dw, c).
+struct NhwcIm2col {
+  linalg::GenericOp copy;
+  Value input;
+  int64_t n = 0, oh = 0, ow = 0, kh = 0, kw = 0, c = 0;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1;
+};
+
+/// A copy of `input` into `dest` (a tensor of `shape`, a new one when
+/// null), element (i0..) read at `inputMap` (shape's rank -> input's rank):
+/// patches in any layout.
+linalg::GenericOp createPatchCopy(RewriterBase &rewriter, Location loc,
+                                  Value input, ArrayRef<int64_t> shape,
+                                  AffineMap inputMap, Value dest = {});
+
+/// The NHWC patches of `input` into `dest` (createPatchCopy); shape
+/// [images, oh, ow, kh, kw, c] with the given strides and dilations.
+linalg::GenericOp createNhwcIm2col(RewriterBase &rewriter, Location loc,
+                                   Value input, ArrayRef<int64_t> shape,
+                                   int64_t sh, int64_t sw, int64_t dh,
+                                   int64_t dw, Value dest = {});
+
+/// `patches` as an im2col copy that createNhwcIm2col made (an untiled
+/// linalg.generic of that form, on static f32 tensors), or nothing.
+std::optional<NhwcIm2col> matchNhwcIm2col(Value patches);
+
+/// The copy as a parallel, vectorized loop nest (see the .cpp). Replaces
+/// `im2col.copy` and returns the new result (its pieces left scalar if they
+/// could not be vectorized), or failure, the copy left alone, when it
+/// cannot be tiled.
+FailureOr<Value> tileAndVectorizeIm2col(RewriterBase &rewriter,
+                                        const NhwcIm2col &im2col);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_PASSES_UTILS_IM2COL_H
