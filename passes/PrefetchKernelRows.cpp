@@ -11,18 +11,20 @@
 //
 // This pass prefetches, in such a k loop, the rows `distance` k steps
 // ahead: the read's address with the loop's induction variable advanced
-// (clamped to the last iteration, so every address stays in bounds).
+// (clamped to the last iteration, so every address stays in bounds),
+// recomputed by the utility tessel-prefetch-next-tile uses too
+// (Utils/AddressRemap).
 // Reads of contiguous rows (a packed micro-panel) are left to the hardware.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/Utils/AddressRemap.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #define DEBUG_TYPE "tessel-prefetch-kernel-rows"
 
@@ -35,30 +37,16 @@ using namespace mlir;
 
 namespace {
 
-/// The subview chain from the view of `loop`'s body that the induction
-/// variable first indexes to `memref` (outermost first), or empty when
-/// `memref` is not such a chain of subviews defined in the body whose
-/// offsets are the induction variable or defined outside the loop.
-SmallVector<memref::SubViewOp> ivSubviewChain(Value memref, scf::ForOp loop) {
-  SmallVector<memref::SubViewOp> chain;
-  Value iv = loop.getInductionVar();
-  bool usesIv = false;
-  while (auto subview = memref.getDefiningOp<memref::SubViewOp>()) {
-    if (!loop.getBody()->findAncestorOpInBlock(*subview))
-      break;
-    for (Value offset : subview.getOffsets()) {
-      if (offset == iv)
-        usesIv = true;
-      else if (loop->isAncestor(offset.getParentBlock()->getParentOp()))
-        return {};
-    }
-    chain.push_back(subview);
-    memref = subview.getSource();
-  }
-  if (!usesIv || loop->isAncestor(memref.getParentBlock()->getParentOp()))
-    return {};
-  std::reverse(chain.begin(), chain.end());
-  return chain;
+/// Whether the computation of `value` inside `loop` uses `iv`.
+bool dependsOn(Value value, Value iv, Operation *loop) {
+  if (value == iv)
+    return true;
+  Operation *def = value.getDefiningOp();
+  if (!def || !loop->isProperAncestor(def))
+    return false;
+  return llvm::any_of(def->getOperands(), [&](Value operand) {
+    return dependsOn(operand, iv, loop);
+  });
 }
 
 struct PrefetchKernelRowsPass
@@ -110,10 +98,11 @@ struct PrefetchKernelRowsPass
     int64_t elementBytes = type.getElementTypeBitWidth() / 8;
     if (strides[0] * elementBytes < minRowStrideBytes)
       return 0;
-    SmallVector<memref::SubViewOp> chain =
-        ivSubviewChain(read.getBase(), loop);
+    // The rows must move with k (a stream), and their address be
+    // recomputable for a later iteration.
     std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-    if (chain.empty() || !step || *step <= 0)
+    if (!step || *step <= 0 || !tessel::isRemappable(read.getBase(), loop) ||
+        !dependsOn(read.getBase(), loop.getInductionVar(), loop))
       return 0;
 
     // ahead = min(iv + distance * step, last iteration's iv).
@@ -132,10 +121,9 @@ struct PrefetchKernelRowsPass
                                     arith::MaxSIOp::create(b, loc, last, iv));
     IRMapping mapping;
     mapping.map(iv, ahead);
-    Operation *view = nullptr;
-    for (memref::SubViewOp subview : chain)
-      view = b.clone(*subview, mapping);
-    Value aheadView = view->getResult(0);
+    // Cannot fail: the address is remappable.
+    FailureOr<Value> aheadView =
+        tessel::remapAddress(b, read.getBase(), mapping, loop);
 
     // One prefetch per cache line of each row (64-byte lines).
     int64_t lineElems = 64 / elementBytes;
@@ -143,7 +131,7 @@ struct PrefetchKernelRowsPass
     for (int64_t r = 0; r < vector.getShape()[0]; ++r)
       for (int64_t c = 0; c < cols; c += lineElems)
         memref::PrefetchOp::create(
-            b, loc, aheadView,
+            b, loc, *aheadView,
             ValueRange{arith::ConstantIndexOp::create(b, loc, r),
                        arith::ConstantIndexOp::create(b, loc, c)},
             /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);

@@ -20,6 +20,7 @@
 
 #include "dialects/Tessel/TesselDialect.h"
 #include "passes/Analysis/Divisibility.h"
+#include "passes/Utils/AddressRemap.h"
 #include "passes/Utils/Remarks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -96,45 +97,6 @@ bool writesOutside(Operation *nest, scf::ParallelOp parallel) {
         return WalkResult::advance();
       })
       .wasInterrupted();
-}
-
-/// Whether `value` is computed inside `parallel` by pure, region-free ops
-/// only (back to values defined outside or block arguments), so that
-/// remapAddress can recompute it for another iteration.
-bool isRemappable(Value value, scf::ParallelOp parallel, unsigned depth = 0) {
-  Operation *def = value.getDefiningOp();
-  if (!def || !parallel->isProperAncestor(def))
-    return true;
-  if (depth > 32 || !isPure(def) || def->getNumRegions() != 0)
-    return false;
-  return llvm::all_of(def->getOperands(), [&](Value operand) {
-    return isRemappable(operand, parallel, depth + 1);
-  });
-}
-
-/// Clones into `b` the pure computation of `value` with the parallel loop's
-/// induction variable replaced (`mapping` maps it to the next one). Values
-/// that do not depend on it are used as they are.
-FailureOr<Value> remapAddress(OpBuilder &b, Value value, IRMapping &mapping,
-                              scf::ParallelOp parallel) {
-  if (Value mapped = mapping.lookupOrNull(value))
-    return mapped;
-  Operation *def = value.getDefiningOp();
-  if (!def || !parallel->isProperAncestor(def))
-    return value;
-  if (!isPure(def) || def->getNumRegions() != 0)
-    return failure();
-  bool dependsOnIV = false;
-  for (Value operand : def->getOperands()) {
-    FailureOr<Value> remapped = remapAddress(b, operand, mapping, parallel);
-    if (failed(remapped))
-      return failure();
-    dependsOnIV |= *remapped != operand;
-  }
-  if (!dependsOnIV)
-    return value;
-  Operation *clone = b.clone(*def, mapping);
-  return clone->getResult(cast<OpResult>(value).getResultNumber());
 }
 
 struct PrefetchNextTilePass
