@@ -423,13 +423,6 @@ bool readsPatchesInPlace(const tessel::CPUModelParams &params,
   return tessel::readsConvolutionInput(tiling, operands, &whyNot);
 }
 
-/// How an NHWC convolution's patches reach the matmul, and in chunks of
-/// how many images.
-struct NhwcPlan {
-  bool implicit = false;
-  int64_t images = 0;
-};
-
 /// conv_2d_nhwc_hwcf -> [N*OH*OW, KH*KW*C] x [KH*KW*C, F].
 ///
 /// Implicit GEMM (`implicitGemm`: the target's model parameters; where the
@@ -484,31 +477,30 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
 
   int64_t patchBytesPerImage = d.oh * d.ow * k * 4;
   int64_t outputBytesPerImage = d.oh * d.ow * d.f * 4;
-  NhwcPlan plan;
   std::string notThroughInput;
-  plan.implicit =
+  bool implicit =
       implicitGemm && readsPatchesInPlace(*implicitGemm, d, notThroughInput);
-  plan.images =
-      plan.implicit
+  int64_t images =
+      implicit
           ? imagesPerChunk(d.n, outputBytesPerImage, outputChunkBytes)
           : imagesPerChunk(d.n, patchBytesPerImage, patchChunkBytes);
-  int64_t rows = plan.images * d.oh * d.ow;
+  int64_t rows = images * d.oh * d.ow;
   if (im2colTooLarge(op, rows, k, maxIm2colBytes))
     return;
   InFlightDiagnostic remark = op->emitRemark();
-  if (plan.implicit)
+  if (implicit)
     remark << "conv_2d_nhwc_hwcf (" << describe(d) << ") as linalg.matmul M="
            << rows << " N=" << d.f << " K=" << k
            << " on its im2col patches, left as one linalg.generic: "
               "tessel-vectorize-matmul reads A through it from the input "
               "(implicit GEMM, each kc block within one tap's "
            << d.c << " channels) or copies the patches ("
-           << formatBytes(plan.images * patchBytesPerImage)
+           << formatBytes(images * patchBytesPerImage)
            << "); the filter and output as collapsed views";
   else
     remark << "conv_2d_nhwc_hwcf (" << describe(d)
            << ") as im2col into tensor<" << rows << "x" << k << "xf32> ("
-           << formatBytes(plan.images * patchBytesPerImage)
+           << formatBytes(images * patchBytesPerImage)
            << ", a copy of the input patches, "
            << ratio(d.oh * d.ow * k, d.h * d.w * d.c)
            << "x the input) then linalg.matmul M=" << rows << " N=" << d.f
@@ -529,20 +521,20 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
     if (pad)
       remark << "; the input's padding copied over the cores row by row";
   };
-  // The A matrix of `images` images of `source` (patches into `dest`, a new
+  // The A matrix of `count` images of `source` (patches into `dest`, a new
   // tensor when null) and the patch tensor.
-  auto patchesOf = [&](Value source, int64_t images,
+  auto patchesOf = [&](Value source, int64_t count,
                        Value dest) -> std::pair<Value, Value> {
-    if (!plan.implicit)
-      return nhwcPatches(rewriter, loc, source, d, images, dest);
+    if (!implicit)
+      return nhwcPatches(rewriter, loc, source, d, count, dest);
     linalg::GenericOp copy = tessel::createNhwcIm2col(
-        rewriter, loc, source, {images, d.oh, d.ow, d.kh, d.kw, d.c}, d.sh,
+        rewriter, loc, source, {count, d.oh, d.ow, d.kh, d.kw, d.c}, d.sh,
         d.sw, d.dh, d.dw);
     return {collapse(rewriter, loc, copy.getResult(0), {{0, 1, 2}, {3, 4, 5}}),
             copy.getResult(0)};
   };
   rewriter.setInsertionPoint(op);
-  if (plan.images == d.n) {
+  if (images == d.n) {
     notePadding();
     Value a = patchesOf(input, d.n, Value()).first;
     rewriter.setInsertionPoint(op);
@@ -550,10 +542,9 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
     rewriter.replaceOp(op, product(a, b, init, d.n));
     return;
   }
-  int64_t images = plan.images;
   remark << ", " << d.n / images << " chunks of " << images
          << (images == 1 ? " image" : " images");
-  if (plan.implicit)
+  if (implicit)
     remark << " (the whole batch's " << formatBytes(d.n * outputBytesPerImage)
            << " of output would not stay in half of each core's L2 across "
               "the taps)";
@@ -583,7 +574,7 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
   else
     fill = {};
   loopInits.push_back(accumulator);
-  if (!plan.implicit)
+  if (!implicit)
     loopInits.push_back(tensor::EmptyOp::create(
         rewriter, loc,
         ArrayRef<int64_t>{images, d.oh, d.ow, d.kh, d.kw, d.c},
@@ -608,7 +599,7 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
     Value images4 = tensor::ExtractSliceOp::create(
         rewriter, loc, input, offsets, sizes(input4), strides);
     auto [a, patches] = patchesOf(images4, images,
-                                  plan.implicit ? Value() : iters[1]);
+                                  implicit ? Value() : iters[1]);
     SmallVector<OpFoldResult> outSizes = sizes({d.n, d.oh, d.ow, d.f});
     Value outChunk = tensor::ExtractSliceOp::create(
         rewriter, loc, iters[0], offsets, outSizes, strides);
@@ -620,7 +611,7 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
     Value out = tensor::InsertSliceOp::create(rewriter, loc, result, iters[0],
                                               offsets, outSizes, strides);
     SmallVector<Value> yields = {out};
-    if (!plan.implicit)
+    if (!implicit)
       yields.push_back(patches);
     scf::YieldOp::create(rewriter, loc, yields);
   }

@@ -12,63 +12,39 @@
  * Prints, per thread count, the median milliseconds per call of A and B
  * and A/B (below 1: A is faster). utils/bench/run-conv-ab.sh builds the
  * two .so files from one workload and two pipelines. */
+#include "tessel/runtime.h"
+
 #include <dlfcn.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-typedef struct {
-  float *allocated, *aligned;
-  int64_t offset, sizes[4], strides[4];
-} memref4;
-typedef void (*conv_fn)(memref4 *, memref4 *, memref4 *);
+typedef void (*conv_fn)(tessel_memref_f32_4d *, tessel_memref_f32_4d *,
+                        tessel_memref_f32_4d *);
 
 static int parse_shape(const char *s, int64_t dims[4]) {
   return sscanf(s, "%ldx%ldx%ldx%ld", &dims[0], &dims[1], &dims[2],
                 &dims[3]) == 4 ? 0 : -1;
 }
 
-static memref4 make(const int64_t d[4], unsigned seed) {
-  memref4 m;
-  int64_t n = d[0] * d[1] * d[2] * d[3];
-  m.allocated = m.aligned = aligned_alloc(64, (size_t)((n * 4 + 63) / 64 * 64));
-  if (!m.allocated) {
+/* A contiguous 4-d f32 memref of random values from `seed`. */
+static tessel_memref_f32_4d make(const int64_t d[4], uint64_t seed) {
+  tessel_memref_f32_4d m;
+  size_t n = (size_t)tessel_num_elements(4, d);
+  float *data = tessel_aligned_alloc(n, sizeof(float), 0);
+  if (!data) {
     fprintf(stderr, "tessel-ab: out of memory\n");
     exit(1);
   }
-  for (int64_t i = 0; i < n; ++i) {
-    seed = seed * 1103515245u + 12345u;
-    m.aligned[i] = (float)((seed >> 8) & 0xffff) / 65536.0f - 0.5f;
-  }
-  m.offset = 0;
-  for (int i = 0; i < 4; ++i)
-    m.sizes[i] = d[i];
-  m.strides[3] = 1;
-  for (int i = 2; i >= 0; --i)
-    m.strides[i] = m.strides[i + 1] * d[i + 1];
+  tessel_fill_random_f32(data, n, seed);
+  tessel_memref_init_identity(&m, data, 4, d);
   return m;
 }
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static void *handle_a;
-
-static conv_fn load(const char *path, const char *func) {
-  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (h && !handle_a)
-    handle_a = h;
+/* _mlir_ciface_<func> of the library at `path` (opened into *handle). */
+static conv_fn load(const char *path, const char *func, void **handle) {
+  void *h = *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     fprintf(stderr, "tessel-ab: %s\n", dlerror());
     exit(1);
@@ -102,7 +78,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tessel-ab: CALLS >= 1, 1 <= ROUNDS <= 99\n");
     return 2;
   }
-  conv_fn fa = load(argv[1], argv[3]), fb = load(argv[2], argv[3]);
+  void *handle_a, *handle_b;
+  conv_fn fa = load(argv[1], argv[3], &handle_a);
+  conv_fn fb = load(argv[2], argv[3], &handle_b);
   /* The OpenMP runtime the Tessel code links (a dependency of the .so). */
   void (*set_threads)(int) =
       (void (*)(int))dlsym(handle_a, "omp_set_num_threads");
@@ -111,19 +89,17 @@ int main(int argc, char **argv) {
                     "dependencies\n", argv[1]);
     return 1;
   }
-  memref4 x = make(xd, 1), w = make(wd, 2), ya = make(yd, 3), yb = make(yd, 4);
+  tessel_memref_f32_4d x = make(xd, 1), w = make(wd, 2), ya = make(yd, 3),
+                       yb = make(yd, 4);
   fa(&x, &w, &ya);
   fb(&x, &w, &yb);
-  int64_t n = yd[0] * yd[1] * yd[2] * yd[3];
-  double maxdiff = 0, maxref = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    maxdiff = fmax(maxdiff, fabs((double)ya.aligned[i] - yb.aligned[i]));
-    maxref = fmax(maxref, fabs((double)yb.aligned[i]));
-  }
-  double rel = maxref > 0 ? maxdiff / maxref : maxdiff;
+  size_t n = (size_t)tessel_num_elements(4, yd);
+  tessel_compare_stats stats;
+  size_t mismatches = tessel_compare_f32_f32("tessel-ab: A vs B", ya.aligned,
+                                             yb.aligned, n, 1e-4, 1e-6, &stats);
   printf("%s: A %s, B %s; outputs differ by at most %.2e (relative)\n",
-         argv[3], argv[1], argv[2], rel);
-  if (rel > 1e-4) {
+         argv[3], argv[1], argv[2], stats.max_rel_error);
+  if (mismatches) {
     printf("FAIL: the builds disagree\n");
     return 1;
   }
@@ -136,19 +112,17 @@ int main(int argc, char **argv) {
     for (int r = 0; r < rounds; ++r) {
       for (int side = 0; side < 2; ++side) {
         conv_fn f = side ? fb : fa;
-        memref4 *y = side ? &yb : &ya;
+        tessel_memref_f32_4d *y = side ? &yb : &ya;
         f(&x, &w, y); /* warm */
-        double t0 = now();
+        double t0 = tessel_now_seconds();
         for (int c = 0; c < calls; ++c)
           f(&x, &w, y);
-        (side ? tb : ta)[r] = (now() - t0) * 1e3 / calls;
+        (side ? tb : ta)[r] = (tessel_now_seconds() - t0) * 1e3 / calls;
       }
     }
-    qsort(ta, rounds, sizeof *ta, by_value);
-    qsort(tb, rounds, sizeof *tb, by_value);
-    double ma = ta[rounds / 2], mb = tb[rounds / 2];
-    printf("%dT: A %.3f ms (%.3f-%.3f), B %.3f ms (%.3f-%.3f), A/B %.3f\n",
-           nt, ma, ta[0], ta[rounds - 1], mb, tb[0], tb[rounds - 1], ma / mb);
+    double ma = tessel_median(ta, (size_t)rounds);
+    double mb = tessel_median(tb, (size_t)rounds);
+    printf("%dT: A %.3f ms, B %.3f ms, A/B %.3f\n", nt, ma, mb, ma / mb);
   }
   return 0;
 }
