@@ -510,6 +510,67 @@ def AttachGPUTargetPass : Pass<"tessel-attach-gpu-target", "::mlir::ModuleOp"> {
   ];
 }
 
+def FuseElementwisePass
+    : Pass<"tessel-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Inline elementwise producers into their consumers' bodies "
+                "where recomputing them is cheaper than storing them";
+  let description = [{
+    Vertical fusion before tiling. An elementwise `linalg.generic` (all
+    loops parallel, output written through a permutation) whose every
+    reader is a `linalg.generic` that can take its body (upstream's
+    `areElementwiseOpsFusable`) is inlined into all of them by upstream's
+    `fuseElementwiseOps`, and disappears: no intermediate tensor, no tile
+    buffer after `tessel-fuse-producers`. A reader that reads each element
+    several times (a stencil's taps) then evaluates the body that many
+    times; the model in `passes/CostModel/ElementwiseFusion` fuses only when
+    that recomputation costs no more than the store of the intermediate (a
+    product whose consumer adds it costs nothing: they become one FMA).
+    Producers read by anything else (a return, a named op), and those the
+    model rejects, stay; remarks give the evaluations per element and the
+    costs either way.
+
+    ```mlir
+    %ixx = linalg.generic {(i, j) -> (i, j), (i, j) -> (i, j)}
+        ins(%ix) { %p = arith.mulf %x, %x ... }
+    %sxx = linalg.generic {(i, j, a, b) -> (i + a, j + b), ...}
+        ins(%ixx, %window) { %s = arith.addf %acc, %p ... }
+    // becomes (Ix^2 recomputed per tap, as an FMA)
+    %sxx = linalg.generic {(i, j, a, b) -> (i + a, j + b), ...}
+        ins(%ix, %window) { %p = arith.mulf %x, %x
+                            %s = arith.addf %acc, %p ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def MergeSiblingsPass
+    : Pass<"tessel-merge-siblings", "::mlir::func::FuncOp"> {
+  let summary = "Merge linalg.generic ops over the same loops that read a "
+                "common input into one op with several results";
+  let description = [{
+    Horizontal fusion before tiling. Two top-level `linalg.generic` ops with
+    the same loop ranges and iterator types that read one input through the
+    same indexing map, where the second does not read what the first
+    computes, become one generic yielding the results of both, at the
+    second's place: the common input is loaded once per iteration, and
+    `tessel-fuse-producers` then fuses one producer (one loop nest, one
+    pass over a tile) where it saw two. Repeated to a fixpoint, so three box
+    sums over Ix and Iy end up as one op. A merge is refused, with a remark,
+    when the merged body would need more vector registers than the target
+    has (one per input access, stencil taps counted, plus one accumulator
+    per result; `passes/CostModel/ElementwiseFusion`).
+
+    ```mlir
+    %ix = linalg.generic {#win_in, #win_w, #win_out} ins(%gray, %sobel_x)
+    %iy = linalg.generic {#win_in, #win_w, #win_out} ins(%gray, %sobel_y)
+    // becomes
+    %ix, %iy = linalg.generic {#win_in, #win_w, #win_w, #win_out, #win_out}
+        ins(%gray, %sobel_x, %sobel_y) outs(%ix_init, %iy_init)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def FuseProducersPass
     : Pass<"tessel-fuse-producers", "::mlir::func::FuncOp"> {
   let summary = "Overlapped-tile fusion of linalg producers into their consumers";

@@ -41,6 +41,15 @@ std::string mlir::tessel::unfusableReason(linalg::LinalgOp op) {
   return {};
 }
 
+SmallVector<linalg::GenericOp> mlir::tessel::fusableGenerics(func::FuncOp func) {
+  SmallVector<linalg::GenericOp> generics;
+  for (Operation &op : func.getBody().getOps())
+    if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      if (unfusableReason(generic).empty())
+        generics.push_back(generic);
+  return generics;
+}
+
 bool FusionGroup::contains(Operation *op) const {
   return op == const_cast<linalg::LinalgOp &>(root).getOperation() ||
          llvm::any_of(producers,
@@ -148,7 +157,10 @@ mlir::tessel::evaluateGroupTile(const FusionGroup &group,
               full);
           if (!box)
             return std::nullopt;
-          copies.emplace_back(*box, inst.key);
+          // Results of one op read through the same slice (the three box
+          // sums of a merged op) come from one tiled copy of it.
+          if (!llvm::is_contained(copies, std::make_pair(*box, inst.key)))
+            copies.emplace_back(*box, inst.key);
           cost.intermediateBytes +=
               volume(inst.resultExtents) * elementBytes(result);
         }

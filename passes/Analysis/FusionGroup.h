@@ -10,6 +10,7 @@
 
 #include "passes/CostModel/FusionTiling.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <optional>
@@ -26,6 +27,10 @@ constexpr int64_t kMaxStencilWindow = 64;
 /// tensors, outputs written through projected permutations, and not a
 /// contraction or convolution (those become kernels of their own).
 std::string unfusableReason(linalg::LinalgOp op);
+
+/// The linalg.generic ops of `func`'s body that pass unfusableReason, in
+/// program order: what the passes that merge ops before tiling consider.
+SmallVector<linalg::GenericOp> fusableGenerics(func::FuncOp func);
 
 struct FusionGroup {
   linalg::LinalgOp root;

@@ -132,7 +132,9 @@ def test_debug_dumps_every_stage(tmp_path):
     (stage_dir,) = [d for d in tmp_path.iterdir() if d.is_dir()]
     names = sorted(p.name for p in stage_dir.iterdir())
     assert "input.mlir" in names and "command.txt" in names
-    assert any(n.endswith("tessel-fuse-producers.mlir") for n in names)
+    # One file per stage, named for its first pass (the fusion stage: its
+    # first pass is tessel-fuse-elementwise).
+    assert any(n.endswith("tessel-fuse-elementwise.mlir") for n in names)
     assert (stage_dir / "command.txt").read_text().startswith("tessel-compile ")
 
 

@@ -12,7 +12,8 @@
  *
  * For every selected workload the harness compiles the workload's MLIR twice
  * with tessel-compile (the target's pipeline, and --pass-pipeline= the same
- * pipeline without tessel-fuse-producers), dlopens both and the Halide
+ * pipeline without its fusion passes: tessel-fuse-elementwise,
+ * tessel-merge-siblings, tessel-fuse-producers), dlopens both and the Halide
  * variants the build produced (one per autoscheduler), computes a
  * double-precision reference, and for every thread count: checks every
  * variant's first result, then runs R repetitions of one batch per variant
@@ -58,8 +59,12 @@
 #define TESSEL_IMAGE_BENCH_HAVE_HALIDE 0
 #endif
 
-/* The pass whose effect the "Tessel without fusion" variant removes. */
-static const char *const kFusionPass = "tessel-fuse-producers";
+/* The passes whose effect the "Tessel without fusion" variant removes
+ * (kFusionPass names them in the output). */
+static const char *const kFusionPasses[] = {
+    "tessel-fuse-elementwise", "tessel-merge-siblings", "tessel-fuse-producers", NULL};
+static const char *const kFusionPass =
+    "tessel-fuse-elementwise, tessel-merge-siblings and tessel-fuse-producers";
 
 /* --- Workloads and variants ------------------------------------------------------- */
 
@@ -280,7 +285,14 @@ static int skip_options(const char **p) {
  * `out` without the elements named `pass`; an op-anchored list that only
  * held such elements (func.func(pass)) goes as well. Returns the number of
  * elements kept, or -1 when the text does not parse. */
-static int filter_pass_list(const char **p, const char *pass, FILE *out,
+static bool is_listed(const char *name, size_t len, const char *const *passes) {
+  for (; *passes; ++passes)
+    if (len == strlen(*passes) && strncmp(name, *passes, len) == 0)
+      return true;
+  return false;
+}
+
+static int filter_pass_list(const char **p, const char *const *passes, FILE *out,
                             int depth, int *removed) {
   int kept = 0;
   for (;;) {
@@ -306,7 +318,7 @@ static int filter_pass_list(const char **p, const char *pass, FILE *out,
       ++*p;
       const char *inner_start = *p;
       FILE *in = open_memstream(&inner, &inner_len);
-      int inner_kept = in ? filter_pass_list(p, pass, in, depth + 1, removed) : -1;
+      int inner_kept = in ? filter_pass_list(p, passes, in, depth + 1, removed) : -1;
       if (in)
         fclose(in);
       if (inner_kept < 0 || **p != ')') {
@@ -317,7 +329,7 @@ static int filter_pass_list(const char **p, const char *pass, FILE *out,
       ++*p;
       keep = inner_kept > 0 || was_empty;
     } else {
-      keep = !(name_len == strlen(pass) && strncmp(start, pass, name_len) == 0);
+      keep = !is_listed(start, name_len, passes);
       if (!keep)
         ++*removed;
     }
@@ -395,7 +407,7 @@ static int make_pipelines(const options *o, pipelines *pl) {
   FILE *f = open_memstream(&out, &out_len);
   int removed = 0;
   const char *p = pl->normal;
-  const int kept = f ? filter_pass_list(&p, kFusionPass, f, 0, &removed) : -1;
+  const int kept = f ? filter_pass_list(&p, kFusionPasses, f, 0, &removed) : -1;
   if (f)
     fclose(f);
   if (kept < 0 || *p != '\0') {
@@ -923,8 +935,8 @@ static const char *row_note(const row *r, const pipelines *pl) {
     return r->error_text;
   if (r->id == V_TESSEL_NOFUSION && v->available)
     return pl->fusion_in_pipeline
-               ? "the cpu pipeline without tessel-fuse-producers"
-               : "fusion pass not in pipeline (same pipeline as tessel)";
+               ? "the cpu pipeline without its fusion passes"
+               : "fusion passes not in pipeline (same pipeline as tessel)";
   return v->note;
 }
 
@@ -1067,7 +1079,7 @@ static int write_json(const options *o, const pipelines *pl, row *const *rows,
   bench_json_str(f, pl->normal);
   fprintf(f, ",\n  \"pipeline_without_fusion\": ");
   bench_json_str(f, pl->nofusion);
-  fprintf(f, ",\n  \"fusion_pass\": ");
+  fprintf(f, ",\n  \"fusion_passes\": ");
   bench_json_str(f, kFusionPass);
   fprintf(f, ", \"fusion_pass_in_pipeline\": %s",
           pl->fusion_in_pipeline ? "true" : "false");
@@ -1214,7 +1226,7 @@ int main(int argc, char **argv) {
                  cpu, omp_get_num_procs(), load_before,
                  bench_symbol_owner("omp_set_num_threads"), halide.runtime, kFusionPass,
                  pl.fusion_in_pipeline
-                     ? "in the cpu pipeline; tessel-nofusion runs without it"
+                     ? "in the cpu pipeline; tessel-nofusion runs without them"
                      : "not in the cpu pipeline; tessel-nofusion is the same pipeline");
 
   const size_t rows_per_block = NUM_VARIANTS + 1;
