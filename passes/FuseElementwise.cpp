@@ -91,8 +91,11 @@ struct FuseElementwisePass
         std::string why;
         std::optional<ElementwiseFusionEstimate> estimate =
             estimateElementwiseFusion(producer, why);
-        if (!estimate)
-          continue; // Not elementwise or not fusable everywhere: no news.
+        if (!estimate) {
+          if (!why.empty() && remarked.insert(producer).second)
+            producer->emitRemark() << "not inlined into its consumers: " << why;
+          continue;
+        }
         std::string perElement =
             "each element evaluated " +
             formatCost(estimate->evaluationsPerElement) + " times at " +

@@ -58,23 +58,15 @@ static bool productBecomesFma(linalg::GenericOp producer) {
 std::optional<ElementwiseFusionEstimate>
 mlir::tessel::estimateElementwiseFusion(linalg::GenericOp producer,
                                         std::string &why) {
-  if (producer->getNumResults() != 1) {
-    why = "it has " + std::to_string(producer->getNumResults()) + " results";
+  // Not an elementwise producer at all: no reason worth a remark.
+  if (producer->getNumResults() != 1 ||
+      producer.getNumParallelLoops() != producer.getNumLoops() ||
+      producer.hasDynamicShape() || producer->getResult(0).use_empty())
     return std::nullopt;
-  }
-  if (producer.getNumParallelLoops() != producer.getNumLoops()) {
-    why = "it is a reduction";
-    return std::nullopt;
-  }
-  if (producer.hasDynamicShape()) {
-    why = "it has dynamic shapes";
-    return std::nullopt;
-  }
   Value result = producer->getResult(0);
-  if (result.use_empty()) {
-    why = "its result is unused";
+  // Read by no generic (the function's result, say): nothing to fuse into.
+  if (llvm::none_of(result.getUsers(), llvm::IsaPred<linalg::GenericOp>))
     return std::nullopt;
-  }
   double evaluations = 0;
   for (OpOperand &use : result.getUses()) {
     Operation *user = use.getOwner();

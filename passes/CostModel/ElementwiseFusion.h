@@ -59,9 +59,10 @@ struct ElementwiseFusionEstimate {
 };
 
 /// The estimate for fusing `producer` into every op that reads it, or
-/// std::nullopt with `why` set when it cannot be fused into all of them
-/// (a use that is not an elementwise-fusable linalg.generic input, dynamic
-/// shapes, more than one result).
+/// std::nullopt when it cannot be fused into all of them: with `why` empty
+/// when it is no single-result, static elementwise op read by a generic,
+/// else with
+/// `why` naming the reader that cannot take its body.
 std::optional<ElementwiseFusionEstimate>
 estimateElementwiseFusion(linalg::GenericOp producer, std::string &why);
 

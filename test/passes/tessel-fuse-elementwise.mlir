@@ -171,6 +171,7 @@ func.func @two_readers(%x: tensor<1024xf32>, %y: tensor<1024xf32>) -> (tensor<10
 // CHECK: return %[[A]], %[[B]]
 func.func @returned(%x: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024xf32>) {
   %e = tensor.empty() : tensor<1024xf32>
+  // expected-remark @below {{not inlined into its consumers: its result is also used by 'func.return'}}
   %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
       ins(%x : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
   ^bb0(%v: f32, %o: f32):
