@@ -2,19 +2,20 @@
 //
 // Tiles each root consumer (a linalg op whose result leaves the fusable
 // ops) by sizes from CostModel/FusionTiling and fuses into every tile the
-// producers whose results only the group uses. Upstream's
-// tileConsumerAndFuseProducersUsingSCF does the rewriting: a fused producer
-// computes the slice its consumer tile reads, halo included, so
-// neighbouring tiles recompute their overlap instead of exchanging it, and
-// its result lives in a tile-sized tensor (after bufferization, a tile
-// buffer) instead of a full-size one. The tile loops are one scf.forall,
-// which the CPU pipeline runs over the cores.
+// producers whose results only the group uses (Utils/TileAndFuse, around
+// upstream's tileAndFuseProducerOfSlice): a fused producer computes, once
+// per tile, the union of the slices its consumers there read, halo
+// included, so neighbouring tiles recompute their overlap instead of
+// exchanging it, and its result lives in a tile-sized tensor (after
+// bufferization, a tile buffer) instead of a full-size one. The tile loops
+// are one scf.forall, which the CPU pipeline runs over the cores.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 #include "passes/Analysis/FusionGroup.h"
 #include "passes/CostModel/FusionTiling.h"
 #include "passes/Utils/KernelSupport.h"
+#include "passes/Utils/TileAndFuse.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -42,12 +43,13 @@ using namespace mlir::tessel;
 /// that initialize their outputs) into the tile; erases what became dead.
 static LogicalResult tileAndFuseGroup(RewriterBase &rewriter,
                                       const FusionGroup &group,
-                                      const FusionTiling &tiling) {
+                                      const FusionTiling &tiling,
+                                      bool oncePerTile) {
   MLIRContext *ctx = rewriter.getContext();
   // A loop the tile covers whole is not tiled (size 0): no loop variable
   // that is always 0 in the slices, so the slices of one value that two
   // members read (softmax's exp, read by its row sum and its division)
-  // are identical and their fused producers merge below.
+  // are identical.
   SmallVector<int64_t> sizes(tiling.tileSizes);
   linalg::LinalgOp root = group.root;
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
@@ -62,29 +64,26 @@ static LogicalResult tileAndFuseGroup(RewriterBase &rewriter,
   scf::SCFTilingOptions tilingOptions;
   tilingOptions.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
   tilingOptions.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-  scf::SCFTileAndFuseOptions options;
-  options.setTilingOptions(tilingOptions);
-  options.setFusionControlFn(
-      [&group](tensor::ExtractSliceOp, OpResult producer,
-               bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        Operation *op = producer.getOwner();
-        if (group.contains(op) || isa<linalg::FillOp>(op))
-          return scf::SCFTileAndFuseOptions::ControlFnResult{};
-        return std::nullopt;
-      });
+  SmallVector<Operation *> producers;
+  for (linalg::LinalgOp p : group.producers)
+    producers.push_back(p);
   rewriter.setInsertionPoint(root);
-  FailureOr<scf::SCFTileAndFuseResult> fused =
-      scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(root.getOperation()), options);
+  FailureOr<TileAndFuseResult> fused = tileAndFuseOncePerTile(
+      rewriter, cast<TilingInterface>(root.getOperation()), tilingOptions,
+      producers, oncePerTile);
   if (failed(fused))
     return failure();
-  for (OpResult result : root->getResults()) {
-    Value replacement = fused->replacements.lookup(result);
-    if (!replacement)
-      return root->emitError("tiling produced no replacement for result #")
-             << result.getResultNumber();
+  for (auto &[producer, why] : fused->fusedPerSlice)
+    producer->emitRemark() << "computed once per slice its consumers read in "
+                              "each tile, not once for all: "
+                           << why;
+  if (fused->replacements.size() != root->getNumResults())
+    return root->emitError("tiling produced ")
+           << fused->replacements.size() << " replacements for "
+           << root->getNumResults() << " results";
+  for (auto [result, replacement] :
+       llvm::zip_equal(root->getResults(), fused->replacements))
     rewriter.replaceAllUsesWith(result, replacement);
-  }
   // The originals are dead now, as are the slices of them that upstream
   // leaves behind, and fills only they used.
   Region *body = root->getParentRegion();
@@ -221,7 +220,7 @@ struct FuseProducersPass
         op->emitRemark() << "not fused into the tiles of "
                          << group.root->getName() << " at " << group.root->getLoc()
                          << ": " << why;
-      FusionProblem problem = describeFusionProblem(group);
+      FusionProblem problem = describeFusionProblem(group, oncePerTile);
       FusionTiling tiling;
       std::string why;
       if (group.producers.empty() && root->getNumResults() > 0 &&
@@ -253,7 +252,7 @@ struct FuseProducersPass
       remark.report();
       for (linalg::LinalgOp p : group.producers)
         consumed.insert(p);
-      if (failed(tileAndFuseGroup(rewriter, group, tiling))) {
+      if (failed(tileAndFuseGroup(rewriter, group, tiling, oncePerTile))) {
         root->emitError() << "tiling and fusing failed";
         return signalPassFailure();
       }
@@ -270,8 +269,8 @@ struct FuseProducersPass
         return signalPassFailure();
     }
     makeTileBuffersStatic(rewriter, func);
-    // Producers fused along several slices (one value read by two members)
-    // are tiled once per slice; identical tiles merge here.
+    // Producers fused per slice (see TileAndFuse.h) may be tiled twice over
+    // identical slices; those copies merge here.
     DominanceInfo dom(func);
     eliminateCommonSubExpressions(rewriter, dom, func);
   }

@@ -583,8 +583,10 @@ def FuseProducersPass
     `passes/CostModel/FusionTiling` (recomputed halo work and re-read input
     against the L2 budget of the tile buffers and the load balance over the
     cores), and tiles the root into one `scf.forall` with the producers
-    fused into each tile. A fused producer computes exactly the slice its
-    consumers read, halo included: neighbouring tiles recompute their
+    fused into each tile. A fused producer computes the slices its
+    consumers read, halo included, once per tile over their bounding box
+    (a value read with a halo and at the centre is computed once, the
+    centre read being a view of it): neighbouring tiles recompute their
     overlap, and the intermediate shrinks from a full tensor to a tile
     (a tile-sized buffer after bufferization). Producers that are also used
     outside the group stay materialized and are tiled as roots of their own.
@@ -609,7 +611,11 @@ def FuseProducersPass
   let options = [
     ListOption<"tileSizes", "tile-sizes", "int64_t",
                "Tile sizes of the root loops instead of the model's (0: not "
-               "tiled); applied to every root of that loop count">
+               "tiled); applied to every root of that loop count">,
+    Option<"oncePerTile", "once-per-tile", "bool", /*default=*/"true",
+           "Compute a producer read through several slices once per tile, "
+           "over their union (false: once per slice, as upstream's "
+           "tileConsumerAndFuseProducersUsingSCF does)">
   ];
 }
 

@@ -123,21 +123,34 @@ static int64_t elementBytes(Value v) {
   return std::max<int64_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8);
 }
 
+static int64_t volume(const IndexBox &box) { return volume(box.extents); }
+
+/// Whether fusion computes one copy of `op` per tile for all the slices its
+/// consumers read (their bounding box): its results are all written
+/// through the same map, so a box of loops is a box of every result.
+static bool fusesOnceForAllSlices(linalg::LinalgOp op) {
+  if (op->getNumResults() == 0)
+    return false;
+  AffineMap first = op.getIndexingMapMatchingResult(op->getResult(0));
+  return llvm::all_of(op->getResults(), [&](OpResult r) {
+    return op.getIndexingMapMatchingResult(r) == first;
+  });
+}
+
 namespace {
-/// One copy of a fused op in a tile: fusion tiles a producer once per
-/// distinct slice its consumers read (CSE merges identical slices), so a
-/// value read through two different maps is computed twice, each over the
-/// footprint of its read. `key` tells copies apart as CSE would: the chain
-/// of read maps from the root.
+/// A slice of a fused op's result that a copy of a consumer in the tile
+/// reads. `key` tells apart the copies of ops that are fused once per slice
+/// (CSE merges identical ones): the chain of read maps from the root.
 struct TileInstance {
   std::string key;
-  SmallVector<int64_t> resultExtents;
+  IndexBox resultBox;
 };
 } // namespace
 
 std::optional<GroupTileCost>
 mlir::tessel::evaluateGroupTile(const FusionGroup &group,
-                                ArrayRef<int64_t> rootBox) {
+                                ArrayRef<int64_t> rootBox,
+                                bool oncePerTile) {
   GroupTileCost cost;
   llvm::DenseMap<Value, SmallVector<TileInstance>> needed;
   SmallVector<linalg::LinalgOp> order(group.producers.rbegin(),
@@ -145,25 +158,44 @@ mlir::tessel::evaluateGroupTile(const FusionGroup &group,
   order.insert(order.begin(), group.root);
   for (linalg::LinalgOp op : order) {
     // (iteration box, instance key) of every copy of `op` in the tile.
-    SmallVector<std::pair<SmallVector<int64_t>, std::string>> copies;
+    SmallVector<std::pair<IndexBox, std::string>> copies;
     if (op == group.root) {
-      copies.emplace_back(SmallVector<int64_t>(rootBox), "");
+      IndexBox box;
+      box.offsets.assign(rootBox.size(), 0);
+      box.extents.assign(rootBox.begin(), rootBox.end());
+      copies.emplace_back(box, "");
     } else {
       SmallVector<int64_t> full = op.getStaticLoopRanges();
+      bool once = oncePerTile && fusesOnceForAllSlices(op);
+      std::optional<IndexBox> merged;
       for (OpResult result : op->getResults()) {
         for (const TileInstance &inst : needed.lookup(result)) {
-          std::optional<SmallVector<int64_t>> box = iterationBoxForResult(
-              op.getIndexingMapMatchingResult(result), inst.resultExtents,
-              full);
+          std::optional<IndexBox> box = iterationBoxForResult(
+              op.getIndexingMapMatchingResult(result), inst.resultBox, full);
           if (!box)
             return std::nullopt;
+          if (once) {
+            merged = merged ? boundingBox(*merged, *box) : *box;
+            continue;
+          }
           // Results of one op read through the same slice (the three box
           // sums of a merged op) come from one tiled copy of it.
           if (!llvm::is_contained(copies, std::make_pair(*box, inst.key)))
             copies.emplace_back(*box, inst.key);
           cost.intermediateBytes +=
-              volume(inst.resultExtents) * elementBytes(result);
+              volume(inst.resultBox) * elementBytes(result);
         }
+      }
+      if (merged) {
+        copies.emplace_back(*merged, "");
+        // One buffer per result that the tile reads, each the whole box.
+        AffineMap outputMap = op.getIndexingMapMatchingResult(op->getResult(0));
+        int64_t resultVolume = 1;
+        for (AffineExpr e : outputMap.getResults())
+          resultVolume *= merged->extents[cast<AffineDimExpr>(e).getPosition()];
+        for (OpResult result : op->getResults())
+          if (needed.count(result))
+            cost.intermediateBytes += resultVolume * elementBytes(result);
       }
       if (copies.empty())
         return std::nullopt;
@@ -172,14 +204,13 @@ mlir::tessel::evaluateGroupTile(const FusionGroup &group,
       cost.work += static_cast<double>(workPerIteration(op)) * volume(box);
       for (OpOperand *input : op.getDpsInputOperands()) {
         AffineMap map = op.getMatchingIndexingMap(input);
-        std::optional<SmallVector<int64_t>> footprint =
-            accessFootprint(map, box);
-        if (!footprint)
+        std::optional<IndexBox> slice = tiledSliceOfAccess(map, box);
+        if (!slice)
           return std::nullopt;
-        // A footprint never exceeds the operand.
+        // A slice never exceeds the operand (tiling trims the last one).
         if (auto type = dyn_cast<RankedTensorType>(input->get().getType()))
-          for (auto [f, sz] : llvm::zip(*footprint, type.getShape()))
-            f = std::min(f, sz);
+          for (auto [e, sz] : llvm::zip(slice->extents, type.getShape()))
+            e = std::min(e, sz);
         Operation *def = input->get().getDefiningOp();
         if (def && group.contains(def)) {
           std::string mapText;
@@ -187,20 +218,21 @@ mlir::tessel::evaluateGroupTile(const FusionGroup &group,
           os << key << "/" << map;
           SmallVector<TileInstance> &insts = needed[input->get()];
           if (llvm::none_of(insts, [&](const TileInstance &i) {
-                return i.key == mapText && i.resultExtents == *footprint;
+                return i.key == mapText && i.resultBox == *slice;
               }))
-            insts.push_back({mapText, *footprint});
+            insts.push_back({mapText, *slice});
           continue;
         }
-        cost.inputBytes += static_cast<double>(volume(*footprint)) *
-                           elementBytes(input->get());
+        cost.inputBytes +=
+            static_cast<double>(volume(*slice)) * elementBytes(input->get());
       }
     }
   }
   return cost;
 }
 
-FusionProblem mlir::tessel::describeFusionProblem(const FusionGroup &group) {
+FusionProblem mlir::tessel::describeFusionProblem(const FusionGroup &group,
+                                                  bool oncePerTile) {
   FusionProblem problem;
   linalg::LinalgOp root = group.root;
   problem.extents = root.getStaticLoopRanges();
@@ -213,8 +245,8 @@ FusionProblem mlir::tessel::describeFusionProblem(const FusionGroup &group) {
                            volume(p.getStaticLoopRanges()) / rootVolume;
   if (root->getNumResults() > 0)
     problem.elementBytes = elementBytes(root->getResult(0));
-  problem.costOf = [&group](ArrayRef<int64_t> box) {
-    return evaluateGroupTile(group, box);
+  problem.costOf = [&group, oncePerTile](ArrayRef<int64_t> box) {
+    return evaluateGroupTile(group, box, oncePerTile);
   };
   return problem;
 }

@@ -53,11 +53,16 @@ int64_t workPerIteration(linalg::LinalgOp op);
 
 /// Cost of the tile of `group` that covers `rootBox` (extents of the root's
 /// loops): every member's domain grown by the halos its consumers read.
+/// With `oncePerTile` (see Utils/TileAndFuse.h) a member whose results share
+/// one output map is computed once over the bounding box of the slices its
+/// consumers read; otherwise once per distinct slice.
 std::optional<GroupTileCost> evaluateGroupTile(const FusionGroup &group,
-                                               ArrayRef<int64_t> rootBox);
+                                               ArrayRef<int64_t> rootBox,
+                                               bool oncePerTile = true);
 
 /// The model's view of `group` (cost callback bound to it).
-FusionProblem describeFusionProblem(const FusionGroup &group);
+FusionProblem describeFusionProblem(const FusionGroup &group,
+                                    bool oncePerTile = true);
 
 } // namespace mlir::tessel
 

@@ -4,11 +4,13 @@
 #include "mlir/IR/AffineExprVisitor.h"
 
 using namespace mlir;
+using namespace mlir::tessel;
 
 namespace {
 /// Coefficients of a linear affine expression in the dimensions.
 struct LinearForm {
   SmallVector<int64_t> coefficients;
+  int64_t constant = 0;
   bool linear = true;
 };
 } // namespace
@@ -20,8 +22,10 @@ static void collectLinear(AffineExpr expr, int64_t scale, LinearForm &form) {
     form.coefficients[dim.getPosition()] += scale;
     return;
   }
-  if (isa<AffineConstantExpr>(expr))
+  if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+    form.constant += scale * c.getValue();
     return;
+  }
   auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
   if (!binary) {
     form.linear = false; // a symbol
@@ -49,39 +53,61 @@ static void collectLinear(AffineExpr expr, int64_t scale, LinearForm &form) {
   }
 }
 
-std::optional<SmallVector<int64_t>>
-mlir::tessel::accessFootprint(AffineMap map, ArrayRef<int64_t> loopExtents) {
-  if (map.getNumDims() != loopExtents.size())
+IndexBox mlir::tessel::boundingBox(const IndexBox &a, const IndexBox &b) {
+  IndexBox box;
+  for (auto [ao, ae, bo, be] :
+       llvm::zip_equal(a.offsets, a.extents, b.offsets, b.extents)) {
+    int64_t lo = std::min(ao, bo);
+    box.offsets.push_back(lo);
+    box.extents.push_back(std::max(ao + ae, bo + be) - lo);
+  }
+  return box;
+}
+
+std::optional<IndexBox>
+mlir::tessel::tiledSliceOfAccess(AffineMap map, const IndexBox &loops) {
+  if (map.getNumDims() != loops.extents.size() ||
+      loops.offsets.size() != loops.extents.size())
     return std::nullopt;
-  SmallVector<int64_t> extents;
+  IndexBox slice;
   for (AffineExpr result : map.getResults()) {
     LinearForm form;
     form.coefficients.assign(map.getNumDims(), 0);
     collectLinear(result, 1, form);
     if (!form.linear)
       return std::nullopt;
-    // A linear function over a box spans sum |c_k| (n_k - 1) + 1 values
-    // (every value in between is hit when a coefficient is 1, which is the
-    // case that matters; strided accesses over-approximate by the holes).
-    int64_t extent = 1;
-    for (auto [c, n] : llvm::zip(form.coefficients, loopExtents))
+    // Start: the linear part at the first indices. Size: the map at the
+    // last indices (constant included) minus the start, plus one. Every
+    // index in between is read when a coefficient is 1, the case that
+    // matters; strided reads over-approximate by their holes, as upstream's
+    // slices do.
+    int64_t start = 0, extent = 1 + form.constant;
+    for (auto [c, o, n] :
+         llvm::zip_equal(form.coefficients, loops.offsets, loops.extents)) {
+      start += c * o;
       extent += std::abs(c) * (n - 1);
-    extents.push_back(extent);
+    }
+    slice.offsets.push_back(start);
+    slice.extents.push_back(std::max<int64_t>(1, extent));
   }
-  return extents;
+  return slice;
 }
 
-std::optional<SmallVector<int64_t>>
-mlir::tessel::iterationBoxForResult(AffineMap outputMap,
-                                    ArrayRef<int64_t> resultExtents,
+std::optional<IndexBox>
+mlir::tessel::iterationBoxForResult(AffineMap outputMap, const IndexBox &result,
                                     ArrayRef<int64_t> fullExtents) {
   if (!outputMap.isProjectedPermutation() ||
-      outputMap.getNumResults() != resultExtents.size() ||
+      outputMap.getNumResults() != result.extents.size() ||
       outputMap.getNumDims() != fullExtents.size())
     return std::nullopt;
-  SmallVector<int64_t> box(fullExtents);
-  for (auto [result, extent] :
-       llvm::zip(outputMap.getResults(), resultExtents))
-    box[cast<AffineDimExpr>(result).getPosition()] = extent;
+  IndexBox box;
+  box.offsets.assign(fullExtents.size(), 0);
+  box.extents.assign(fullExtents.begin(), fullExtents.end());
+  for (auto [expr, offset, extent] : llvm::zip_equal(
+           outputMap.getResults(), result.offsets, result.extents)) {
+    unsigned d = cast<AffineDimExpr>(expr).getPosition();
+    box.offsets[d] = offset;
+    box.extents[d] = extent;
+  }
   return box;
 }

@@ -1,4 +1,5 @@
-//===- TileFootprint.h - Data touched by a tile of a loop nest ---*- C++ -*-===//
+//===- TileFootprint.h - Data touched by a tile of a loop nest ---*- C++
+//-*-===//
 //
 // The rectangular footprint of an affine access over a box of iterations:
 // what a tile of a consumer reads from an operand, hence how much of its
@@ -20,20 +21,38 @@
 
 namespace mlir::tessel {
 
-/// Extent of each result of `map` when its dimensions range over boxes of
-/// `loopExtents` iterations (extent 1 for a fixed dimension). Exact for
-/// results that are sums of dimensions with constant coefficients plus a
-/// constant; std::nullopt when a result is not (mod, floordiv, symbols).
-std::optional<SmallVector<int64_t>>
-accessFootprint(AffineMap map, ArrayRef<int64_t> loopExtents);
+/// A box of indices: per dimension, the first index and the count.
+struct IndexBox {
+  SmallVector<int64_t> offsets;
+  SmallVector<int64_t> extents;
 
-/// Extents of the loops of an op whose output access `outputMap` (a
-/// permutation or projected permutation) must cover a box of `resultExtents`
-/// elements; loops the map does not use keep their extent in `fullExtents`
-/// (reductions). std::nullopt when the map is not a projected permutation.
-std::optional<SmallVector<int64_t>>
-iterationBoxForResult(AffineMap outputMap, ArrayRef<int64_t> resultExtents,
-                      ArrayRef<int64_t> fullExtents);
+  bool operator==(const IndexBox &other) const {
+    return offsets == other.offsets && extents == other.extents;
+  }
+};
+
+/// The smallest box holding `a` and `b` (same rank).
+IndexBox boundingBox(const IndexBox &a, const IndexBox &b);
+
+/// The slice of an operand that tiling takes for the access `map` when the
+/// loops range over `loops`. It mirrors upstream's computeSliceParameters:
+/// the slice starts at the linear part of the map at the loops' first
+/// indices, and its size is the map at the last indices, minus that start,
+/// plus one, so a constant in the map widens the slice instead of shifting
+/// it (a read through (i + 2) of a tile [o, o + n) takes [o, o + n + 2)).
+/// Exact for results that are sums of dimensions with constant
+/// coefficients plus a constant; std::nullopt otherwise (mod, floordiv,
+/// symbols).
+std::optional<IndexBox> tiledSliceOfAccess(AffineMap map,
+                                           const IndexBox &loops);
+
+/// The box of loops of an op whose output access `outputMap` (a projected
+/// permutation) must cover `result`; loops the map does not use range over
+/// all of `fullExtents` (reductions). std::nullopt when the map is not a
+/// projected permutation.
+std::optional<IndexBox> iterationBoxForResult(AffineMap outputMap,
+                                              const IndexBox &result,
+                                              ArrayRef<int64_t> fullExtents);
 
 } // namespace mlir::tessel
 

@@ -1,5 +1,6 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-fuse-producers))' | FileCheck %s
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-fuse-producers{tile-sizes=1,16,64,0}))' 2>&1 | FileCheck %s --check-prefix=GIVEN
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-fuse-producers{once-per-tile=false}))' 2>/dev/null | FileCheck %s --check-prefix=PERSLICE
 
 // blur_x_blur_y: the x blur (5 taps along j) feeds only the y blur (5 taps
 // along i). Both land in one scf.forall; each tile recomputes the 4 halo
@@ -144,8 +145,8 @@ func.func @no_target(%a: tensor<8xf32>) -> tensor<8xf32> {
 #rrow  = affine_map<(i, j) -> (i)>
 module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
 // CHECK-LABEL: func.func @softmax(
-// CHECK: scf.forall (%[[R:[^)]+]]) = (0) to (512) step (64)
-// CHECK: %[[X:.*]] = tensor.extract_slice %{{.*}}[%[[R]], 0] [64, 512]
+// CHECK: scf.forall (%[[R:[^)]+]]) = (0) to (512) step (128)
+// CHECK: %[[X:.*]] = tensor.extract_slice %{{.*}}[%[[R]], 0] [128, 512]
 // CHECK-NOT: tensor.extract_slice %arg0
 // CHECK: %[[M:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[X]] :
 // CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[M]] :
@@ -189,5 +190,86 @@ func.func @softmax(%x: tensor<512x512xf32>) -> tensor<512x512xf32> {
     linalg.yield %q : f32
   } -> tensor<512x512xf32>
   return %y : tensor<512x512xf32>
+}
+}
+
+// -----
+
+// A producer read through two slices of one tile: with the blur's halo (3
+// taps along i) and at the blur's centre (i + 1). One copy of it covers
+// both: it is computed once per tile over the halo rows, and the centre
+// read is a view of that copy. Upstream's fusion (once-per-tile=false)
+// computes it twice per tile, once per slice.
+#p_id  = affine_map<(i, j) -> (i, j)>
+#p_mid = affine_map<(i, j) -> (i + 1, j)>
+#b_tap = affine_map<(i, j, t) -> (i + t, j)>
+#b_w   = affine_map<(i, j, t) -> (t)>
+#b_out = affine_map<(i, j, t) -> (i, j)>
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @read_with_halo_and_at_centre(
+// CHECK: scf.forall
+// CHECK: %[[SQ:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<[[H:[0-9]+]]x[[W:[0-9]+]]xf32>)
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.generic
+// CHECK: %[[CENTRE:.*]] = tensor.extract_slice %[[SQ]][0, 0]
+// CHECK-NOT: linalg.generic
+// CHECK: %[[BLUR:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[SQ]], %{{.*}} : tensor<[[H]]x[[W]]xf32>,
+// CHECK-NOT: linalg.generic
+// CHECK: linalg.generic {{.*}} ins(%[[CENTRE]], %[[BLUR]] :
+// CHECK-NOT: linalg.generic
+// CHECK: scf.forall.in_parallel
+// PERSLICE-LABEL: func.func @read_with_halo_and_at_centre(
+// PERSLICE: scf.forall
+// PERSLICE-COUNT-4: linalg.generic
+// PERSLICE-NOT: linalg.generic
+// PERSLICE: scf.forall.in_parallel
+func.func @read_with_halo_and_at_centre(%x: tensor<1026x1024xf32>, %w: tensor<3xf32>) -> tensor<1024x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ep = tensor.empty() : tensor<1026x1024xf32>
+  %sq = linalg.generic {indexing_maps = [#p_id, #p_id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<1026x1024xf32>) outs(%ep : tensor<1026x1024xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %v : f32
+    linalg.yield %m : f32
+  } -> tensor<1026x1024xf32>
+  %eb = tensor.empty() : tensor<1024x1024xf32>
+  %ib = linalg.fill ins(%zero : f32) outs(%eb : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %blur = linalg.generic {indexing_maps = [#b_tap, #b_w, #b_out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%sq, %w : tensor<1026x1024xf32>, tensor<3xf32>) outs(%ib : tensor<1024x1024xf32>) {
+  ^bb0(%v: f32, %k: f32, %acc: f32):
+    %m = arith.mulf %v, %k : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1024x1024xf32>
+  // expected-remark @below {{fused 2 producer(s)}}
+  %d = linalg.generic {indexing_maps = [#p_mid, #p_id, #p_id], iterator_types = ["parallel", "parallel"]}
+      ins(%sq, %blur : tensor<1026x1024xf32>, tensor<1024x1024xf32>) outs(%eb : tensor<1024x1024xf32>) {
+  ^bb0(%c: f32, %b: f32, %o: f32):
+    %r = arith.subf %c, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<1024x1024xf32>
+  return %d : tensor<1024x1024xf32>
+}
+
+// A producer whose two results are written through different maps (one
+// transposed): a box of its loops is not a box of both results, so it is
+// fused once per slice, and the remark says why.
+func.func @two_output_maps(%x: tensor<512x512xf32>) -> tensor<512x512xf32> {
+  %e = tensor.empty() : tensor<512x512xf32>
+  // expected-remark @below {{computed once per slice its consumers read in each tile, not once for all: its results are written through different maps}}
+  %p:2 = linalg.generic {indexing_maps = [#p_id, #p_id, affine_map<(i, j) -> (j, i)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<512x512xf32>) outs(%e, %e : tensor<512x512xf32>, tensor<512x512xf32>) {
+  ^bb0(%v: f32, %o0: f32, %o1: f32):
+    %m = arith.mulf %v, %v : f32
+    linalg.yield %m, %m : f32, f32
+  } -> (tensor<512x512xf32>, tensor<512x512xf32>)
+  // expected-remark @below {{fused 1 producer(s)}}
+  %s = linalg.generic {indexing_maps = [#p_id, #p_id, #p_id], iterator_types = ["parallel", "parallel"]}
+      ins(%p#0, %p#1 : tensor<512x512xf32>, tensor<512x512xf32>) outs(%e : tensor<512x512xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<512x512xf32>
+  return %s : tensor<512x512xf32>
 }
 }
