@@ -20,11 +20,12 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
-#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -146,6 +147,51 @@ static void makeTileBuffersStatic(RewriterBase &rewriter, func::FuncOp func) {
         rewriter, loc, type, full, offsets, empty.getMixedSizes(), strides);
     rewriter.replaceOp(empty, tile);
   }
+}
+
+/// Clones the chain of tensor.empty, its slices and fills that defines
+/// `init` before `user`; null when `init` is defined otherwise.
+static Value cloneInitChain(RewriterBase &rewriter, Value init,
+                            Operation *user) {
+  Operation *def = init.getDefiningOp();
+  if (!def ||
+      !isa<tensor::EmptyOp, tensor::ExtractSliceOp, linalg::FillOp>(def))
+    return {};
+  IRMapping mapping;
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def)) {
+    Value source = cloneInitChain(rewriter, slice.getSource(), user);
+    if (!source)
+      return {};
+    mapping.map(slice.getSource(), source);
+  } else if (auto fill = dyn_cast<linalg::FillOp>(def)) {
+    Value output = cloneInitChain(rewriter, fill.getOutputs()[0], user);
+    if (!output)
+      return {};
+    mapping.map(fill.getOutputs()[0], output);
+  }
+  rewriter.setInsertionPoint(user);
+  return rewriter.clone(*def, mapping)
+      ->getResult(cast<OpResult>(init).getResultNumber());
+}
+
+/// Outputs of the tile's ops that share one destination tensor (CSE merges
+/// identical tile buffers and fills: the three box sums of merged Harris
+/// start from one zero-filled tile) get a destination each. Shared, they
+/// would make bufferization allocate a buffer per extra output, of the
+/// tile's dynamic size, on the heap and on every tile.
+static void giveEachOutputItsOwnBuffer(RewriterBase &rewriter,
+                                       func::FuncOp func) {
+  llvm::DenseSet<Value> claimed;
+  func.walk([&](DestinationStyleOpInterface op) {
+    if (!op->getParentOfType<scf::ForallOp>() || !op.hasPureTensorSemantics())
+      return;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      if (claimed.insert(init.get()).second)
+        continue;
+      if (Value own = cloneInitChain(rewriter, init.get(), op))
+        rewriter.modifyOpInPlace(op, [&] { init.set(own); });
+    }
+  });
 }
 
 namespace {
@@ -273,6 +319,7 @@ struct FuseProducersPass
     // identical slices; those copies merge here.
     DominanceInfo dom(func);
     eliminateCommonSubExpressions(rewriter, dom, func);
+    giveEachOutputItsOwnBuffer(rewriter, func);
   }
 };
 } // namespace

@@ -273,3 +273,46 @@ func.func @two_output_maps(%x: tensor<512x512xf32>) -> tensor<512x512xf32> {
   return %s : tensor<512x512xf32>
 }
 }
+
+// -----
+
+// A two-result stencil whose outputs start from identical zero-filled
+// tensors: the tile's copies of the two fills are identical and CSE merges
+// them, then each output gets its own fill again. Sharing one would make
+// bufferization allocate the second output's buffer on the heap, at the
+// tile's dynamic size, on every tile.
+#s_tap = affine_map<(i, j, t) -> (i + t, j)>
+#s_out = affine_map<(i, j, t) -> (i, j)>
+#s_id  = affine_map<(i, j) -> (i, j)>
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @two_sums_two_buffers(
+// CHECK: scf.forall
+// CHECK: %[[F0:.*]] = linalg.fill
+// CHECK: %[[F1:.*]] = linalg.fill
+// CHECK: linalg.generic {{.*}} outs(%[[F0]], %[[F1]] :
+func.func @two_sums_two_buffers(%x: tensor<1026x1024xf32>, %w: tensor<3xf32>) -> tensor<1024x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<1024x1024xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %e1 = tensor.empty() : tensor<1024x1024xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %s:2 = linalg.generic {indexing_maps = [#s_tap, affine_map<(i, j, t) -> (t)>, #s_out, #s_out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<1026x1024xf32>, tensor<3xf32>) outs(%f0, %f1 : tensor<1024x1024xf32>, tensor<1024x1024xf32>) {
+  ^bb0(%v: f32, %k: f32, %a: f32, %b: f32):
+    %sq = arith.mulf %v, %k : f32
+    %na = arith.addf %a, %v : f32
+    %nb = arith.addf %b, %sq : f32
+    linalg.yield %na, %nb : f32, f32
+  } -> (tensor<1024x1024xf32>, tensor<1024x1024xf32>)
+  %e = tensor.empty() : tensor<1024x1024xf32>
+  // expected-remark @below {{fused 1 producer(s)}}
+  %r = linalg.generic {indexing_maps = [#s_id, #s_id, #s_id], iterator_types = ["parallel", "parallel"]}
+      ins(%s#0, %s#1 : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%e : tensor<1024x1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    %d = arith.subf %b, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<1024x1024xf32>
+  return %r : tensor<1024x1024xf32>
+}
+}
