@@ -850,6 +850,13 @@ def PrefetchNextTilePass
     input must fit in half of L2; otherwise a remark says why and nothing
     changes.
 
+    When no nest re-reads the input without storing an output (a stencil
+    tile reads it once, then computes on tile buffers), the tile's largest
+    view of the input (a `memref.subview` made in the tile) is recomputed
+    for the next iteration and its rows are prefetched, spread evenly over
+    the outer iterations of every later nest that neither reads the input
+    nor stores an output.
+
     ```mlir
     scf.parallel (%t) = (%c0) to (%c4096) step (%c8) {
       ... row max: reads %x[%t + %r, %j] from memory ...

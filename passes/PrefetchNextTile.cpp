@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -141,9 +142,14 @@ struct PrefetchNextTilePass
       if (!size || threshold <= 0 || *size <= threshold)
         continue;
       int64_t bytes = *size;
-      // Read by one nest only: that nest is the memory phase itself.
-      if (nests.size() < 2)
+      // Read by one nest only: that nest is the memory phase itself; the
+      // next tile's lines are fetched during the nests that compute on
+      // tile buffers instead.
+      if (nests.size() < 2) {
+        prefetchDuringComputeNests(parallel, input, nests.front().first, target,
+                                   line);
         continue;
+      }
       // The nest to prefetch in: one that re-reads the input (not the
       // first, which is what reads it from memory), writes no output, and
       // does the most arithmetic.
@@ -163,10 +169,10 @@ struct PrefetchNextTilePass
           (arg ? "input #" + std::to_string(arg.getArgNumber()) : "a buffer") +
           " (" + formatBytes(bytes) + ")";
       if (!chosen) {
-        parallel->emitRemark()
-            << "next tile of " << what
-            << " not prefetched: every nest that re-reads it also writes an "
-               "output";
+        // The re-reading nests store outputs (memory is busy there); the
+        // nests that only compute on tile buffers may take the prefetch.
+        prefetchDuringComputeNests(parallel, input, nests.front().first, target,
+                                   line);
         continue;
       }
       int64_t tileBytes = 0;
@@ -199,6 +205,177 @@ struct PrefetchNextTilePass
           << " vector arithmetic ops and no output stores: " << lines
           << " line prefetch(es) per iteration";
     }
+  }
+
+  /// The largest view of `input` made directly in `body` (the tile's
+  /// footprint of it) and its size in bytes, bounded statically.
+  static memref::SubViewOp tileViewOf(Value input, Block *body,
+                                      int64_t &bytes) {
+    memref::SubViewOp best;
+    bytes = 0;
+    for (auto view : body->getOps<memref::SubViewOp>()) {
+      if (view.getSource() != input)
+        continue;
+      int64_t elements = 1;
+      for (OpFoldResult size : view.getMixedSizes()) {
+        FailureOr<int64_t> bound =
+            ValueBoundsConstraintSet::computeConstantBound(
+                presburger::BoundType::UB,
+                ValueBoundsConstraintSet::Variable(size),
+                /*stopCondition=*/nullptr, /*closedUB=*/true);
+        if (failed(bound)) {
+          elements = 0;
+          break;
+        }
+        elements *= *bound;
+      }
+      int64_t viewBytes =
+          elements * view.getType().getElementTypeBitWidth() / 8;
+      if (viewBytes > bytes) {
+        bytes = viewBytes;
+        best = view;
+      }
+    }
+    return best;
+  }
+
+  /// Second strategy, for an input that only `memoryNest` reads from memory:
+  /// the nests after it that neither read the input nor store outputs
+  /// (they compute on tile buffers while memory idles) prefetch, to L2, the
+  /// rows of the next tile's view of the input, spread evenly over their
+  /// outer iterations.
+  static void prefetchDuringComputeNests(scf::ParallelOp parallel, Value input,
+                                         Operation *memoryNest,
+                                         TargetAttr target, int64_t line) {
+    Block *body = parallel.getBody();
+    std::optional<int64_t> size = staticSizeInBytes(input.getType());
+    auto arg = dyn_cast<BlockArgument>(input);
+    std::string what =
+        (arg ? "input #" + std::to_string(arg.getArgNumber()) : "a buffer") +
+        " (" + formatBytes(size.value_or(0)) + ")";
+    int64_t tileBytes = 0;
+    memref::SubViewOp view = tileViewOf(input, body, tileBytes);
+    SmallVector<scf::ForOp> computeNests;
+    for (Operation &op : *body) {
+      auto nest = dyn_cast<scf::ForOp>(op);
+      if (!nest || !memoryNest->isBeforeInBlock(nest) ||
+          writesOutside(nest, parallel) || arithmeticOps(nest) == 0)
+        continue;
+      bool readsInput = false;
+      nest->walk([&](vector::TransferReadOp read) {
+        std::optional<BaseOffset> offset =
+            offsetFromBase(read.getBase(), read.getIndices());
+        readsInput |= !offset || offset->base == input;
+      });
+      if (!readsInput)
+        computeNests.push_back(nest);
+    }
+    std::string why;
+    if (computeNests.empty())
+      why = "no nest after the one that reads it computes without reading "
+            "it or storing an output";
+    else if (!view)
+      why = "the tile reads it through no view with bounded sizes";
+    else if (!view.getType().isLastDimUnitStride())
+      why = "its rows are not contiguous";
+    else if (2 * tileBytes > target.getL2() / 2)
+      why = "two tiles of it (" + std::to_string(2 * tileBytes) +
+            " B) would take more than half of L2";
+    else if (!isRemappable(view.getResult(), parallel))
+      why = "its view in the tile is not recomputable for the next tile";
+    if (!why.empty()) {
+      memoryNest->emitRemark()
+          << "next tile of " << what << " not prefetched: " << why;
+      return;
+    }
+
+    Location loc = view.getLoc();
+    OpBuilder b(computeNests.front());
+    unsigned dim = parallel.getNumLoops() - 1;
+    Value iv = parallel.getInductionVars()[dim];
+    Value next = arith::AddIOp::create(b, loc, iv, parallel.getStep()[dim]);
+    Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           next, parallel.getUpperBound()[dim]);
+    next = arith::SelectOp::create(b, loc, inBounds, next, iv);
+    IRMapping mapping;
+    mapping.map(iv, next);
+    Value nextView = *remapAddress(b, view.getResult(), mapping, parallel);
+    int64_t rank = view.getType().getRank();
+    SmallVector<Value> extents;
+    for (int64_t d = 0; d < rank; ++d)
+      extents.push_back(memref::DimOp::create(b, loc, nextView, d));
+    Value rows = arith::ConstantIndexOp::create(b, loc, 1);
+    for (Value extent : ArrayRef<Value>(extents).drop_back())
+      rows = arith::MulIOp::create(b, loc, rows, extent);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value nestCount =
+        arith::ConstantIndexOp::create(b, loc, computeNests.size());
+    int64_t elementsPerLine =
+        line / (view.getType().getElementTypeBitWidth() / 8);
+    Value lineStep = arith::ConstantIndexOp::create(b, loc, elementsPerLine);
+
+    for (auto [n, nest] : llvm::enumerate(computeNests)) {
+      // Share n of the rows, spread over the nest's outer iterations:
+      // iteration r of `trips` takes rows [(n trips + r) R / (N trips),
+      // (n trips + r + 1) R / (N trips)).
+      b.setInsertionPointToStart(nest.getBody());
+      Value span = arith::SubIOp::create(b, loc, nest.getUpperBound(),
+                                         nest.getLowerBound());
+      Value trips = arith::CeilDivUIOp::create(b, loc, span, nest.getStep());
+      Value r = arith::DivUIOp::create(
+          b, loc,
+          arith::SubIOp::create(b, loc, nest.getInductionVar(),
+                                nest.getLowerBound()),
+          nest.getStep());
+      Value slots = arith::MulIOp::create(b, loc, nestCount, trips);
+      Value slot = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(
+              b, loc, arith::ConstantIndexOp::create(b, loc, n), trips),
+          r);
+      auto rowBound = [&](Value s) -> Value {
+        return arith::DivUIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, s, rows), slots);
+      };
+      Value lo = rowBound(slot);
+      Value hi = rowBound(arith::AddIOp::create(b, loc, slot, one));
+      Value width = extents.back();
+      Value lastColumn = arith::SubIOp::create(b, loc, width, one);
+      scf::ForOp::create(
+          b, loc, lo, hi, one, ValueRange{},
+          [&](OpBuilder &rb, Location rloc, Value row, ValueRange) {
+            SmallVector<Value> indices(rank, zero);
+            Value rest = row;
+            for (int64_t d = rank - 2; d >= 0; --d) {
+              indices[d] = arith::RemUIOp::create(rb, rloc, rest, extents[d]);
+              rest = arith::DivUIOp::create(rb, rloc, rest, extents[d]);
+            }
+            auto prefetchAt = [&](OpBuilder &pb, Location ploc, Value col) {
+              SmallVector<Value> at(indices);
+              at.back() = col;
+              // Locality 2: to L2 (the tile is too large for L1).
+              memref::PrefetchOp::create(
+                  pb, ploc, nextView, at, pb.getBoolAttr(false),
+                  pb.getI32IntegerAttr(2), pb.getBoolAttr(true));
+            };
+            scf::ForOp::create(
+                rb, rloc, zero, width, lineStep, ValueRange{},
+                [&](OpBuilder &cb, Location cloc, Value col, ValueRange) {
+                  prefetchAt(cb, cloc, col);
+                  scf::YieldOp::create(cb, cloc);
+                });
+            // The row's last line, when its start is not line-aligned.
+            prefetchAt(rb, rloc, lastColumn);
+            scf::YieldOp::create(rb, rloc);
+          });
+    }
+    computeNests.front()->emitRemark()
+        << "prefetching the next tile of " << what.substr(0, what.size() - 1)
+        << "; " << formatBytes(tileBytes) << " per tile) into L2, its rows "
+        << "spread over the outer iterations of " << computeNests.size()
+        << " nest(s) that compute on tile buffers without reading it or "
+           "storing an output";
   }
 
   /// Why `read`'s lines cannot be prefetched one prefetch per line.

@@ -79,9 +79,9 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", triple = "x86_64
 // -----
 
 // The only nest that re-reads the input also writes the output, through a
-// subview made in the tile (memory is busy there anyway): nothing is
-// prefetched, a remark says why. An input
-// the last-level cache holds gets nothing either.
+// subview made in the tile (memory is busy there anyway), and no nest
+// computes on tile buffers alone: nothing is prefetched, a remark says why.
+// An input the last-level cache holds gets nothing either.
 
 // CHECK-LABEL: func.func @reread_by_store_nest(
 // CHECK-NOT: memref.prefetch
@@ -95,9 +95,9 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", triple = "x86_64
     %c256 = arith.constant 256 : index
     %c1024 = arith.constant 1024 : index
     %pad = ub.poison : f32
-    // expected-remark @below {{next tile of input #0 (1 MiB) not prefetched: every nest that re-reads it also writes an output}}
     scf.parallel (%t) = (%c0) to (%c256) step (%c8) {
       %acc = memref.alloca() : memref<1x64xf32>
+      // expected-remark @below {{next tile of input #0 (1 MiB) not prefetched: no nest after the one that reads it computes without reading it or storing an output}}
       scf.for %r = %c0 to %c8 step %c1 {
         %row = arith.addi %t, %r : index
         %v = vector.transfer_read %x[%row, %c0], %pad {in_bounds = [true, true]} : memref<256x1024xf32>, vector<1x64xf32>
@@ -154,5 +154,71 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", triple = "x86_64
     }
     %r = memref.load %out[%c0] : memref<8xf32>
     return %r : f32
+  }
+}
+
+// -----
+
+// A stencil-like tile: the first nest reads the tile's rows of the input
+// (through the tile's view of it) into a tile buffer, the second computes
+// on tile buffers only, the third stores the output. The input is read by
+// one nest, so the second one prefetches the next tile's view: its
+// 10 x 1024 rows spread over the nest's 8 iterations, one prefetch per
+// 16 floats of a row plus the row's last element.
+
+// CHECK-LABEL: func.func @compute_only_nest(
+// CHECK: scf.parallel (%[[T:.*]]) =
+// CHECK-NOT: memref.prefetch
+// CHECK: %[[NEXT:.*]] = arith.select
+// CHECK: %[[VIEW:.*]] = memref.subview %{{.*}}[%[[NEXT]], 0] [10, 1024] [1, 1]
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[COL:.*]] = %{{.*}} to %{{.*}} step %[[LINE:.*]] {
+// CHECK-NEXT: memref.prefetch %[[VIEW]][%{{.*}}, %[[COL]]], read, locality<2>, data
+// CHECK: memref.prefetch %[[VIEW]]
+// CHECK: arith.mulf
+// CHECK: scf.for
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+module attributes {tessel.target = #tessel.target<kind = "cpu", triple = "x86_64-pc-linux-gnu", cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 65536, cores = 2>} {
+  func.func @compute_only_nest(%x: memref<258x1024xf32>, %y: memref<256x1024xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c10 = arith.constant 10 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %c1024 = arith.constant 1024 : index
+    %pad = ub.poison : f32
+    scf.parallel (%t) = (%c0) to (%c256) step (%c8) {
+      %rows = memref.subview %x[%t, 0] [10, 1024] [1, 1] : memref<258x1024xf32> to memref<10x1024xf32, strided<[1024, 1], offset: ?>>
+      %buf = memref.alloca() : memref<10x1024xf32>
+      %res = memref.alloca() : memref<8x1024xf32>
+      scf.for %r = %c0 to %c10 step %c1 {
+        scf.for %j = %c0 to %c1024 step %c64 {
+          %v = vector.transfer_read %rows[%r, %j], %pad {in_bounds = [true, true]} : memref<10x1024xf32, strided<[1024, 1], offset: ?>>, vector<1x64xf32>
+          vector.transfer_write %v, %buf[%r, %j] {in_bounds = [true, true]} : vector<1x64xf32>, memref<10x1024xf32>
+        }
+      }
+      // expected-remark @below {{prefetching the next tile of input #0 (1.0 MiB; 40 KiB per tile) into L2, its rows spread over the outer iterations of 1 nest(s) that compute on tile buffers without reading it or storing an output}}
+      scf.for %r = %c0 to %c8 step %c1 {
+        scf.for %j = %c0 to %c1024 step %c64 {
+          %a = vector.transfer_read %buf[%r, %j], %pad {in_bounds = [true, true]} : memref<10x1024xf32>, vector<1x64xf32>
+          %r2 = arith.addi %r, %c1 : index
+          %b = vector.transfer_read %buf[%r2, %j], %pad {in_bounds = [true, true]} : memref<10x1024xf32>, vector<1x64xf32>
+          %p = arith.mulf %a, %b : vector<1x64xf32>
+          vector.transfer_write %p, %res[%r, %j] {in_bounds = [true, true]} : vector<1x64xf32>, memref<8x1024xf32>
+        }
+      }
+      scf.for %r = %c0 to %c8 step %c1 {
+        scf.for %j = %c0 to %c1024 step %c64 {
+          %p = vector.transfer_read %res[%r, %j], %pad {in_bounds = [true, true]} : memref<8x1024xf32>, vector<1x64xf32>
+          %row = arith.addi %t, %r : index
+          vector.transfer_write %p, %y[%row, %j] {in_bounds = [true, true]} : vector<1x64xf32>, memref<256x1024xf32>
+        }
+      }
+      scf.reduce
+    }
+    return
   }
 }
