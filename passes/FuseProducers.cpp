@@ -154,7 +154,10 @@ static void makeTileBuffersStatic(RewriterBase &rewriter, func::FuncOp func) {
 static Value cloneInitChain(RewriterBase &rewriter, Value init,
                             Operation *user) {
   Operation *def = init.getDefiningOp();
-  if (!def ||
+  // Only the tile's own buffers: a chain from outside the tile loop is a
+  // full-size tensor, which cloning would re-create in every tile.
+  auto forall = user->getParentOfType<scf::ForallOp>();
+  if (!def || !forall || !forall->isProperAncestor(def) ||
       !isa<tensor::EmptyOp, tensor::ExtractSliceOp, linalg::FillOp>(def))
     return {};
   IRMapping mapping;

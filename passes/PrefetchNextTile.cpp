@@ -207,14 +207,15 @@ struct PrefetchNextTilePass
     }
   }
 
-  /// The largest view of `input` made directly in `body` (the tile's
-  /// footprint of it) and its size in bytes, bounded statically.
+  /// The largest view of `input` made directly in `body` before `before`
+  /// (the tile's footprint of it) and its size in bytes, bounded
+  /// statically.
   static memref::SubViewOp tileViewOf(Value input, Block *body,
-                                      int64_t &bytes) {
+                                      Operation *before, int64_t &bytes) {
     memref::SubViewOp best;
     bytes = 0;
     for (auto view : body->getOps<memref::SubViewOp>()) {
-      if (view.getSource() != input)
+      if (view.getSource() != input || !view->isBeforeInBlock(before))
         continue;
       int64_t elements = 1;
       for (OpFoldResult size : view.getMixedSizes()) {
@@ -253,8 +254,6 @@ struct PrefetchNextTilePass
     std::string what =
         (arg ? "input #" + std::to_string(arg.getArgNumber()) : "a buffer") +
         " (" + formatBytes(size.value_or(0)) + ")";
-    int64_t tileBytes = 0;
-    memref::SubViewOp view = tileViewOf(input, body, tileBytes);
     SmallVector<scf::ForOp> computeNests;
     for (Operation &op : *body) {
       auto nest = dyn_cast<scf::ForOp>(op);
@@ -270,6 +269,14 @@ struct PrefetchNextTilePass
       if (!readsInput)
         computeNests.push_back(nest);
     }
+    // The tile's view of the input, made before the first nest that will
+    // prefetch it, and depending on the tile (else the "next" tile's view
+    // would be this one's).
+    int64_t tileBytes = 0;
+    memref::SubViewOp view;
+    if (!computeNests.empty())
+      view = tileViewOf(input, body, computeNests.front(), tileBytes);
+    Value nextView;
     std::string why;
     if (computeNests.empty())
       why = "no nest after the one that reads it computes without reading "
@@ -299,7 +306,16 @@ struct PrefetchNextTilePass
     next = arith::SelectOp::create(b, loc, inBounds, next, iv);
     IRMapping mapping;
     mapping.map(iv, next);
-    Value nextView = *remapAddress(b, view.getResult(), mapping, parallel);
+    nextView = *remapAddress(b, view.getResult(), mapping, parallel);
+    if (nextView == view.getResult()) {
+      // The view does not move with the innermost tile index, so the
+      // next tile's is this one's (the index ops made above are dead and
+      // fold away).
+      memoryNest->emitRemark() << "next tile of " << what
+                               << " not prefetched: its view in the tile does "
+                                  "not depend on the innermost tile index";
+      return;
+    }
     int64_t rank = view.getType().getRank();
     SmallVector<Value> extents;
     for (int64_t d = 0; d < rank; ++d)

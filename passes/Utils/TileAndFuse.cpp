@@ -113,6 +113,27 @@ static FailureOr<UnionPlan> planUnion(Operation *producer,
             " cannot be ordered";
       return failure();
     }
+    // The union must stay a tile-sized box: every slice's start and end a
+    // constant away from the union's (reads at i and 2i can be ordered,
+    // but their union grows with the tile index).
+    tensor::ExtractSliceOp low = slices[*lowest], high = slices[*highest];
+    MLIRContext *ctx = first.getContext();
+    AffineMap difference = AffineMap::get(
+        2, 0, getAffineDimExpr(0, ctx) - getAffineDimExpr(1, ctx), ctx);
+    for (tensor::ExtractSliceOp slice : slices) {
+      tensor::ExtractSliceOp s = slice;
+      SmallVector<Variable> starts{Variable(s.getMixedOffsets()[d]),
+                                   Variable(low.getMixedOffsets()[d])};
+      SmallVector<Variable> ends{sliceEnd(high, d), sliceEnd(s, d)};
+      if (failed(ValueBoundsConstraintSet::computeConstantBound(
+              presburger::BoundType::EQ, Variable(difference, starts))) ||
+          failed(ValueBoundsConstraintSet::computeConstantBound(
+              presburger::BoundType::EQ, Variable(difference, ends)))) {
+        why = "the slices' bounds along dimension " + std::to_string(d) +
+              " differ by an amount that depends on the tile";
+        return failure();
+      }
+    }
     plan.lowest.push_back(*lowest);
     plan.highest.push_back(*highest);
   }
@@ -292,7 +313,7 @@ FailureOr<TileAndFuseResult> mlir::tessel::tileAndFuseOncePerTile(
         result.fusedOnce.push_back(producer);
         continue;
       }
-    } else if (!slices.throughDestination.empty() &&
+    } else if (oncePerTile && !slices.throughDestination.empty() &&
                slices.direct.size() + slices.throughDestination.size() > 1) {
       why = "it is also the loop's destination";
     }

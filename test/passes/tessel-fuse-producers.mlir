@@ -316,3 +316,38 @@ func.func @two_sums_two_buffers(%x: tensor<1026x1024xf32>, %w: tensor<3xf32>) ->
   return %r : tensor<1024x1024xf32>
 }
 }
+
+// -----
+
+// A producer read at i + 1 and at 2i: the two slices can be ordered, but
+// their union would grow with the tile index (from i to 2i + 2 Ti), so each
+// slice
+// gets its own copy, and the remark says why.
+#d_id  = affine_map<(i, j) -> (i, j)>
+#d_two = affine_map<(i, j) -> (2 * i, j)>
+#d_next = affine_map<(i, j) -> (i + 1, j)>
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @read_at_i_and_2i(
+// CHECK: scf.forall
+// CHECK-COUNT-2: math.exp
+// CHECK: scf.forall.in_parallel
+func.func @read_at_i_and_2i(%x: tensor<2048x512xf32>) -> tensor<1024x512xf32> {
+  %ep = tensor.empty() : tensor<2048x512xf32>
+  // expected-remark @below {{computed once per slice its consumers read in each tile, not once for all: the slices' bounds along dimension 0 differ by an amount that depends on the tile}}
+  %p = linalg.generic {indexing_maps = [#d_id, #d_id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2048x512xf32>) outs(%ep : tensor<2048x512xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %e = math.exp %v : f32
+    linalg.yield %e : f32
+  } -> tensor<2048x512xf32>
+  %e = tensor.empty() : tensor<1024x512xf32>
+  // expected-remark @below {{fused 1 producer(s)}}
+  %r = linalg.generic {indexing_maps = [#d_next, #d_two, #d_id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %p : tensor<2048x512xf32>, tensor<2048x512xf32>) outs(%e : tensor<1024x512xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1024x512xf32>
+  return %r : tensor<1024x512xf32>
+}
+}
