@@ -100,6 +100,28 @@ bool writesOutside(Operation *nest, scf::ParallelOp parallel) {
       .wasInterrupted();
 }
 
+/// How remarks name `input`: "input #N (size)" or "a buffer (size)".
+std::string describeInput(Value input, int64_t bytes) {
+  auto arg = dyn_cast<BlockArgument>(input);
+  return (arg ? "input #" + std::to_string(arg.getArgNumber()) : "a buffer") +
+         " (" + formatBytes(bytes) + ")";
+}
+
+/// Maps `parallel`'s innermost induction variable to the next tile's: iv +
+/// step, or iv itself on the last iteration (stays in bounds). The index
+/// is computed at `b`'s insertion point.
+IRMapping nextTileMapping(OpBuilder &b, Location loc,
+                          scf::ParallelOp parallel) {
+  unsigned dim = parallel.getNumLoops() - 1;
+  Value iv = parallel.getInductionVars()[dim];
+  Value next = arith::AddIOp::create(b, loc, iv, parallel.getStep()[dim]);
+  Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                         next, parallel.getUpperBound()[dim]);
+  IRMapping mapping;
+  mapping.map(iv, arith::SelectOp::create(b, loc, inBounds, next, iv));
+  return mapping;
+}
+
 struct PrefetchNextTilePass
     : public tessel::impl::PrefetchNextTilePassBase<PrefetchNextTilePass> {
   using Base::Base;
@@ -142,12 +164,12 @@ struct PrefetchNextTilePass
       if (!size || threshold <= 0 || *size <= threshold)
         continue;
       int64_t bytes = *size;
+      std::string what = describeInput(input, bytes);
       // Read by one nest only: that nest is the memory phase itself; the
       // next tile's lines are fetched during the nests that compute on
       // tile buffers instead.
       if (nests.size() < 2) {
-        prefetchDuringComputeNests(parallel, input, nests.front().first, target,
-                                   line);
+        prefetchDuringComputeNests(parallel, input, what, nests, target, line);
         continue;
       }
       // The nest to prefetch in: one that re-reads the input (not the
@@ -164,15 +186,10 @@ struct PrefetchNextTilePass
           chosenOps = ops;
         }
       }
-      auto arg = dyn_cast<BlockArgument>(input);
-      std::string what =
-          (arg ? "input #" + std::to_string(arg.getArgNumber()) : "a buffer") +
-          " (" + formatBytes(bytes) + ")";
       if (!chosen) {
         // The re-reading nests store outputs (memory is busy there); the
         // nests that only compute on tile buffers may take the prefetch.
-        prefetchDuringComputeNests(parallel, input, nests.front().first, target,
-                                   line);
+        prefetchDuringComputeNests(parallel, input, what, nests, target, line);
         continue;
       }
       int64_t tileBytes = 0;
@@ -240,33 +257,25 @@ struct PrefetchNextTilePass
     return best;
   }
 
-  /// Second strategy, for an input that only `memoryNest` reads from memory:
-  /// the nests after it that neither read the input nor store outputs
+  /// Second strategy, for an input that only the first of `readingNests`
+  /// (the nests of the tile that read it, in order) reads from memory: the
+  /// nests after that one that neither read the input nor store outputs
   /// (they compute on tile buffers while memory idles) prefetch, to L2, the
   /// rows of the next tile's view of the input, spread evenly over their
   /// outer iterations.
-  static void prefetchDuringComputeNests(scf::ParallelOp parallel, Value input,
-                                         Operation *memoryNest,
-                                         TargetAttr target, int64_t line) {
+  static void prefetchDuringComputeNests(
+      scf::ParallelOp parallel, Value input, StringRef what,
+      const llvm::MapVector<Operation *, SmallVector<vector::TransferReadOp>>
+          &readingNests,
+      TargetAttr target, int64_t line) {
     Block *body = parallel.getBody();
-    std::optional<int64_t> size = staticSizeInBytes(input.getType());
-    auto arg = dyn_cast<BlockArgument>(input);
-    std::string what =
-        (arg ? "input #" + std::to_string(arg.getArgNumber()) : "a buffer") +
-        " (" + formatBytes(size.value_or(0)) + ")";
+    Operation *memoryNest = readingNests.front().first;
     SmallVector<scf::ForOp> computeNests;
     for (Operation &op : *body) {
       auto nest = dyn_cast<scf::ForOp>(op);
-      if (!nest || !memoryNest->isBeforeInBlock(nest) ||
-          writesOutside(nest, parallel) || arithmeticOps(nest) == 0)
-        continue;
-      bool readsInput = false;
-      nest->walk([&](vector::TransferReadOp read) {
-        std::optional<BaseOffset> offset =
-            offsetFromBase(read.getBase(), read.getIndices());
-        readsInput |= !offset || offset->base == input;
-      });
-      if (!readsInput)
+      if (nest && memoryNest->isBeforeInBlock(nest) &&
+          !readingNests.contains(nest) && !writesOutside(nest, parallel) &&
+          arithmeticOps(nest) > 0)
         computeNests.push_back(nest);
     }
     // The tile's view of the input, made before the first nest that will
@@ -298,14 +307,7 @@ struct PrefetchNextTilePass
 
     Location loc = view.getLoc();
     OpBuilder b(computeNests.front());
-    unsigned dim = parallel.getNumLoops() - 1;
-    Value iv = parallel.getInductionVars()[dim];
-    Value next = arith::AddIOp::create(b, loc, iv, parallel.getStep()[dim]);
-    Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                           next, parallel.getUpperBound()[dim]);
-    next = arith::SelectOp::create(b, loc, inBounds, next, iv);
-    IRMapping mapping;
-    mapping.map(iv, next);
+    IRMapping mapping = nextTileMapping(b, loc, parallel);
     nextView = *remapAddress(b, view.getResult(), mapping, parallel);
     if (nextView == view.getResult()) {
       // The view does not move with the innermost tile index, so the
@@ -438,8 +440,6 @@ struct PrefetchNextTilePass
   /// iteration of `parallel`'s innermost dimension; returns how many.
   static int64_t insertPrefetches(vector::TransferReadOp read,
                                   scf::ParallelOp parallel, int64_t line) {
-    unsigned dim = parallel.getNumLoops() - 1;
-    Value iv = parallel.getInductionVars()[dim];
     // Only pure, region-free ops may be recomputed for the next tile.
     if (!isRemappable(read.getBase(), parallel) ||
         !llvm::all_of(read.getIndices(), [&](Value index) {
@@ -448,15 +448,8 @@ struct PrefetchNextTilePass
       return 0;
     OpBuilder b = OpBuilder::atBlockBegin(parallel.getBody());
     Location loc = read.getLoc();
-    // next = iv + step, or iv itself on the last iteration (stays in bounds).
-    Value next = arith::AddIOp::create(b, loc, iv, parallel.getStep()[dim]);
-    Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                           next, parallel.getUpperBound()[dim]);
-    next = arith::SelectOp::create(b, loc, inBounds, next, iv);
-
+    IRMapping mapping = nextTileMapping(b, loc, parallel);
     b.setInsertionPoint(read);
-    IRMapping mapping;
-    mapping.map(iv, next);
     Value memref = *remapAddress(b, read.getBase(), mapping, parallel);
     SmallVector<Value> indices;
     for (Value index : read.getIndices())

@@ -88,54 +88,48 @@ static FailureOr<UnionPlan> planUnion(Operation *producer,
     }
   }
   using Variable = ValueBoundsConstraintSet::Variable;
-  using Cmp = ValueBoundsConstraintSet::ComparisonOperator;
   UnionPlan plan;
   tensor::ExtractSliceOp first = slices.front();
+  MLIRContext *ctx = first.getContext();
+  AffineMap difference = AffineMap::get(
+      2, 0, getAffineDimExpr(0, ctx) - getAffineDimExpr(1, ctx), ctx);
+  // `a - b` when it is the same constant for every tile.
+  auto constantDistance = [&](Variable a, Variable b) {
+    SmallVector<Variable> operands{a, b};
+    return ValueBoundsConstraintSet::computeConstantBound(
+        presburger::BoundType::EQ, Variable(difference, operands));
+  };
   unsigned rank = first.getSourceType().getRank();
   for (unsigned d = 0; d < rank; ++d) {
-    std::optional<unsigned> lowest, highest;
-    for (unsigned i = 0; i < slices.size() && !lowest; ++i)
-      if (llvm::all_of(slices, [&](tensor::ExtractSliceOp other) {
-            tensor::ExtractSliceOp candidate = slices[i];
-            return ValueBoundsConstraintSet::compare(
-                Variable(candidate.getMixedOffsets()[d]), Cmp::LE,
-                Variable(other.getMixedOffsets()[d]));
-          }))
-        lowest = i;
-    for (unsigned i = 0; i < slices.size() && !highest; ++i)
-      if (llvm::all_of(slices, [&](tensor::ExtractSliceOp other) {
-            return ValueBoundsConstraintSet::compare(
-                sliceEnd(slices[i], d), Cmp::GE, sliceEnd(other, d));
-          }))
-        highest = i;
-    if (!lowest || !highest) {
-      why = "the slices' bounds along dimension " + std::to_string(d) +
-            " cannot be ordered";
-      return failure();
-    }
-    // The union must stay a tile-sized box: every slice's start and end a
-    // constant away from the union's (reads at i and 2i can be ordered,
-    // but their union grows with the tile index).
-    tensor::ExtractSliceOp low = slices[*lowest], high = slices[*highest];
-    MLIRContext *ctx = first.getContext();
-    AffineMap difference = AffineMap::get(
-        2, 0, getAffineDimExpr(0, ctx) - getAffineDimExpr(1, ctx), ctx);
-    for (tensor::ExtractSliceOp slice : slices) {
+    // Every slice's start and end a constant away from the first slice's:
+    // the union is then a tile-sized box, and the constants order the
+    // slices. (Reads at i and 2i can be ordered, but their union grows
+    // with the tile index.)
+    unsigned lowest = 0, highest = 0;
+    int64_t lowestStart = 0, highestEnd = 0;
+    for (auto [i, slice] : llvm::enumerate(slices)) {
       tensor::ExtractSliceOp s = slice;
-      SmallVector<Variable> starts{Variable(s.getMixedOffsets()[d]),
-                                   Variable(low.getMixedOffsets()[d])};
-      SmallVector<Variable> ends{sliceEnd(high, d), sliceEnd(s, d)};
-      if (failed(ValueBoundsConstraintSet::computeConstantBound(
-              presburger::BoundType::EQ, Variable(difference, starts))) ||
-          failed(ValueBoundsConstraintSet::computeConstantBound(
-              presburger::BoundType::EQ, Variable(difference, ends)))) {
+      FailureOr<int64_t> start =
+          constantDistance(Variable(s.getMixedOffsets()[d]),
+                           Variable(first.getMixedOffsets()[d]));
+      FailureOr<int64_t> end =
+          constantDistance(sliceEnd(s, d), sliceEnd(first, d));
+      if (failed(start) || failed(end)) {
         why = "the slices' bounds along dimension " + std::to_string(d) +
               " differ by an amount that depends on the tile";
         return failure();
       }
+      if (*start < lowestStart) {
+        lowestStart = *start;
+        lowest = i;
+      }
+      if (*end > highestEnd) {
+        highestEnd = *end;
+        highest = i;
+      }
     }
-    plan.lowest.push_back(*lowest);
-    plan.highest.push_back(*highest);
+    plan.lowest.push_back(lowest);
+    plan.highest.push_back(highest);
   }
   return plan;
 }
@@ -309,10 +303,8 @@ FailureOr<TileAndFuseResult> mlir::tessel::tileAndFuseOncePerTile(
     if (oncePerTile && slices.direct.size() > 1 &&
         slices.throughDestination.empty()) {
       if (succeeded(fuseOnceForSlices(rewriter, producer, slices.direct,
-                                      result.loops, why))) {
-        result.fusedOnce.push_back(producer);
+                                      result.loops, why)))
         continue;
-      }
     } else if (oncePerTile && !slices.throughDestination.empty() &&
                slices.direct.size() + slices.throughDestination.size() > 1) {
       why = "it is also the loop's destination";

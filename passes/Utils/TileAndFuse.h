@@ -27,8 +27,6 @@ struct TileAndFuseResult {
   SmallVector<LoopLikeOpInterface> loops;
   /// Replacements of the root's results.
   SmallVector<Value> replacements;
-  /// Producers computed once per tile for several slices of their results.
-  SmallVector<Operation *> fusedOnce;
   /// Producers fused once per slice instead, and why the slices could not
   /// share one copy.
   SmallVector<std::pair<Operation *, std::string>> fusedPerSlice;
@@ -39,8 +37,8 @@ struct TileAndFuseResult {
 /// the union of the slices its consumers read, plus the linalg.fill ops that
 /// initialize their outputs. A producer whose slices are not readable by one
 /// copy (results written through different maps, a slice through the
-/// loop's destination, offsets that cannot be ordered) is fused per slice,
-/// as upstream does; with `oncePerTile` false, every producer is.
+/// loop's destination, bounds a tile-dependent distance apart) is fused per
+/// slice, as upstream does; with `oncePerTile` false, every producer is.
 FailureOr<TileAndFuseResult>
 tileAndFuseOncePerTile(RewriterBase &rewriter, TilingInterface root,
                        const scf::SCFTilingOptions &options,
