@@ -1,6 +1,7 @@
 //===- FusionGroup.cpp - Producers fused into a consumer's tiles ----------===//
 #include "passes/Analysis/FusionGroup.h"
 #include "passes/Analysis/TileFootprint.h"
+#include "passes/Utils/TileAndFuse.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -125,18 +126,6 @@ static int64_t elementBytes(Value v) {
 
 static int64_t volume(const IndexBox &box) { return volume(box.extents); }
 
-/// Whether fusion computes one copy of `op` per tile for all the slices its
-/// consumers read (their bounding box): its results are all written
-/// through the same map, so a box of loops is a box of every result.
-static bool fusesOnceForAllSlices(linalg::LinalgOp op) {
-  if (op->getNumResults() == 0)
-    return false;
-  AffineMap first = op.getIndexingMapMatchingResult(op->getResult(0));
-  return llvm::all_of(op->getResults(), [&](OpResult r) {
-    return op.getIndexingMapMatchingResult(r) == first;
-  });
-}
-
 namespace {
 /// A slice of a fused op's result that a copy of a consumer in the tile
 /// reads. `key` tells apart the copies of ops that are fused once per slice
@@ -166,7 +155,7 @@ mlir::tessel::evaluateGroupTile(const FusionGroup &group,
       copies.emplace_back(box, "");
     } else {
       SmallVector<int64_t> full = op.getStaticLoopRanges();
-      bool once = oncePerTile && fusesOnceForAllSlices(op);
+      bool once = oncePerTile && writesResultsThroughOneMap(op);
       std::optional<IndexBox> merged;
       for (OpResult result : op->getResults()) {
         for (const TileInstance &inst : needed.lookup(result)) {

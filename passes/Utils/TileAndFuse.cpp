@@ -28,6 +28,15 @@ struct UnionPlan {
 };
 } // namespace
 
+bool mlir::tessel::writesResultsThroughOneMap(linalg::LinalgOp op) {
+  if (op->getNumResults() == 0)
+    return false;
+  AffineMap first = op.getIndexingMapMatchingResult(op->getResult(0));
+  return llvm::all_of(op->getResults(), [&](OpResult r) {
+    return op.getIndexingMapMatchingResult(r) == first;
+  });
+}
+
 static ProducerSlices slicesInLoop(Operation *producer,
                                    LoopLikeOpInterface loop) {
   ProducerSlices slices;
@@ -73,13 +82,10 @@ static FailureOr<UnionPlan> planUnion(Operation *producer,
     why = "it is not a linalg op";
     return failure();
   }
-  AffineMap outputMap =
-      linalgOp.getIndexingMapMatchingResult(producer->getResult(0));
-  for (OpResult result : producer->getResults())
-    if (linalgOp.getIndexingMapMatchingResult(result) != outputMap) {
-      why = "its results are written through different maps";
-      return failure();
-    }
+  if (!writesResultsThroughOneMap(linalgOp)) {
+    why = "its results are written through different maps";
+    return failure();
+  }
   for (tensor::ExtractSliceOp slice : slices) {
     if (!slice.hasUnitStride() ||
         slice.getType().getRank() != slice.getSourceType().getRank()) {

@@ -15,6 +15,7 @@
 #ifndef TESSEL_PASSES_UTILS_TILEANDFUSE_H
 #define TESSEL_PASSES_UTILS_TILEANDFUSE_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -31,6 +32,11 @@ struct TileAndFuseResult {
   /// share one copy.
   SmallVector<std::pair<Operation *, std::string>> fusedPerSlice;
 };
+
+/// Whether every result of `op` is written through the same indexing map:
+/// a box of its loops is then one box of every result, the first condition
+/// for one copy per tile (the fusion cost model counts by the same rule).
+bool writesResultsThroughOneMap(linalg::LinalgOp op);
 
 /// Tiles `root` with `options` and fuses `producers` (in program order,
 /// producers before consumers) into its tiles, each once per tile covering
