@@ -457,11 +457,17 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
   auto filterMatrix = [&] {
     return collapse(rewriter, loc, filter, {{0, 1, 2}, {3}});
   };
+  // Where the patches read zero padding (set below, once the input's
+  // tensor.pad is known), recorded on each product.
+  std::optional<tessel::PatchPadding> patchPadding;
   // a x b into the [images, OH, OW, F] output `out`, viewed as a matrix.
   auto product = [&](Value a, Value b, Value out, int64_t images) {
     Value cMat = collapse(rewriter, loc, out, {{0, 1, 2}, {3}});
-    return expand(rewriter, loc, matmul(rewriter, loc, a, b, cMat),
-                  {images, d.oh, d.ow, d.f}, {{0, 1, 2}, {3}});
+    Value c = matmul(rewriter, loc, a, b, cMat);
+    if (patchPadding)
+      tessel::setPatchPadding(c.getDefiningOp(), *patchPadding);
+    return expand(rewriter, loc, c, {images, d.oh, d.ow, d.f},
+                  {{0, 1, 2}, {3}});
   };
   if (d.kh == 1 && d.kw == 1 && isUnitStrideAndDilation(d)) {
     Value a = collapse(rewriter, loc, input, {{0, 1, 2}, {3}});
@@ -508,6 +514,14 @@ void rewriteNhwc(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp op,
   if (!notThroughInput.empty())
     remark << " (not read through the input: " << notThroughInput << ")";
   tensor::PadOp pad = paddedAlongHW(input);
+  if (pad && matchPattern(pad.getConstantPaddingValue(), m_AnyZeroFloat())) {
+    ArrayRef<int64_t> src = pad.getSourceType().getShape();
+    ArrayRef<int64_t> low = pad.getStaticLow();
+    unsigned hDim = src.size() - 3, wDim = src.size() - 2;
+    patchPadding = tessel::PatchPadding{
+        d.oh, d.ow, d.kh,      d.kw,      d.c,       d.sh,     d.sw,
+        d.dh, d.dw, low[hDim], low[wDim], src[hDim], src[wDim]};
+  }
   if (pad) {
     // The convolution reads the pad itself, or the expand_shape of it.
     bool readsPad = input.getDefiningOp() == pad.getOperation();

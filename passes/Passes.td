@@ -440,7 +440,11 @@ def VectorizeMatmulPass
            "where its rows allow; empty: the model's)">,
     Option<"fuseEpilogue", "fuse-epilogue", "bool", "true",
            "Apply the elementwise ops that consume the product to its "
-           "register tiles (false: leave them to the fusion passes)">
+           "register tiles (false: leave them to the fusion passes)">,
+    Option<"skipPadding", "skip-padding", "bool", "true",
+           "In a zero-padded convolution's patches, skip the kc blocks of "
+           "filter rows a register tile's output row reads only as padding "
+           "(false: multiply the zeros)">
   ];
 }
 

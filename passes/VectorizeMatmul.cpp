@@ -333,6 +333,8 @@ struct KernelSite {
   bool last;
   OpFoldResult row0, col0;
   Value initValue;
+  /// The kc block's first k (a column of A).
+  OpFoldResult k0;
 };
 
 /// The product's loops: `mDims` over register tiles of M (1: m1; 2 for an
@@ -450,14 +452,220 @@ static linalg::GenericOp applyEpilogueToTile(RewriterBase &rewriter,
   return applied;
 }
 
+namespace {
+/// Register tiles skipping the work of kc blocks that their pixels read
+/// only as zero padding (planPaddingSkip).
+struct PaddingSkip {
+  PatchPadding padding;
+  int64_t mr = 0;
+  /// The kc block the block loop starts at (then wrapping around).
+  int64_t kRotation = 0;
+  /// (output row, filter row) pairs of an image, and those reading only
+  /// padding.
+  int64_t pairs = 0, paddingPairs = 0;
+  /// Whether kc blocks lie within one tap, so that a tile may also leave
+  /// out its pixels whose filter column reads padding; then the (output
+  /// column, filter column) pairs and those reading only padding, and the
+  /// pixel ranges [lo, hi) of a tile that do read the input, other than
+  /// all of it and none, over its positions in a row and the filter
+  /// columns.
+  bool columns = false;
+  int64_t columnPairs = 0, paddingColumnPairs = 0;
+  SmallVector<std::pair<int64_t, int64_t>> partialRanges;
+};
+} // namespace
+
+/// The k tiling, unit-dim dropping and vectorization of one register tile
+/// product: the k loop, kr at a time, around a (k0, m0, n0) contraction of
+/// kr x mr and kr x nr slabs, the outer-product form.
+static LogicalResult tileKAndVectorize(RewriterBase &rewriter,
+                                       linalg::GenericOp tileKernel,
+                                       const KernelLoops &loops) {
+  unsigned md = loops.mDims;
+  FailureOr<scf::SCFTilingResult> l3 =
+      tile(rewriter, tileKernel, loops.ones(md + 1, 1), {});
+  if (failed(l3))
+    return failure();
+  auto generic = dyn_cast<linalg::GenericOp>(l3->tiledOps.back());
+  if (!generic)
+    return failure();
+  linalg::ControlDropUnitDims control;
+  control.rankReductionStrategy =
+      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+  // Only the outer (m1 or r, owt; n1, k1) dims, which tiling made unit: k0
+  // must stay even when kr = 1, or the vectorized op has no reduction to
+  // become a contraction (and mr = 1 keeps its m0 dim likewise).
+  control.controlFn = [md](Operation *) {
+    SmallVector<unsigned> outer;
+    for (unsigned i = 0; i < md + 2; ++i)
+      outer.push_back(i);
+    return outer;
+  };
+  Operation *kernelOp = generic;
+  rewriter.setInsertionPoint(generic);
+  FailureOr<linalg::DropUnitDimsResult> dropped =
+      linalg::dropUnitDims(rewriter, generic, control);
+  if (succeeded(dropped)) {
+    rewriter.replaceOp(generic, dropped->replacements);
+    kernelOp = dropped->resultOp;
+  }
+  return vectorizeOp(rewriter, kernelOp);
+}
+
+/// Replaces the register tile product `kernel` (its C a slice at C row
+/// `row0` plus the slice's offset, one output row of pixels; its k from
+/// `k0`, within one filter row, and one tap with `skip.columns`) by a
+/// chain of scf.if: all of it when its row reads the input for the
+/// block's filter row and all its pixels read input columns; the product
+/// on pixels [lo, hi) only (a tile of the product, inserted into C) for
+/// each of `skip.partialRanges`; else C unchanged. Returns the products
+/// left to tile and vectorize (just `kernel` when C is not a slice).
+static FailureOr<SmallVector<linalg::GenericOp>>
+skipPaddingInTile(RewriterBase &rewriter, linalg::GenericOp kernel,
+                  OpFoldResult row0, OpFoldResult k0, unsigned m0Dim,
+                  const PaddingSkip &skip) {
+  auto cSlice = kernel.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>();
+  if (!cSlice)
+    return SmallVector<linalg::GenericOp>{kernel};
+  const PatchPadding &p = skip.padding;
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = kernel.getLoc();
+  rewriter.setInsertionPoint(kernel);
+  AffineExpr c0, tileOffset, k;
+  bindDims(ctx, c0, tileOffset, k);
+  AffineExpr pixel = c0 + tileOffset;
+  SmallVector<OpFoldResult> operands = {row0, cSlice.getMixedOffsets()[0], k0};
+  auto index = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  auto cmp = [&](arith::CmpIPredicate predicate, Value a, Value b) {
+    return arith::CmpIOp::create(rewriter, loc, predicate, a, b).getResult();
+  };
+  auto both = [&](Value a, Value b) {
+    return arith::AndIOp::create(rewriter, loc, a, b).getResult();
+  };
+  // The input row the tile's pixels read for the block's filter row,
+  // relative to the input proper.
+  AffineExpr inRow = (pixel.floorDiv(p.ow) % p.oh) * p.sh +
+                     k.floorDiv(p.kw * p.c) * p.dh - p.top;
+  Value ih = getValueOrCreateConstantIndexOp(
+      rewriter, loc,
+      affine::makeComposedFoldedAffineApply(
+          rewriter, loc, AffineMap::get(3, 0, inRow), operands));
+  Value readsRow = both(cmp(arith::CmpIPredicate::sge, ih, index(0)),
+                        cmp(arith::CmpIPredicate::slt, ih, index(p.h)));
+  // The tile's pixels [lo, hi) whose input column for the block's filter
+  // column lies in the input proper (lo >= hi: none).
+  SmallVector<std::pair<Value, std::pair<int64_t, int64_t>>> cases;
+  if (skip.columns && !skip.partialRanges.empty()) {
+    AffineExpr firstColumn = pixel % p.ow;
+    AffineExpr filterColumn = k.floorDiv(p.c) % p.kw;
+    AffineExpr loExpr =
+        (p.left - filterColumn * p.dw).ceilDiv(p.sw) - firstColumn;
+    AffineExpr hiExpr =
+        (p.w - 1 + p.left - filterColumn * p.dw).floorDiv(p.sw) - firstColumn +
+        1;
+    Value lo = getValueOrCreateConstantIndexOp(
+        rewriter, loc,
+        affine::makeComposedFoldedAffineMax(
+            rewriter, loc,
+            AffineMap::get(3, 0, {getAffineConstantExpr(0, ctx), loExpr}, ctx),
+            operands));
+    Value hi = getValueOrCreateConstantIndexOp(
+        rewriter, loc,
+        affine::makeComposedFoldedAffineMin(
+            rewriter, loc,
+            AffineMap::get(3, 0, {getAffineConstantExpr(skip.mr, ctx), hiExpr},
+                           ctx),
+            operands));
+    auto range = [&](int64_t l, int64_t h) {
+      return both(readsRow, both(cmp(arith::CmpIPredicate::eq, lo, index(l)),
+                                 cmp(arith::CmpIPredicate::eq, hi, index(h))));
+    };
+    cases.push_back({range(0, skip.mr), {0, skip.mr}});
+    for (auto [l, h] : skip.partialRanges)
+      cases.push_back({range(l, h), {l, h}});
+  } else {
+    cases.push_back({readsRow, {0, skip.mr}});
+  }
+
+  // The chain, from its last case outwards: each scf.if computes its case
+  // in the then block, the next case (or, after the last, C unchanged) in
+  // the else block.
+  SmallVector<linalg::GenericOp> products;
+  Value init = kernel.getDpsInits()[0];
+  SmallVector<Range> domain =
+      cast<TilingInterface>(kernel.getOperation()).getIterationDomain(rewriter);
+  std::function<Value(unsigned)> chain = [&](unsigned i) -> Value {
+    auto branch = scf::IfOp::create(rewriter, loc, kernel.getResultTypes(),
+                                    cases[i].first, /*addThenBlock=*/true,
+                                    /*addElseBlock=*/true);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(branch.thenBlock());
+    auto copy = cast<linalg::GenericOp>(rewriter.clone(*kernel));
+    auto [l, h] = cases[i].second;
+    Value computed = copy.getResult(0);
+    if (l != 0 || h != skip.mr) {
+      SmallVector<OpFoldResult> offsets, sizes;
+      for (const Range &r : domain) {
+        offsets.push_back(r.offset);
+        sizes.push_back(r.size);
+      }
+      offsets[m0Dim] = rewriter.getIndexAttr(l);
+      sizes[m0Dim] = rewriter.getIndexAttr(h - l);
+      FailureOr<TilingResult> part =
+          cast<TilingInterface>(copy.getOperation())
+              .getTiledImplementation(rewriter, offsets, sizes);
+      SmallVector<OpFoldResult> resultOffsets, resultSizes;
+      if (failed(part) || part->tiledOps.size() != 1 ||
+          failed(cast<TilingInterface>(copy.getOperation())
+                     .getResultTilePosition(rewriter, 0, offsets, sizes,
+                                            resultOffsets, resultSizes)))
+        return Value();
+      auto partKernel = dyn_cast<linalg::GenericOp>(part->tiledOps[0]);
+      if (!partKernel)
+        return Value();
+      SmallVector<OpFoldResult> strides(resultOffsets.size(),
+                                        rewriter.getIndexAttr(1));
+      computed = tensor::InsertSliceOp::create(
+          rewriter, loc, part->tiledValues[0], init, resultOffsets, resultSizes,
+          strides);
+      rewriter.eraseOp(copy);
+      products.push_back(partKernel);
+    } else {
+      products.push_back(copy);
+    }
+    scf::YieldOp::create(rewriter, loc, computed);
+    rewriter.setInsertionPointToStart(branch.elseBlock());
+    Value otherwise = init;
+    if (i + 1 < cases.size()) {
+      otherwise = chain(i + 1);
+      if (!otherwise)
+        return Value();
+    }
+    scf::YieldOp::create(rewriter, loc, otherwise);
+    return branch.getResult(0);
+  };
+  Value result = chain(0);
+  if (!result)
+    return failure();
+  rewriter.replaceOp(kernel, result);
+  return products;
+}
+
 /// Tiles one product of packed blocks for the registers and vectorizes the
 /// register tile; on the last kc block, applies `epilogue` to each tile
 /// first (the applied copies, still linalg, are appended to `applied`).
+/// With `skipPadding`, a register tile leaves out its pixels that read only
+/// zero padding for the block's tap, or skips its k loop (not in the first
+/// block, which starts C from its fill, nor the last, which applies the
+/// epilogue: those compute every tile).
 static LogicalResult
 tileAndVectorizeKernel(RewriterBase &rewriter, const KernelSite &site,
                        const KernelLoops &loops, linalg::GenericOp epilogue,
                        ArrayRef<Value> epilogueInputs,
-                       SmallVectorImpl<linalg::GenericOp> &applied) {
+                       SmallVectorImpl<linalg::GenericOp> &applied,
+                       const PaddingSkip *skipPadding) {
   // Register tiles: the B micro-panel loop outside the A micro-panel loop(s),
   // so the kc x nr panel of B stays in L1 across the mc / mr tiles.
   unsigned md = loops.mDims;
@@ -494,38 +702,21 @@ tileAndVectorizeKernel(RewriterBase &rewriter, const KernelSite &site,
     if (failed(vectorizeOp(rewriter, fill)))
       return failure();
   }
-  // The k loop, kr at a time.
-  FailureOr<scf::SCFTilingResult> l3 =
-      tile(rewriter, tileKernel, loops.ones(md + 1, 1), {});
-  if (failed(l3))
-    return failure();
-
-  // 1x1x1 x mr x nr x kr -> a (k0, m0, n0) contraction of kr x mr and kr x nr
-  // slabs: the outer-product form.
-  auto generic = dyn_cast<linalg::GenericOp>(l3->tiledOps.back());
-  if (!generic)
-    return failure();
-  linalg::ControlDropUnitDims control;
-  control.rankReductionStrategy =
-      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
-  // Only the outer (m1 or r, owt; n1, k1) dims, which tiling made unit: k0
-  // must stay even when kr = 1, or the vectorized op has no reduction to
-  // become a contraction (and mr = 1 keeps its m0 dim likewise).
-  control.controlFn = [md](Operation *) {
-    SmallVector<unsigned> outer;
-    for (unsigned i = 0; i < md + 2; ++i)
-      outer.push_back(i);
-    return outer;
-  };
-  Operation *kernelOp = generic;
-  rewriter.setInsertionPoint(generic);
-  FailureOr<linalg::DropUnitDimsResult> dropped =
-      linalg::dropUnitDims(rewriter, generic, control);
-  if (succeeded(dropped)) {
-    rewriter.replaceOp(generic, dropped->replacements);
-    kernelOp = dropped->resultOp;
+  // Where the tile's pixels read only zero padding for this block, it does
+  // less or nothing (a chain of scf.if around copies of the product).
+  SmallVector<linalg::GenericOp> products = {tileKernel};
+  if (skipPadding && !site.initValue && !site.last) {
+    FailureOr<SmallVector<linalg::GenericOp>> guarded =
+        skipPaddingInTile(rewriter, tileKernel, site.row0, site.k0,
+                          /*m0Dim=*/md + 2, *skipPadding);
+    if (failed(guarded))
+      return failure();
+    products = *guarded;
   }
-  return vectorizeOp(rewriter, kernelOp);
+  for (linalg::GenericOp product : products)
+    if (failed(tileKAndVectorize(rewriter, product, loops)))
+      return failure();
+  return success();
 }
 
 /// The mc x kc block of a convolution's im2col matrix A at rows `row0` and
@@ -568,6 +759,91 @@ static Value implicitBlock(OpBuilder &b, Location loc, const NhwcIm2col &d,
       ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3, 4}});
 }
 
+/// A convolution's patches with zero padding (the 3x3 layers' borders):
+/// where every kc block lies within one filter row and every register tile
+/// within one output row, a tile whose row reads only padding for a
+/// block's filter row skips that block (2 of the 21 (output row, filter
+/// row) pairs of a 7x7 output and a 3x3 filter: a tenth of the FLOPs).
+/// Where kc blocks lie within one tap, a tile whose first or last pixels
+/// read only padding for the block's filter column computes the others
+/// only (2 of 21 (output column, filter column) pairs likewise). The kc
+/// blocks then run in rotated order, from a tap that every pixel reads
+/// (the middle one), so that the first and last blocks (which compute
+/// every tile: C's fill, the epilogue) are ones no tile would skip (the
+/// last is the tap before it, or the same tap with several blocks per
+/// tap). Nothing when there is no such padding.
+static std::optional<PaddingSkip> planPaddingSkip(linalg::MatmulOp matmul,
+                                                  const MatmulTiling &t) {
+  std::optional<PatchPadding> p = getPatchPadding(matmul);
+  auto aType = cast<RankedTensorType>(matmul.getDpsInputs()[0].getType());
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
+  if (!p || (p->kw * p->c) % t.kc != 0 || p->ow % t.mr != 0 || m % t.mr ||
+      k / t.kc <= 2)
+    return std::nullopt;
+  PaddingSkip skip;
+  skip.padding = *p;
+  skip.mr = t.mr;
+  skip.pairs = p->oh * p->kh;
+  skip.paddingPairs = p->paddingOnlyRowPairs();
+  skip.columns = p->c % t.kc == 0;
+  skip.columnPairs = p->ow * p->kw;
+  for (int64_t fw = 0; fw < p->kw; ++fw)
+    for (int64_t ow = 0; ow < p->ow; ++ow)
+      skip.paddingColumnPairs += !p->columnReadsInput(ow, fw);
+  if (!skip.columns)
+    skip.paddingColumnPairs = 0;
+  if (!skip.paddingPairs && !skip.paddingColumnPairs)
+    return std::nullopt;
+  // The pixel ranges of a tile that read the input, per tile position in a
+  // row and filter column.
+  if (skip.columns) {
+    for (int64_t first = 0; first < p->ow; first += t.mr)
+      for (int64_t fw = 0; fw < p->kw; ++fw) {
+        int64_t lo = 0, hi = t.mr;
+        while (lo < t.mr && !p->columnReadsInput(first + lo, fw))
+          ++lo;
+        while (hi > lo && !p->columnReadsInput(first + hi - 1, fw))
+          --hi;
+        std::pair<int64_t, int64_t> range = {lo, hi};
+        if (lo < hi && (lo != 0 || hi != t.mr) &&
+            !llvm::is_contained(skip.partialRanges, range))
+          skip.partialRanges.push_back(range);
+      }
+  }
+  // The first block: the middle tap of a filter row every output row reads
+  // (of a filter column every output column reads, where there is one).
+  auto everyRow = [&](int64_t fh) {
+    for (int64_t oh = 0; oh < p->oh; ++oh)
+      if (!p->rowReadsInput(oh, fh))
+        return false;
+    return true;
+  };
+  auto everyColumn = [&](int64_t fw) {
+    for (int64_t ow = 0; ow < p->ow; ++ow)
+      if (!p->columnReadsInput(ow, fw))
+        return false;
+    return true;
+  };
+  int64_t fh = 0, fw = p->kw / 2;
+  while (fh < p->kh && !everyRow(fh))
+    ++fh;
+  if (fh == p->kh)
+    fh = p->kh / 2;
+  if (!everyColumn(fw))
+    for (int64_t c = 0; c < p->kw; ++c)
+      if (everyColumn(c)) {
+        fw = c;
+        break;
+      }
+  int64_t kBlocks = k / t.kc;
+  skip.kRotation = (fh * p->kw + fw) * p->c / t.kc;
+  // With several blocks per tap, from the tap's second block, so that the
+  // last block is its first.
+  if (skip.columns && p->c / t.kc >= 2)
+    skip.kRotation = (skip.kRotation + 1) % kBlocks;
+  return skip;
+}
+
 /// The im2col copy `matmul`'s A is a collapsed view of, when both are read
 /// by nothing else.
 static std::optional<NhwcIm2col> convolutionPatches(linalg::MatmulOp matmul) {
@@ -585,11 +861,10 @@ static std::optional<NhwcIm2col> convolutionPatches(linalg::MatmulOp matmul) {
 /// `epilogue` (gatherMatmulEpilogue), the last kc block is peeled off the kc
 /// loop and its register tiles apply the epilogue before they are stored;
 /// the epilogue is gone too, its result replaced by the kernel's.
-static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
-                                          linalg::MatmulOp matmul,
-                                          const MatmulTiling &t,
-                                          linalg::GenericOp epilogue,
-                                          const NhwcIm2col *implicitA) {
+static LogicalResult
+packTileAndVectorize(RewriterBase &rewriter, linalg::MatmulOp matmul,
+                     const MatmulTiling &t, linalg::GenericOp epilogue,
+                     const NhwcIm2col *implicitA, bool skipPadding) {
   MLIRContext *ctx = matmul.getContext();
   Location loc = matmul.getLoc();
   // After the epilogue's inputs (a bias may be defined after the matmul).
@@ -614,6 +889,11 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
   int64_t mcT = t.mc / t.mr, ncT = t.nc / t.nr, kcT = t.kc / t.kr;
   int64_t mBlocks = ceilDiv(mp, mcT), nBlocks = ceilDiv(np, ncT),
           kBlocks = ceilDiv(kp, kcT);
+
+  std::optional<PaddingSkip> skip;
+  if (skipPadding)
+    skip = planPaddingSkip(matmul, t);
+  int64_t kRotation = skip ? skip->kRotation : 0;
 
   // C keeps its layout; it is padded to whole register tiles only when its
   // sizes are not multiples of mr x nr.
@@ -766,7 +1046,11 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
         SmallVector<Value> kResults = blockLoop(
             bb, loc, kBlocks, false, kInits,
             [&](OpBuilder &kb, OpFoldResult bk, ValueRange kIters) {
-              CacheBlock kbl = block(kb, loc, bk, k, t.kr, kp, kcT);
+              OpFoldResult kBlock = bk;
+              if (kRotation)
+                kBlock = affine::makeComposedFoldedAffineApply(
+                    kb, loc, (s0 + kRotation) % kBlocks, {bk});
+              CacheBlock kbl = block(kb, loc, kBlock, k, t.kr, kp, kcT);
               SmallVector<OpFoldResult> bOffsets, bSizes;
               Value packedB;
               if (!t.packB) {
@@ -851,7 +1135,8 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
                          epilogue && isConstantIntValue(bk, kBlocks - 1),
                          tOffsets[0], cOffsets[1],
                          filled && isConstantIntValue(bk, 0) ? filled->value
-                                                             : Value()});
+                                                             : Value(),
+                         kbl.elem0});
                     SmallVector<Update> mUpdates = {
                         {kernel.getResult(0), 0, tOffsets, tSizes}};
                     if (t.packA)
@@ -887,7 +1172,8 @@ static LogicalResult packTileAndVectorize(RewriterBase &rewriter,
   SmallVector<linalg::GenericOp> tileEpilogues;
   for (KernelSite &site : sites)
     if (failed(tileAndVectorizeKernel(rewriter, site, loops, epilogue,
-                                      epilogueInputs, tileEpilogues)))
+                                      epilogueInputs, tileEpilogues,
+                                      skip ? &*skip : nullptr)))
       return failure();
   // The epilogue on each register tile as vector ops; once the accumulators
   // are hoisted out of the k loop (finishKernels), their store and the
@@ -1083,6 +1369,13 @@ struct VectorizeMatmulPass
         operands.convRows = im2col->oh;
         operands.convTapLength = im2col->c;
       }
+      if (std::optional<PatchPadding> padding = getPatchPadding(op);
+          padding && skipPadding) {
+        operands.paddedRowLength = padding->ow;
+        operands.paddedFilterRowLength = padding->kw * padding->c;
+        operands.paddingOnlyShare = double(padding->paddingOnlyRowPairs()) /
+                                    (padding->oh * padding->kh);
+      }
       if (!computeMatmulTiling(params, a[0], b[1], a[1], /*elementBytes=*/4,
                                overrides, tiling, why, operands)) {
         op->emitRemark() << "not vectorized: " << why;
@@ -1119,6 +1412,22 @@ struct VectorizeMatmulPass
       if (filledInit(op.getDpsInits()[0]))
         remark << "; C's fill folded into the first kc block (its register "
                   "tiles start from the fill value)";
+      std::optional<PaddingSkip> skip;
+      if (skipPadding)
+        skip = planPaddingSkip(op, tiling);
+      if (skip) {
+        remark << "; register tiles skip the kc blocks of filter rows their "
+                  "output row reads only as zero padding ("
+               << skip->paddingPairs << " of " << skip->pairs
+               << " (output row, filter row) pairs)";
+        if (skip->columns)
+          remark << " and leave out their pixels whose filter column reads "
+                    "only padding ("
+                 << skip->paddingColumnPairs << " of " << skip->columnPairs
+                 << " (output column, filter column) pairs, "
+                 << skip->partialRanges.size() << " partial tile(s))";
+        remark << ", kc blocks from block " << skip->kRotation;
+      }
       linalg::GenericOp epilogue;
       if (fuseEpilogue) {
         std::string whyNot;
@@ -1140,7 +1449,8 @@ struct VectorizeMatmulPass
       }
       remark.report();
       if (failed(packTileAndVectorize(rewriter, op, tiling, epilogue,
-                                      implicit ? &*im2col : nullptr))) {
+                                      implicit ? &*im2col : nullptr,
+                                      skipPadding))) {
         op->emitError() << "packing, tiling or vectorizing the matmul failed";
         return signalPassFailure();
       }

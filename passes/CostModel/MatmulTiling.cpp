@@ -105,6 +105,30 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   // accumulators cost less than the wasted rows.
   if (!overrides.mr && padding(m, t.mr) * 16 > m)
     t.mr = leastPaddingMr(m, t.mr);
+  // Likewise a convolution whose register tiles could skip the filter rows
+  // their output row reads only as zero padding, where that is 1/16 of the
+  // work or more (the 7x7 layers: 2 of 21 (output row, filter row) pairs)
+  // and the kc blocks (as computed below) lie within filter rows, more
+  // than two of them (the first and last compute every tile): mr down to
+  // three quarters of the model's dividing the output row, so that each
+  // tile lies in one row (measured on Zen 4, ResNet-50 stage 4 at batch 8:
+  // mr 7 with the skip 9% faster than mr 8 without).
+  bool mrDividesPaddedRow = false;
+  int64_t modelKc = std::min(
+      roundDown(overrides.kc ? overrides.kc : target.l1 / (t.nr * elementBytes),
+                2),
+      roundUp(k, 2));
+  if (!overrides.mr && operands.paddedRowLength > 0 &&
+      operands.paddingOnlyShare * 16 >= 1 &&
+      operands.paddedFilterRowLength % modelKc == 0 && k / modelKc > 2 &&
+      operands.paddedRowLength % t.mr != 0) {
+    int64_t mr = leastPaddingMr(operands.paddedRowLength, t.mr);
+    if (operands.paddedRowLength % mr == 0 && m % mr == 0 &&
+        mr * 4 >= t.mr * 3) {
+      t.mr = mr;
+      mrDividesPaddedRow = true;
+    }
+  }
 
   // A packed or read in place. Packing copies each mc x kc block of A into
   // [mc/mr][kc/kr][kr][mr] (a transposing copy, ~1 ns per element
@@ -139,6 +163,9 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
      << " accumulators of " << target.vectorRegisters << " " << target.vectorBits
      << "-bit registers (half the file), " << t.nr / lanes
      << " vectors per row";
+  if (mrDividesPaddedRow && operands.paddedRowLength % t.mr == 0)
+    os << " (mr divides the " << operands.paddedRowLength
+       << "-pixel output row, so register tiles may skip zero padding)";
   if (implicitConv)
     os << "; A read through the convolution's input (implicit GEMM, not "
           "packed: only "

@@ -84,6 +84,14 @@ struct MatmulOperands {
   /// mc block is whole output rows of one image (mc / OW divides OH) and a
   /// kc block lies in one tap (kc divides C). 0: not a convolution.
   int64_t convRowLength = 0, convRows = 0, convTapLength = 0;
+  /// A's rows come in output rows of `paddedRowLength` pixels, of which a
+  /// fraction `paddingOnlyShare` (per (output row, filter row) pair) reads
+  /// only a convolution's zero padding, and its columns in filter rows of
+  /// `paddedFilterRowLength` k steps (KW*C): register tiles within one
+  /// output row (mr divides it) can skip that work in the kc blocks within
+  /// one filter row. 0: none.
+  int64_t paddedRowLength = 0, paddedFilterRowLength = 0;
+  double paddingOnlyShare = 0;
 };
 
 /// Whether `t`, computed with `operands`' conv fields set, reads the

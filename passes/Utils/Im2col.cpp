@@ -57,6 +57,38 @@ linalg::GenericOp mlir::tessel::createNhwcIm2col(RewriterBase &rewriter,
                          dest);
 }
 
+static constexpr llvm::StringLiteral kPatchPaddingAttr =
+    "tessel.zero_padded_patches";
+
+void mlir::tessel::setPatchPadding(Operation *matmul, const PatchPadding &p) {
+  matmul->setAttr(
+      kPatchPaddingAttr,
+      DenseI64ArrayAttr::get(matmul->getContext(),
+                             {p.oh, p.ow, p.kh, p.kw, p.c, p.sh, p.sw, p.dh,
+                              p.dw, p.top, p.left, p.h, p.w}));
+}
+
+std::optional<PatchPadding>
+mlir::tessel::getPatchPadding(linalg::MatmulOp matmul) {
+  auto attr = matmul->getAttrOfType<DenseI64ArrayAttr>(kPatchPaddingAttr);
+  if (!attr || attr.size() != 13)
+    return std::nullopt;
+  ArrayRef<int64_t> v = attr.asArrayRef();
+  PatchPadding p;
+  p.oh = v[0], p.ow = v[1], p.kh = v[2], p.kw = v[3], p.c = v[4];
+  p.sh = v[5], p.sw = v[6], p.dh = v[7], p.dw = v[8];
+  p.top = v[9], p.left = v[10], p.h = v[11], p.w = v[12];
+  if (llvm::any_of(v.take_front(9), [](int64_t x) { return x < 1; }) ||
+      p.top < 0 || p.left < 0 || p.h < 1 || p.w < 1)
+    return std::nullopt;
+  auto a = dyn_cast<RankedTensorType>(matmul.getDpsInputs()[0].getType());
+  if (!a || !a.hasStaticShape() || a.getRank() != 2 ||
+      a.getDimSize(0) % (p.oh * p.ow) != 0 ||
+      a.getDimSize(1) != p.kh * p.kw * p.c)
+    return std::nullopt;
+  return p;
+}
+
 std::optional<NhwcIm2col> mlir::tessel::matchNhwcIm2col(Value patches) {
   auto copy = patches.getDefiningOp<linalg::GenericOp>();
   if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||

@@ -32,6 +32,46 @@ struct NhwcIm2col {
   int64_t sh = 1, sw = 1, dh = 1, dw = 1;
 };
 
+/// Where the patches of a zero-padded NHWC convolution read its padding,
+/// recorded by tessel-convert-conv-to-matmul on the linalg.matmul it makes
+/// (A = the [images*OH*OW, KH*KW*C] patches, row oh*OW + ow of an image,
+/// column (kh*KW + kw)*C + c) for tessel-vectorize-matmul: a register tile
+/// whose output row reads only padding rows for a kc block's tap adds
+/// nothing there (zeros times the filter) and skips the block.
+struct PatchPadding {
+  int64_t oh = 0, ow = 0, kh = 0, kw = 0, c = 0;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1;
+  /// The input (before padding) is rows [top, top + h) and columns
+  /// [left, left + w) of the padded input; everything else is zero.
+  int64_t top = 0, left = 0, h = 0, w = 0;
+
+  /// Whether output row `outRow` reads an input row for filter row
+  /// `filterRow`.
+  bool rowReadsInput(int64_t outRow, int64_t filterRow) const {
+    int64_t ih = outRow * sh + filterRow * dh - top;
+    return ih >= 0 && ih < h;
+  }
+  /// Whether output column `outCol` reads an input column for filter column
+  /// `filterCol`.
+  bool columnReadsInput(int64_t outCol, int64_t filterCol) const {
+    int64_t iw = outCol * sw + filterCol * dw - left;
+    return iw >= 0 && iw < w;
+  }
+  /// The (output row, filter row) pairs of an image that read only padding.
+  int64_t paddingOnlyRowPairs() const {
+    int64_t count = 0;
+    for (int64_t fh = 0; fh < kh; ++fh)
+      for (int64_t r = 0; r < oh; ++r)
+        count += !rowReadsInput(r, fh);
+    return count;
+  }
+};
+/// Records `padding` on `matmul` (attribute tessel.zero_padded_patches).
+void setPatchPadding(Operation *matmul, const PatchPadding &padding);
+/// The padding recorded on `matmul`, when it is present, well formed and
+/// matches the matmul's [M, K] x [K, N] shapes.
+std::optional<PatchPadding> getPatchPadding(linalg::MatmulOp matmul);
+
 /// A copy of `input` into `dest` (a tensor of `shape`, a new one when
 /// null), element (i0..) read at `inputMap` (shape's rank -> input's rank):
 /// patches in any layout.

@@ -65,7 +65,10 @@ func.func @conv_1x1(%x: tensor<2x14x14x64xf32>, %w: tensor<1x1x64x256xf32>, %ini
 // CHECK: %[[A:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x16x16x3x3x32xf32> into tensor<256x288xf32>
 // CHECK: %[[B:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<3x3x32x64xf32> into tensor<288x64xf32>
 // CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<1x16x16x64xf32> into tensor<256x64xf32>
-// CHECK: linalg.matmul ins(%[[A]], %[[B]] : tensor<256x288xf32>, tensor<288x64xf32>) outs(%[[C]] : tensor<256x64xf32>)
+// The zero padding the patches read, for tessel-vectorize-matmul: output
+// 16x16, filter 3x3x32, strides and dilations 1, the input at rows and
+// columns [1, 17).
+// CHECK: linalg.matmul {tessel.zero_padded_patches = array<i64: 16, 16, 3, 3, 32, 1, 1, 1, 1, 1, 1, 16, 16>} ins(%[[A]], %[[B]] : tensor<256x288xf32>, tensor<288x64xf32>) outs(%[[C]] : tensor<256x64xf32>)
 // CHECK: tensor.expand_shape %{{.*}} output_shape [1, 16, 16, 64] : tensor<256x64xf32> into tensor<1x16x16x64xf32>
 // CHECK-NOT: linalg.conv
 // CHECK-NOT: linalg.generic
@@ -150,7 +153,7 @@ func.func @conv_3x3_dilated(%x: tensor<1x12x12x8xf32>, %w: tensor<3x3x8x8xf32>, 
 // CHECK: scf.forall.in_parallel
 // CHECK: tensor.collapse_shape %{{.*}} : tensor<1x16x16x7x7x3xf32> into tensor<256x147xf32>
 // CHECK: tensor.collapse_shape %{{.*}} : tensor<7x7x3x64xf32> into tensor<147x64xf32>
-// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<256x147xf32>, tensor<147x64xf32>) outs(%{{.*}} : tensor<256x64xf32>)
+// CHECK: linalg.matmul {tessel.zero_padded_patches = array<i64: 16, 16, 7, 7, 3, 2, 2, 1, 1, 3, 3, 32, 32>} ins(%{{.*}}, %{{.*}} : tensor<256x147xf32>, tensor<147x64xf32>) outs(%{{.*}} : tensor<256x64xf32>)
 func.func @conv_stem(%x: tensor<1x32x32x3xf32>, %w: tensor<7x7x3x64xf32>) -> tensor<1x16x16x64xf32> {
   %zero = arith.constant 0.0 : f32
   %xp = tensor.pad %x low[0, 3, 3, 0] high[0, 3, 3, 0] {
@@ -509,7 +512,7 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 // IMPLICIT: %[[A:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<2x16x16x3x3x32xf32> into tensor<512x288xf32>
 // IMPLICIT: %[[B:.*]] = tensor.collapse_shape %[[W]] {{\[}}[0, 1, 2], [3]] : tensor<3x3x32x64xf32> into tensor<288x64xf32>
 // IMPLICIT: %[[C:.*]] = tensor.collapse_shape %[[I]]
-// IMPLICIT: linalg.matmul ins(%[[A]], %[[B]] : tensor<512x288xf32>, tensor<288x64xf32>) outs(%[[C]] : tensor<512x64xf32>)
+// IMPLICIT: linalg.matmul {tessel.zero_padded_patches = array<i64: 16, 16, 3, 3, 32, 1, 1, 1, 1, 1, 1, 16, 16>} ins(%[[A]], %[[B]] : tensor<512x288xf32>, tensor<288x64xf32>) outs(%[[C]] : tensor<512x64xf32>)
 // IMPLICIT-REMARK: remark: conv_2d_nhwc_hwcf (3x3 filter, stride 1, dilation 1) as linalg.matmul M=512 N=64 K=288 on its im2col patches, left as one linalg.generic: tessel-vectorize-matmul reads A through it from the input (implicit GEMM, each kc block within one tap's 32 channels) or copies the patches (576.0 KiB); the filter and output as collapsed views; the input's padding copied over the cores row by row
 
 // Fewer than 16 input channels: the kc blocks would be too short, the

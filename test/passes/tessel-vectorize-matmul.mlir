@@ -10,6 +10,8 @@
 // Epilogues applied to the register tiles, and left alone on request:
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul))' | FileCheck %s --check-prefix=EPI
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{fuse-epilogue=false}))' 2>/dev/null | FileCheck %s --check-prefix=NOEPI
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul))' 2>/dev/null | FileCheck %s --check-prefix=PADSKIP
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{skip-padding=false}))' 2>&1 | FileCheck %s --check-prefix=NOSKIP
 
 // An AVX-512 machine: 32 x 512-bit registers, 32 KiB L1, 1 MiB L2, 32 MiB L3.
 // The model picks an 8 x 32 register tile (16 accumulators), k unrolled by
@@ -502,6 +504,92 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
     // expected-remark @below {{matmul M=49 N=512 K=512: register tile}}
     %r = linalg.matmul ins(%a, %b : tensor<49x512xf32>, tensor<512x512xf32>) outs(%c : tensor<49x512xf32>) -> tensor<49x512xf32>
     return %r : tensor<49x512xf32>
+  }
+}
+
+// -----
+
+// A 3x3 convolution's patches with zero padding (the attribute
+// tessel-convert-conv-to-matmul records: a 7x7 output, 256 channels, the
+// input at rows and columns [1, 8)). A kc block of 256 is one tap; output
+// row 0 reads only padding for filter row 0 (blocks 0-2), row 6 for filter
+// row 2 (blocks 6-8); pixel 0 of a row for filter column 0, pixel 6 for
+// filter column 2. The blocks start at block 4 (tap (1, 1): k 1024),
+// which every tile computes from C's fill; in the later blocks (block
+// (b + 4) mod 9: filter row that / 3, column that mod 3) each register
+// tile (one output row: 7 pixels) runs its k loop on all 7 pixels when its
+// row and every pixel read the input there, on pixels 1-6 or 0-5 (6-row
+// products inserted into the tile) when the first or last reads only
+// padding, and not at all when the row does.
+// REMARK: matmul M=49 N=64 K=2304: register tile 7x32: {{.*}}; register tiles skip the kc blocks of filter rows their output row reads only as zero padding (2 of 21 (output row, filter row) pairs) and leave out their pixels whose filter column reads only padding (2 of 21 (output column, filter column) pairs, 2 partial tile(s)), kc blocks from block 4
+// PADSKIP-DAG: #[[BLOCK:.*]] = affine_map<(d0) -> (d0 * 256 - ((d0 + 4) floordiv 9) * 2304 + 1024)>
+// PADSKIP-DAG: #[[INROW:.*]] = affine_map<(d0, d1) -> (d0 mod 7 + (d1 - ((d1 + 4) floordiv 9) * 9 + 4) floordiv 3 - 1)>
+// PADSKIP-DAG: #[[LO:.*]] = affine_map<(d0) -> (0, -d0 + ((d0 + 4) floordiv 9) * 9 + ((d0 - ((d0 + 4) floordiv 9) * 9 + 4) floordiv 3) * 3 - 3)>
+// PADSKIP-DAG: #[[HI:.*]] = affine_map<(d0) -> (7, -d0 + ((d0 + 4) floordiv 9) * 9 + ((d0 - ((d0 + 4) floordiv 9) * 9 + 4) floordiv 3) * 3 + 4)>
+// INPLACE-LABEL: func.func @padded_patches(
+// PADSKIP-LABEL: func.func @padded_patches(
+// PADSKIP-SAME: %[[A:[^:]+]]: tensor<49x2304xf32>, %[[B:[^:]+]]: tensor<2304x64xf32>
+// PADSKIP: tensor.extract_slice %[[B]][1024, %{{.*}}] [256, 32]
+// PADSKIP: %[[FIRST:.*]] = scf.for %{{.*}} = %c0 to %c7
+// PADSKIP-NOT: scf.if
+// PADSKIP: scf.for %[[KB:[^ ]+]] = %c1 to %c9 step %c1 iter_args(%{{.*}} = %[[FIRST]])
+// PADSKIP: %[[K0:.*]] = affine.apply #[[BLOCK]](%[[KB]])
+// PADSKIP: tensor.extract_slice %[[B]][%[[K0]], %{{.*}}] [256, 32]
+// PADSKIP: scf.for %[[TILE:[^ ]+]] = %c0 to %c7 step %c1
+// PADSKIP: %[[CT:.*]] = tensor.extract_slice %{{.*}}[%{{.*}}, 0] [7, 32] [1, 1] : tensor<49x32xf32> to tensor<7x32xf32>
+// PADSKIP: %[[IH:.*]] = affine.apply #[[INROW]](%[[TILE]], %[[KB]])
+// PADSKIP: %[[GE:.*]] = arith.cmpi sge, %[[IH]], %c0
+// PADSKIP: %[[LT:.*]] = arith.cmpi slt, %[[IH]], %c7
+// PADSKIP: %[[ROW:.*]] = arith.andi %[[GE]], %[[LT]]
+// PADSKIP: %[[FROM:.*]] = affine.max #[[LO]](%[[KB]])
+// PADSKIP: %[[TO:.*]] = affine.min #[[HI]](%[[KB]])
+// PADSKIP: %[[FROM0:.*]] = arith.cmpi eq, %[[FROM]], %c0
+// PADSKIP: %[[TO7:.*]] = arith.cmpi eq, %[[TO]], %c7
+// PADSKIP: %[[ALL:.*]] = arith.andi %[[FROM0]], %[[TO7]]
+// PADSKIP: %[[FULL:.*]] = arith.andi %[[ROW]], %[[ALL]]
+// PADSKIP: scf.if %[[FULL]] -> (tensor<7x32xf32>) {
+// PADSKIP: scf.for %{{.*}} = %c0 to %c256 step %c1 iter_args(%{{.*}}) -> (vector<7x32xf32>)
+// PADSKIP-COUNT-7: vector.fma
+// PADSKIP: } else {
+// PADSKIP: scf.if %{{.*}} -> (tensor<7x32xf32>) {
+// PADSKIP: scf.for %{{.*}} = %c0 to %c256 step %c1 iter_args(%{{.*}}) -> (vector<6x32xf32>)
+// PADSKIP-COUNT-6: vector.fma
+// PADSKIP-NOT: vector.fma
+// PADSKIP: tensor.insert_slice %{{.*}} into %[[CT]][1, 0] [6, 32] [1, 1]
+// PADSKIP: } else {
+// PADSKIP: scf.if %{{.*}} -> (tensor<7x32xf32>) {
+// PADSKIP: scf.for %{{.*}} = %c0 to %c256 step %c1 iter_args(%{{.*}}) -> (vector<6x32xf32>)
+// PADSKIP-COUNT-6: vector.fma
+// PADSKIP-NOT: vector.fma
+// PADSKIP: tensor.insert_slice %{{.*}} into %[[CT]][0, 0] [6, 32] [1, 1]
+// PADSKIP: } else {
+// PADSKIP-NEXT: scf.yield %[[CT]] : tensor<7x32xf32>
+// Eight such images: M = 392 is whole tiles of 8 rows, but those would
+// straddle output rows; the model takes mr = 7 so that tiles may skip.
+// REMARK: matmul M=392 N=64 K=2304: register tile 7x32: 14 accumulators {{.*}} (mr divides the 7-pixel output row, so register tiles may skip zero padding);
+// With skip-padding=false, the blocks run in order, every tile computes
+// every block, and the batch keeps mr = 8.
+// NOSKIP: remark: matmul M=392 N=64 K=2304: register tile 8x32: 16 accumulators
+// NOSKIP-NOT: register tiles skip
+// NOSKIP-LABEL: func.func @padded_patches(
+// NOSKIP: tensor.extract_slice %{{.*}}[0, %{{.*}}] [256, 32]
+// NOSKIP-NOT: scf.if
+// NOSKIP: return
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @padded_patches(%a: tensor<49x2304xf32>, %b: tensor<2304x64xf32>) -> tensor<49x64xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<49x64xf32>
+    %c = linalg.fill ins(%zero : f32) outs(%e : tensor<49x64xf32>) -> tensor<49x64xf32>
+    // expected-remark @below {{matmul M=49 N=64 K=2304: register tile}}
+    %r = linalg.matmul {tessel.zero_padded_patches = array<i64: 7, 7, 3, 3, 256, 1, 1, 1, 1, 1, 1, 7, 7>}
+        ins(%a, %b : tensor<49x2304xf32>, tensor<2304x64xf32>) outs(%c : tensor<49x64xf32>) -> tensor<49x64xf32>
+    return %r : tensor<49x64xf32>
+  }
+  func.func @padded_patches_batch(%a: tensor<392x2304xf32>, %b: tensor<2304x64xf32>, %c: tensor<392x64xf32>) -> tensor<392x64xf32> {
+    // expected-remark @below {{matmul M=392 N=64 K=2304: register tile}}
+    %r = linalg.matmul {tessel.zero_padded_patches = array<i64: 7, 7, 3, 3, 256, 1, 1, 1, 1, 1, 1, 7, 7>}
+        ins(%a, %b : tensor<392x2304xf32>, tensor<2304x64xf32>) outs(%c : tensor<392x64xf32>) -> tensor<392x64xf32>
+    return %r : tensor<392x64xf32>
   }
 }
 
