@@ -519,7 +519,8 @@ static LogicalResult tileKAndVectorize(RewriterBase &rewriter,
 /// block's filter row and all its pixels read input columns; the product
 /// on pixels [lo, hi) only (a tile of the product, inserted into C) for
 /// each of `skip.partialRanges`; else C unchanged. Returns the products
-/// left to tile and vectorize (just `kernel` when C is not a slice).
+/// left to tile and vectorize (just `kernel` when C is not a slice; a
+/// partial product upstream cannot tile computes the whole tile).
 static FailureOr<SmallVector<linalg::GenericOp>>
 skipPaddingInTile(RewriterBase &rewriter, linalg::GenericOp kernel,
                   OpFoldResult row0, OpFoldResult k0, unsigned m0Dim,
@@ -613,43 +614,41 @@ skipPaddingInTile(RewriterBase &rewriter, linalg::GenericOp kernel,
       }
       offsets[m0Dim] = rewriter.getIndexAttr(l);
       sizes[m0Dim] = rewriter.getIndexAttr(h - l);
+      auto tileable = cast<TilingInterface>(copy.getOperation());
       FailureOr<TilingResult> part =
-          cast<TilingInterface>(copy.getOperation())
-              .getTiledImplementation(rewriter, offsets, sizes);
+          tileable.getTiledImplementation(rewriter, offsets, sizes);
       SmallVector<OpFoldResult> resultOffsets, resultSizes;
-      if (failed(part) || part->tiledOps.size() != 1 ||
-          failed(cast<TilingInterface>(copy.getOperation())
-                     .getResultTilePosition(rewriter, 0, offsets, sizes,
-                                            resultOffsets, resultSizes)))
-        return Value();
-      auto partKernel = dyn_cast<linalg::GenericOp>(part->tiledOps[0]);
-      if (!partKernel)
-        return Value();
-      SmallVector<OpFoldResult> strides(resultOffsets.size(),
-                                        rewriter.getIndexAttr(1));
-      computed = tensor::InsertSliceOp::create(
-          rewriter, loc, part->tiledValues[0], init, resultOffsets, resultSizes,
-          strides);
-      rewriter.eraseOp(copy);
-      products.push_back(partKernel);
+      linalg::GenericOp partKernel;
+      if (succeeded(part) && part->tiledOps.size() == 1 &&
+          succeeded(tileable.getResultTilePosition(rewriter, 0, offsets, sizes,
+                                                   resultOffsets, resultSizes)))
+        partKernel = dyn_cast<linalg::GenericOp>(part->tiledOps[0]);
+      if (partKernel) {
+        SmallVector<OpFoldResult> strides(resultOffsets.size(),
+                                          rewriter.getIndexAttr(1));
+        computed = tensor::InsertSliceOp::create(
+            rewriter, loc, part->tiledValues[0], init, resultOffsets,
+            resultSizes, strides);
+        rewriter.eraseOp(copy);
+        products.push_back(partKernel);
+      } else {
+        // The whole tile then: the padding's zeros add nothing.
+        if (succeeded(part))
+          for (Operation *op : llvm::reverse(part->tiledOps))
+            if (op->use_empty())
+              rewriter.eraseOp(op);
+        products.push_back(copy);
+      }
     } else {
       products.push_back(copy);
     }
     scf::YieldOp::create(rewriter, loc, computed);
     rewriter.setInsertionPointToStart(branch.elseBlock());
-    Value otherwise = init;
-    if (i + 1 < cases.size()) {
-      otherwise = chain(i + 1);
-      if (!otherwise)
-        return Value();
-    }
+    Value otherwise = i + 1 < cases.size() ? chain(i + 1) : init;
     scf::YieldOp::create(rewriter, loc, otherwise);
     return branch.getResult(0);
   };
-  Value result = chain(0);
-  if (!result)
-    return failure();
-  rewriter.replaceOp(kernel, result);
+  rewriter.replaceOp(kernel, chain(0));
   return products;
 }
 
@@ -768,10 +767,12 @@ static Value implicitBlock(OpBuilder &b, Location loc, const NhwcIm2col &d,
 /// read only padding for the block's filter column computes the others
 /// only (2 of 21 (output column, filter column) pairs likewise). The kc
 /// blocks then run in rotated order, from a tap that every pixel reads
-/// (the middle one), so that the first and last blocks (which compute
-/// every tile: C's fill, the epilogue) are ones no tile would skip (the
-/// last is the tap before it, or the same tap with several blocks per
-/// tap). Nothing when there is no such padding.
+/// (the middle one), because the first and last blocks compute every tile
+/// (C's fill, the epilogue): the first then wastes nothing, nor does the
+/// last with several blocks per tap (it is the same tap's first block);
+/// with one block per tap the last is the tap before (in the same filter
+/// row, so only its border pixels' columns are computed for nothing).
+/// Nothing when there is no such padding.
 static std::optional<PaddingSkip> planPaddingSkip(linalg::MatmulOp matmul,
                                                   const MatmulTiling &t) {
   std::optional<PatchPadding> p = getPatchPadding(matmul);
