@@ -442,8 +442,8 @@ def VectorizeMatmulPass
            "Apply the elementwise ops that consume the product to its "
            "register tiles (false: leave them to the fusion passes)">,
     Option<"skipPadding", "skip-padding", "bool", "true",
-           "In a zero-padded convolution's patches, skip the kc blocks of "
-           "filter rows a register tile's output row reads only as padding "
+           "In a zero-padded convolution's patches, skip the work a "
+           "register tile's output row or pixels read only as padding "
            "(false: multiply the zeros)">
   ];
 }

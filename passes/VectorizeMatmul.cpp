@@ -460,17 +460,11 @@ struct PaddingSkip {
   int64_t mr = 0;
   /// The kc block the block loop starts at (then wrapping around).
   int64_t kRotation = 0;
-  /// (output row, filter row) pairs of an image, and those reading only
-  /// padding.
-  int64_t pairs = 0, paddingPairs = 0;
   /// Whether kc blocks lie within one tap, so that a tile may also leave
-  /// out its pixels whose filter column reads padding; then the (output
-  /// column, filter column) pairs and those reading only padding, and the
-  /// pixel ranges [lo, hi) of a tile that do read the input, other than
-  /// all of it and none, over its positions in a row and the filter
-  /// columns.
+  /// out its pixels whose filter column reads padding; then the pixel
+  /// ranges [lo, hi) of a tile that do read the input, other than all of
+  /// it and none, over its positions in a row and the filter columns.
   bool columns = false;
-  int64_t columnPairs = 0, paddingColumnPairs = 0;
   SmallVector<std::pair<int64_t, int64_t>> partialRanges;
 };
 } // namespace
@@ -521,7 +515,7 @@ static LogicalResult tileKAndVectorize(RewriterBase &rewriter,
 /// each of `skip.partialRanges`; else C unchanged. Returns the products
 /// left to tile and vectorize (just `kernel` when C is not a slice; a
 /// partial product upstream cannot tile computes the whole tile).
-static FailureOr<SmallVector<linalg::GenericOp>>
+static SmallVector<linalg::GenericOp>
 skipPaddingInTile(RewriterBase &rewriter, linalg::GenericOp kernel,
                   OpFoldResult row0, OpFoldResult k0, unsigned m0Dim,
                   const PaddingSkip &skip) {
@@ -704,14 +698,9 @@ tileAndVectorizeKernel(RewriterBase &rewriter, const KernelSite &site,
   // Where the tile's pixels read only zero padding for this block, it does
   // less or nothing (a chain of scf.if around copies of the product).
   SmallVector<linalg::GenericOp> products = {tileKernel};
-  if (skipPadding && !site.initValue && !site.last) {
-    FailureOr<SmallVector<linalg::GenericOp>> guarded =
-        skipPaddingInTile(rewriter, tileKernel, site.row0, site.k0,
-                          /*m0Dim=*/md + 2, *skipPadding);
-    if (failed(guarded))
-      return failure();
-    products = *guarded;
-  }
+  if (skipPadding && !site.initValue && !site.last)
+    products = skipPaddingInTile(rewriter, tileKernel, site.row0, site.k0,
+                                 /*m0Dim=*/md + 2, *skipPadding);
   for (linalg::GenericOp product : products)
     if (failed(tileKAndVectorize(rewriter, product, loops)))
       return failure();
@@ -784,16 +773,9 @@ static std::optional<PaddingSkip> planPaddingSkip(linalg::MatmulOp matmul,
   PaddingSkip skip;
   skip.padding = *p;
   skip.mr = t.mr;
-  skip.pairs = p->oh * p->kh;
-  skip.paddingPairs = p->paddingOnlyRowPairs();
   skip.columns = p->c % t.kc == 0;
-  skip.columnPairs = p->ow * p->kw;
-  for (int64_t fw = 0; fw < p->kw; ++fw)
-    for (int64_t ow = 0; ow < p->ow; ++ow)
-      skip.paddingColumnPairs += !p->columnReadsInput(ow, fw);
-  if (!skip.columns)
-    skip.paddingColumnPairs = 0;
-  if (!skip.paddingPairs && !skip.paddingColumnPairs)
+  if (!p->paddingOnlyRowPairs() &&
+      !(skip.columns && p->paddingOnlyColumnPairs()))
     return std::nullopt;
   // The pixel ranges of a tile that read the input, per tile position in a
   // row and filter column.
@@ -865,7 +847,7 @@ static std::optional<NhwcIm2col> convolutionPatches(linalg::MatmulOp matmul) {
 static LogicalResult
 packTileAndVectorize(RewriterBase &rewriter, linalg::MatmulOp matmul,
                      const MatmulTiling &t, linalg::GenericOp epilogue,
-                     const NhwcIm2col *implicitA, bool skipPadding) {
+                     const NhwcIm2col *implicitA, const PaddingSkip *skip) {
   MLIRContext *ctx = matmul.getContext();
   Location loc = matmul.getLoc();
   // After the epilogue's inputs (a bias may be defined after the matmul).
@@ -891,9 +873,6 @@ packTileAndVectorize(RewriterBase &rewriter, linalg::MatmulOp matmul,
   int64_t mBlocks = ceilDiv(mp, mcT), nBlocks = ceilDiv(np, ncT),
           kBlocks = ceilDiv(kp, kcT);
 
-  std::optional<PaddingSkip> skip;
-  if (skipPadding)
-    skip = planPaddingSkip(matmul, t);
   int64_t kRotation = skip ? skip->kRotation : 0;
 
   // C keeps its layout; it is padded to whole register tiles only when its
@@ -1173,8 +1152,7 @@ packTileAndVectorize(RewriterBase &rewriter, linalg::MatmulOp matmul,
   SmallVector<linalg::GenericOp> tileEpilogues;
   for (KernelSite &site : sites)
     if (failed(tileAndVectorizeKernel(rewriter, site, loops, epilogue,
-                                      epilogueInputs, tileEpilogues,
-                                      skip ? &*skip : nullptr)))
+                                      epilogueInputs, tileEpilogues, skip)))
       return failure();
   // The epilogue on each register tile as vector ops; once the accumulators
   // are hoisted out of the k loop (finishKernels), their store and the
@@ -1417,14 +1395,15 @@ struct VectorizeMatmulPass
       if (skipPadding)
         skip = planPaddingSkip(op, tiling);
       if (skip) {
+        const PatchPadding &p = skip->padding;
         remark << "; register tiles skip the kc blocks of filter rows their "
                   "output row reads only as zero padding ("
-               << skip->paddingPairs << " of " << skip->pairs
+               << p.paddingOnlyRowPairs() << " of " << p.oh * p.kh
                << " (output row, filter row) pairs)";
         if (skip->columns)
           remark << " and leave out their pixels whose filter column reads "
                     "only padding ("
-                 << skip->paddingColumnPairs << " of " << skip->columnPairs
+                 << p.paddingOnlyColumnPairs() << " of " << p.ow * p.kw
                  << " (output column, filter column) pairs, "
                  << skip->partialRanges.size() << " partial tile(s))";
         remark << ", kc blocks from block " << skip->kRotation;
@@ -1451,7 +1430,7 @@ struct VectorizeMatmulPass
       remark.report();
       if (failed(packTileAndVectorize(rewriter, op, tiling, epilogue,
                                       implicit ? &*im2col : nullptr,
-                                      skipPadding))) {
+                                      skip ? &*skip : nullptr))) {
         op->emitError() << "packing, tiling or vectorizing the matmul failed";
         return signalPassFailure();
       }

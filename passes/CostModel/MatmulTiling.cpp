@@ -114,10 +114,11 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   // tile lies in one row (measured on Zen 4, ResNet-50 stage 4 at batch 8:
   // mr 7 with the skip 9% faster than mr 8 without).
   bool mrDividesPaddedRow = false;
-  int64_t modelKc = std::min(
-      roundDown(overrides.kc ? overrides.kc : target.l1 / (t.nr * elementBytes),
-                2),
-      roundUp(k, 2));
+  // kc (the kc paragraph below) is needed here, before kr is known: it is
+  // rounded to kr = 2, at most one k step shorter than with kr = 1.
+  int64_t kcSteps =
+      overrides.kc ? overrides.kc : target.l1 / (t.nr * elementBytes);
+  int64_t modelKc = std::min(roundDown(kcSteps, 2), roundUp(k, 2));
   if (!overrides.mr && operands.paddedRowLength > 0 &&
       operands.paddingOnlyShare * 16 >= 1 &&
       operands.paddedFilterRowLength % modelKc == 0 && k / modelKc > 2 &&
@@ -204,8 +205,7 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   // and stores the C tile less often (once per kc k steps), so the panel
   // takes all of L1 (measured on Zen 4: kc 128 -> 256 -> 512 gains 3% each
   // on 1024^3).
-  int64_t kc = overrides.kc ? overrides.kc : target.l1 / (t.nr * elementBytes);
-  t.kc = std::min(roundDown(kc, t.kr), roundUp(k, t.kr));
+  t.kc = std::min(roundDown(kcSteps, t.kr), roundUp(k, t.kr));
   os << "; kc " << t.kc << ": B micro-panel kc x nr in L1 (" << target.l1
      << " B)";
   // Read through the input, a kc block is (part of) one tap: the largest

@@ -65,6 +65,14 @@ struct PatchPadding {
         count += !rowReadsInput(r, fh);
     return count;
   }
+  /// Likewise (output column, filter column) pairs.
+  int64_t paddingOnlyColumnPairs() const {
+    int64_t count = 0;
+    for (int64_t fw = 0; fw < kw; ++fw)
+      for (int64_t col = 0; col < ow; ++col)
+        count += !columnReadsInput(col, fw);
+    return count;
+  }
 };
 /// Records `padding` on `matmul` (attribute tessel.zero_padded_patches).
 void setPatchPadding(Operation *matmul, const PatchPadding &padding);
