@@ -39,6 +39,10 @@ struct AttachTargetPass
     override(desc.registersPerBlock, registersPerBlock);
     override(desc.warpSize, warpSize);
     override(desc.maxThreadsPerBlock, maxThreadsPerBlock);
+    override(desc.mmaFmaPerCycle, mmaFmaPerCycle);
+    override(desc.smemBytesPerCycle, smemBytesPerCycle);
+    override(desc.l2BytesPerCycle, l2BytesPerCycle);
+    override(desc.memoryLatency, memoryLatency);
   }
 
   void runOnOperation() override {
@@ -69,7 +73,11 @@ struct AttachTargetPass
         {"smem-per-block", smemPerBlock},
         {"registers-per-block", registersPerBlock},
         {"warp-size", warpSize},
-        {"max-threads-per-block", maxThreadsPerBlock}};
+        {"max-threads-per-block", maxThreadsPerBlock},
+        {"mma-fma-per-cycle", mmaFmaPerCycle},
+        {"smem-bytes-per-cycle", smemBytesPerCycle},
+        {"l2-bytes-per-cycle", l2BytesPerCycle},
+        {"memory-latency", memoryLatency}};
     for (auto [name, value] : sizes)
       if (value < 0) {
         module.emitOpError() << "option '" << name

@@ -70,7 +70,15 @@ def AttachTargetPass : Pass<"tessel-attach-target", "::mlir::ModuleOp"> {
     Option<"warpSize", "warp-size", "int64_t", "0",
            "Override the warp/wavefront width (0: keep)">,
     Option<"maxThreadsPerBlock", "max-threads-per-block", "int64_t", "0",
-           "Override the max threads per block (0: keep)">
+           "Override the max threads per block (0: keep)">,
+    Option<"mmaFmaPerCycle", "mma-fma-per-cycle", "int64_t", "0",
+           "Override the 16-bit tensor-core FMAs per cycle per SM (0: keep)">,
+    Option<"smemBytesPerCycle", "smem-bytes-per-cycle", "int64_t", "0",
+           "Override the shared-memory bytes per cycle per SM (0: keep)">,
+    Option<"l2BytesPerCycle", "l2-bytes-per-cycle", "int64_t", "0",
+           "Override the L2 bytes per cycle per SM (0: keep)">,
+    Option<"memoryLatency", "memory-latency", "int64_t", "0",
+           "Override the device-memory latency in cycles (0: keep)">
   ];
 }
 

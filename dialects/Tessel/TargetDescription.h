@@ -22,6 +22,8 @@ struct TargetDescription {
   int64_t l1 = 0, l2 = 0, l3 = 0, cores = 0;
   int64_t smCount = 0, smemPerBlock = 0, registersPerBlock = 0, warpSize = 0,
           maxThreadsPerBlock = 0;
+  int64_t mmaFmaPerCycle = 0, smemBytesPerCycle = 0, l2BytesPerCycle = 0,
+          memoryLatency = 0;
   SmallVector<std::string> mma;
 
   /// Builds the attribute; null (after reporting through `emitError`) when

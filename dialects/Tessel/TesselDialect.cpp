@@ -28,6 +28,8 @@ TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    int64_t l2, int64_t l3, int64_t cores, int64_t smCount,
                    int64_t smemPerBlock, int64_t registersPerBlock,
                    int64_t warpSize, int64_t maxThreadsPerBlock,
+                   int64_t mmaFmaPerCycle, int64_t smemBytesPerCycle,
+                   int64_t l2BytesPerCycle, int64_t memoryLatency,
                    ArrayAttr mma) {
   if (kind != "cpu" && kind != "nvgpu" && kind != "amdgpu")
     return emitError() << "unknown target kind '" << kind
@@ -40,7 +42,11 @@ TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       {"smem_per_block", smemPerBlock},
       {"registers_per_block", registersPerBlock},
       {"warp_size", warpSize},
-      {"max_threads_per_block", maxThreadsPerBlock}};
+      {"max_threads_per_block", maxThreadsPerBlock},
+      {"mma_fma_per_cycle", mmaFmaPerCycle},
+      {"smem_bytes_per_cycle", smemBytesPerCycle},
+      {"l2_bytes_per_cycle", l2BytesPerCycle},
+      {"memory_latency", memoryLatency}};
   for (auto [name, value] : sizes)
     if (value < 0)
       return emitError() << "target field '" << name

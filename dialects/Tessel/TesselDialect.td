@@ -39,7 +39,11 @@ def Tessel_TargetAttr : AttrDef<Tessel_Dialect, "Target"> {
     `smem_per_block` is shared memory / LDS available to one block,
     `registers_per_block` the 32-bit register file one block may use,
     `warp_size` the warp or wavefront width, and `mma` lists the tensor-core
-    instruction shapes as `"mMnNkK:AxB->C"` strings.
+    instruction shapes as `"mMnNkK:AxB->C"` strings. The throughputs are per
+    SM (CU) and cycle: `mma_fma_per_cycle` dense 16-bit tensor-core
+    multiply-adds, `smem_bytes_per_cycle` shared memory (LDS) bandwidth,
+    `l2_bytes_per_cycle` the SM's share of the L2 bandwidth;
+    `memory_latency` is the cycles a global load takes from device memory.
 
     Example:
 
@@ -67,6 +71,10 @@ def Tessel_TargetAttr : AttrDef<Tessel_Dialect, "Target"> {
     DefaultValuedParameter<"int64_t", "0", "32-bit registers per block">:$registers_per_block,
     DefaultValuedParameter<"int64_t", "0", "warp or wavefront width">:$warp_size,
     DefaultValuedParameter<"int64_t", "0", "max threads per block">:$max_threads_per_block,
+    DefaultValuedParameter<"int64_t", "0", "16-bit tensor-core FMAs per cycle per SM">:$mma_fma_per_cycle,
+    DefaultValuedParameter<"int64_t", "0", "shared memory bytes per cycle per SM">:$smem_bytes_per_cycle,
+    DefaultValuedParameter<"int64_t", "0", "L2 bytes per cycle per SM">:$l2_bytes_per_cycle,
+    DefaultValuedParameter<"int64_t", "0", "device memory load latency, cycles">:$memory_latency,
     OptionalParameter<"::mlir::ArrayAttr", "tensor-core shapes and types (strings)">:$mma
   );
   let assemblyFormat = "`<` struct(params) `>`";
