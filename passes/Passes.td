@@ -476,6 +476,137 @@ def ConvertCopyToLinalgPass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def MapMatmulToGPUPass
+    : Pass<"tessel-map-matmul-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map matmuls on memrefs to tensor-core GPU kernels";
+  let description = [{
+    Replaces each matmul-like contraction on memrefs (`linalg.matmul`,
+    `linalg.batch_matmul`, or a `linalg.generic` with their maps; A and B
+    may be transposed; an operand without the batch dimension is shared)
+    whose element types have a WMMA form on the target (f16 x f16 -> f32 or
+    f16, bf16 x bf16 -> f32, i8 x i8 -> i32) with one `gpu.launch`:
+
+    - a grid of blocks, each computing a `blockM x blockN` tile of C, in
+      groups of block rows so that concurrent blocks share operands in L2;
+    - `warpsM x warpsN` warps per block, each holding a grid of 16x16
+      accumulators (`gpu.subgroup_mma_*`, WMMA) across the k loop;
+    - A and B tiles in a ring of `stages` shared-memory buffers, rows padded
+      against bank conflicts and aligned for fragment loads, filled by
+      16-byte asynchronous copies (`nvgpu.device_async_copy`, cp.async)
+      issued `stages - 1` k tiles ahead and zero-filled past the edges;
+    - an epilogue that stages the accumulators through shared memory and
+      writes C with 16-byte stores, guarded at partial tiles.
+
+    Sizes come from the GPUMatmulTiling cost model over `#tessel.target`
+    (SMs, shared memory, registers, tensor-core, shared-memory and L2
+    throughput, memory latency). A `linalg.fill` of C right before the
+    matmul becomes the accumulators' start value. A remark gives the sizes
+    and why, or why a contraction is not mapped (f32 inputs: TF32 would
+    change the results; unaligned rows; dynamic sizes; no target shape).
+
+    Before:
+
+    ```mlir
+    linalg.fill ins(%zero : f32) outs(%c : memref<4096x4096xf32>)
+    linalg.matmul ins(%a, %b : memref<4096x4096xf16>, memref<4096x4096xf16>)
+                  outs(%c : memref<4096x4096xf32>)
+    ```
+
+    After (abridged):
+
+    ```mlir
+    gpu.launch blocks(...) in (%gx = %c1024, ...) threads(...) in (%tx = %c128, ...)
+        dynamic_shared_memory_size %bytes {
+      %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+      %a_stages = memref.view %smem[%c0][] : ... to memref<4x128x48xf16, #gpu.address_space<workgroup>>
+      %t = nvgpu.device_async_copy %a[%r, %k], %a_stages[%s, %i, %j], 8, %valid {bypassL1} ...
+      %acc = scf.for %kt = ... iter_args(...) {
+        nvgpu.device_async_wait %g {numGroups = 2 : i32}
+        gpu.barrier
+        ...
+        %f = gpu.subgroup_mma_load_matrix %a_stages[%s, %row, %kk] {leadDimension = 48 : index} ...
+        %d = gpu.subgroup_mma_compute %f, %g, %acc ...
+      }
+      gpu.subgroup_mma_store_matrix ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"blockM", "block-m", "int64_t", "0",
+           "Rows of C per block (0: the model's choice)">,
+    Option<"blockN", "block-n", "int64_t", "0",
+           "Columns of C per block (0: the model's choice)">,
+    Option<"blockK", "block-k", "int64_t", "0",
+           "k elements per shared-memory stage (0: the model's choice)">,
+    Option<"warpsM", "warps-m", "int64_t", "0",
+           "Warps along the block's rows (0: the model's choice)">,
+    Option<"warpsN", "warps-n", "int64_t", "0",
+           "Warps along the block's columns (0: the model's choice)">,
+    Option<"stages", "stages", "int64_t", "0",
+           "Shared-memory pipeline depth, at least 2 (0: the model's choice)">,
+    Option<"foldFill", "fold-fill", "bool", "true",
+           "Start the accumulators from a preceding linalg.fill of C instead "
+           "of loading C">
+  ];
+}
+
+def EmulateGPUOnCPUPass
+    : Pass<"tessel-emulate-gpu-on-cpu", "::mlir::ModuleOp"> {
+  let summary = "Run gpu.launch kernels on the host CPU (a test tool)";
+  let description = [{
+    Rewrites every `gpu.launch` (before kernel outlining) into host code
+    with the same results, so GPU kernels can be checked numerically on
+    machines without a GPU:
+
+    - the grid becomes `scf.for` loops over blocks;
+    - a block's threads become an `omp.parallel` team of exactly that many
+      threads (checked at run time); `gpu.barrier` is `omp.barrier`;
+    - dynamic shared memory is one host buffer per block;
+    - `gpu.subgroup_mma_*` fragments become the 16x16 vectors of their
+      matrices, which every thread of a warp loads, multiplies and stores
+      in full;
+    - `nvgpu.device_async_copy` is queued per thread and performed when a
+      `nvgpu.device_async_wait` stops allowing its group to be pending (the
+      latest moment a GPU may complete it), by the runtime helpers
+      `tessel_emu_async_*` in libtessel_runtime.
+
+    The module's `#tessel.target` becomes the host CPU's, so the CPU
+    lowering (scf, vector, memref, OpenMP to LLVM) compiles what is left.
+    `utils/tessel-compile-gpu-emulated.sh` compiles a module this way: the
+    nvgpu pipeline cut before outlining, this pass, that lowering.
+
+    ```mlir
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, ...) threads(%tx, %ty, %tz) in (%sx = %c128, ...) {
+      ...
+      gpu.barrier
+      gpu.terminator
+    }
+    // becomes
+    scf.for %bz = %c0 to %c1 step %c1 { scf.for %by ... { scf.for %bx = %c0 to %c4 ... {
+      omp.parallel num_threads(%c128_i32 : i32) {
+        %t = func.call @omp_get_thread_num() : () -> i32
+        ...
+        omp.barrier
+        omp.terminator
+      }
+    } } }
+    ```
+  }];
+  let dependentDialects = ["::mlir::tessel::TesselDialect",
+                           "::mlir::omp::OpenMPDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def AllocateDeviceBuffersPass
     : Pass<"tessel-allocate-device-buffers", "::mlir::ModuleOp"> {
   let summary = "Place host-side temporaries that kernels touch in device memory";

@@ -227,6 +227,31 @@ TESSEL_RT_EXPORT size_t tessel_compare_f32_f32(const char *label,
                                                double abs_tol,
                                                tessel_compare_stats *stats);
 
+/* ---------------------------------------------------------------------------
+ * GPU emulation (tessel-emulate-gpu-on-cpu)
+ *
+ * Code from that pass runs each GPU thread as an OpenMP thread and calls
+ * these for the asynchronous copies (cp.async) a thread issues. Addresses
+ * are byte addresses; a copy writes dst_bytes, the first src_bytes read
+ * from src and the rest zeros (cp.async's zero fill).
+ * ------------------------------------------------------------------------- */
+
+/* Queues a copy; it is performed by a later wait or flush. */
+TESSEL_RT_EXPORT void tessel_emu_async_copy(uintptr_t dst, uintptr_t src,
+                                            intptr_t dst_bytes,
+                                            intptr_t src_bytes);
+/* Closes the group of the copies queued since the last commit. */
+TESSEL_RT_EXPORT void tessel_emu_async_commit(void);
+/* Performs, in order, the copies of all committed groups but the newest
+ * `pending` (cp.async.wait_group pending). */
+TESSEL_RT_EXPORT void tessel_emu_async_wait(int32_t pending);
+/* Performs every queued copy, committed or not (the thread ends). */
+TESSEL_RT_EXPORT void tessel_emu_async_flush(void);
+/* Aborts with a message unless the OpenMP team emulating a block has the
+ * block's thread count. */
+TESSEL_RT_EXPORT void tessel_emu_check_team(int32_t team_size,
+                                            int32_t block_threads);
+
 #ifdef __cplusplus
 }
 #endif

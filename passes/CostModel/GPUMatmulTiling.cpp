@@ -1,0 +1,324 @@
+//===- GPUMatmulTiling.cpp - Block, warp and pipeline sizes for GPU matmul ===//
+//
+// The estimate, per candidate, of one block's time on an SM it shares with
+// the other blocks resident there:
+//
+//   per k tile: max(tensor-core cycles, shared-memory cycles, L2 cycles),
+//   at least memoryLatency / (stages - 1) (a copy is issued stages - 1 k
+//   tiles before its data is used);
+//   block: k tiles x that + one latency to fill the pipeline + the epilogue;
+//   kernel: waves of (SMs x resident blocks) x block.
+//
+// Shared-memory cycles count the fragment loads (with the bank conflicts of
+// the tile's padding) and the copies' writes; L2 cycles the copies' reads.
+// Tensor cores: an SM has kSubPartitions of them, one per warp scheduler, so
+// fewer resident warps than that leave some idle. The register estimate is
+// the accumulators plus one A and one B fragment row of the warp tile, two
+// registers of address per copy a thread issues per k tile (LLVM keeps them
+// across the loop; a synchronous copy holds kSyncCopyRegisters while its
+// element loads are in flight), plus kAddressRegisters; it must stay
+// kRegisterHeadroom below the PTX limit, which ptxas needs to schedule the
+// unrolled k step without spilling. The figures are fitted to ptxas 13.0's
+// register counts for sm_80 over warp tiles of 1x1 to 4x4 fragments, 1 to 8
+// warps and k tiles of 16 and 32 (utils/bench/gpu-register-sweep.sh): the
+// estimate is at or above the count, within about 40 registers, for f16
+// and i8. Each thread issues the same number of
+// copies of each operand (their completion tokens are grouped without a
+// branch), so tiles have at least as many 16-byte pieces as the block has
+// threads.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/CostModel/GPUMatmulTiling.h"
+
+#include "passes/Utils/Remarks.h"
+
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+using namespace mlir::tessel;
+
+/// Registers a thread needs besides fragments: tile indices, shared and
+/// global addresses, loop counters (ptxas reports 30-40 for these kernels
+/// with a single fragment).
+static constexpr int64_t kAddressRegisters = 40;
+/// The PTX register limit per thread, and what the estimate leaves ptxas.
+static constexpr int64_t kMaxRegistersPerThread = 255;
+static constexpr int64_t kRegisterHeadroom = 24;
+/// Warp schedulers, each with its own tensor core, per SM (sm_70 to sm_90).
+static constexpr int64_t kSubPartitions = 4;
+/// A synchronous 16-byte copy: the data and one address per element load.
+static constexpr int64_t kSyncCopyRegisters = 12;
+/// Fixed cycles per k tile: the wait, the barrier (and the warps' skew at
+/// it), issuing the copies. An assumption, not a measurement; it makes
+/// deeper k tiles win where everything else is equal.
+static constexpr int64_t kTileOverheadCycles = 64;
+/// Bytes one thread moves with one asynchronous copy (cp.async.cg).
+static constexpr int64_t kCopyBytes = 16;
+/// Shared memory serves a warp in wavefronts of 128 bytes.
+static constexpr int64_t kWavefrontBytes = 128;
+
+bool mlir::tessel::getWmmaInstruction(int64_t inputBytes, int64_t accBytes,
+                                      MmaInstruction &mma) {
+  mma = MmaInstruction();
+  if (inputBytes == 2 && (accBytes == 4 || accBytes == 2)) {
+    mma.abRegisters = 8; // eight .f16x2
+    mma.abAlignment = 32;
+    mma.cRegisters = accBytes == 4 ? 8 : 4;
+    mma.cAlignment = accBytes == 4 ? 32 : 16;
+    return true;
+  }
+  if (inputBytes == 1 && accBytes == 4) {
+    // Two .b32 of four s8 in PTX, but ptxas expands s8 WMMA into several
+    // IMMA instructions whose operands take about as many registers as
+    // f16's (ptxas 13.0: a 4x4 grid of s8 accumulators uses 253 registers
+    // where 2 per fragment predicts 192).
+    mma.abRegisters = 8;
+    mma.abAlignment = 8;
+    mma.rateFactor = 2;
+    return true;
+  }
+  return false;
+}
+
+SharedTile mlir::tessel::planSharedTile(int64_t rows, int64_t cols,
+                                        int64_t elementBytes,
+                                        int64_t alignment) {
+  int64_t align = std::max(alignment, kCopyBytes);
+  int64_t rowBytes = cols * elementBytes;
+  SharedTile best;
+  best.rows = rows;
+  best.cols = cols;
+  int64_t bestWays = INT64_MAX;
+  for (int64_t pad = 0; pad <= kWavefrontBytes; pad += kCopyBytes) {
+    int64_t stride = rowBytes + pad;
+    if (stride % align != 0)
+      continue;
+    // Eight successive rows, 16 bytes each, as one ldmatrix phase reads.
+    int64_t hits[kWavefrontBytes / kCopyBytes] = {};
+    int64_t ways = 0;
+    for (int64_t r = 0; r < 8; ++r)
+      ways = std::max(ways, ++hits[(r * stride % kWavefrontBytes) / kCopyBytes]);
+    if (ways < bestWays) {
+      bestWays = ways;
+      best.stride = stride / elementBytes;
+      best.conflictWays = ways;
+    }
+  }
+  return best;
+}
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+namespace {
+/// One candidate's estimate.
+struct Estimate {
+  double cycles = 0, mmaCycles = 0, smemCycles = 0, l2Cycles = 0,
+         tileCycles = 0;
+  int64_t blocks = 0, waves = 0, resident = 0, blocksPerSM = 0;
+};
+} // namespace
+
+/// Fills the shared-memory plan and register estimate of `t`.
+static void planResources(const GPUModelParams &g, const MmaInstruction &mma,
+                          const GPUMatmulProblem &p, GPUMatmulTiling &t) {
+  int64_t eb = p.inputBytes;
+  t.aTile = p.aTransposed ? planSharedTile(t.blockK, t.blockM, eb, mma.abAlignment)
+                          : planSharedTile(t.blockM, t.blockK, eb, mma.abAlignment);
+  t.bTile = p.bTransposed ? planSharedTile(t.blockN, t.blockK, eb, mma.abAlignment)
+                          : planSharedTile(t.blockK, t.blockN, eb, mma.abAlignment);
+  t.cTile = planSharedTile(t.blockM, t.blockN, p.accBytes, mma.cAlignment);
+  int64_t pipeline =
+      t.stages * (t.aTile.elements() + t.bTile.elements()) * eb;
+  t.smemBytes = std::max(pipeline, t.cTile.elements() * p.accBytes);
+  int64_t fm = t.fragmentsM(mma), fn = t.fragmentsN(mma);
+  int64_t threads = t.warps() * g.warpSize;
+  int64_t aCopies = ceilDiv(t.blockM * t.blockK * eb / kCopyBytes, threads);
+  int64_t bCopies = ceilDiv(t.blockN * t.blockK * eb / kCopyBytes, threads);
+  t.registersPerThread =
+      fm * fn * mma.cRegisters + (fm + fn) * mma.abRegisters +
+      aCopies * (p.aSynchronous ? kSyncCopyRegisters : 2) +
+      bCopies * (p.bSynchronous ? kSyncCopyRegisters : 2) + kAddressRegisters;
+}
+
+static Estimate estimate(const GPUModelParams &g, const MmaInstruction &mma,
+                         const GPUMatmulProblem &p, const GPUMatmulTiling &t) {
+  Estimate e;
+  int64_t threads = t.warps() * g.warpSize;
+  // Per SM: shared memory and registers as one block may have them; threads
+  // at twice a block's limit (2048 on sm_80 and sm_90).
+  e.blocksPerSM =
+      std::min({g.smemPerBlock / t.smemBytes,
+                g.registersPerBlock / (threads * t.registersPerThread),
+                2 * g.maxThreadsPerBlock / threads, int64_t(32)});
+  e.blocks = p.batch * ceilDiv(p.m, t.blockM) * ceilDiv(p.n, t.blockN);
+  e.resident = std::min(e.blocksPerSM, ceilDiv(e.blocks, g.smCount));
+  e.waves = ceilDiv(e.blocks, g.smCount * e.blocksPerSM);
+
+  int64_t eb = p.inputBytes;
+  double r = double(e.resident);
+  double fragBytes = double(mma.m * mma.k * eb);
+  double fragmentReads =
+      double(t.blockK / mma.k) * double(t.warps()) *
+      (double(t.fragmentsM(mma)) * fragBytes * double(t.aTile.conflictWays) +
+       double(t.fragmentsN(mma)) * fragBytes * double(t.bTile.conflictWays));
+  double copyBytes = double((t.blockM + t.blockN) * t.blockK * eb);
+  double tensorShare =
+      std::min(1.0, r * double(t.warps()) / double(kSubPartitions));
+  e.mmaCycles = r * double(t.blockM * t.blockN * t.blockK) /
+                (double(g.mmaFmaPerCycle * mma.rateFactor) * tensorShare);
+  e.smemCycles = r * (fragmentReads + copyBytes) / double(g.smemBytesPerCycle);
+  e.l2Cycles = r * copyBytes / double(g.l2BytesPerCycle);
+  e.tileCycles = std::max({e.mmaCycles, e.smemCycles, e.l2Cycles,
+                           double(g.memoryLatency) / double(t.stages - 1)}) +
+                 double(kTileOverheadCycles);
+  // The epilogue stores the accumulators to shared memory, reads them back
+  // and writes C.
+  double cBytes = double(t.blockM * t.blockN * p.accBytes);
+  double epilogue = r * (2 * cBytes / double(g.smemBytesPerCycle) +
+                         cBytes / double(g.l2BytesPerCycle));
+  double block = double(ceilDiv(p.k, t.blockK)) * e.tileCycles +
+                 double(g.memoryLatency) + epilogue;
+  e.cycles = double(e.waves) * block;
+  return e;
+}
+
+bool mlir::tessel::computeGPUMatmulTiling(const GPUModelParams &g,
+                                          const MmaInstruction &mma,
+                                          const GPUMatmulProblem &p,
+                                          const GPUMatmulOverrides &o,
+                                          GPUMatmulTiling &tiling,
+                                          std::string &why) {
+  std::pair<const char *, int64_t> needed[] = {
+      {"sm_count", g.smCount},
+      {"smem_per_block", g.smemPerBlock},
+      {"registers_per_block", g.registersPerBlock},
+      {"warp_size", g.warpSize},
+      {"max_threads_per_block", g.maxThreadsPerBlock},
+      {"mma_fma_per_cycle", g.mmaFmaPerCycle},
+      {"smem_bytes_per_cycle", g.smemBytesPerCycle},
+      {"l2_bytes_per_cycle", g.l2BytesPerCycle},
+      {"memory_latency", g.memoryLatency}};
+  for (auto [name, value] : needed)
+    if (value <= 0) {
+      why = std::string("the target description has no ") + name;
+      return false;
+    }
+
+  // One or two instruction k steps per k tile: ptxas hoists all fragment
+  // loads of an unrolled k tile, and at four or more steps their registers
+  // spill (ptxas 13.0 on sm_80: 254 registers for a 64x32 warp tile with
+  // four steps, 166 with two); the stages hide latency instead.
+  int64_t kSteps[] = {mma.k, 2 * mma.k};
+  int64_t counts[] = {1, 2, 4};
+  // Tiles much larger than the problem only add padding work.
+  int64_t mLimit = int64_t(llvm::PowerOf2Ceil(uint64_t(
+      std::max<int64_t>(mma.m, llvm::alignTo(p.m, mma.m)))));
+  int64_t nLimit = int64_t(llvm::PowerOf2Ceil(uint64_t(
+      std::max<int64_t>(mma.n, llvm::alignTo(p.n, mma.n)))));
+  int64_t kLimit = int64_t(llvm::PowerOf2Ceil(uint64_t(
+      std::max<int64_t>(mma.k, llvm::alignTo(p.k, mma.k)))));
+
+  bool found = false;
+  GPUMatmulTiling best;
+  Estimate bestEstimate;
+  for (int64_t fm : counts)
+    for (int64_t fn : counts)
+      for (int64_t wm : counts)
+        for (int64_t wn : counts)
+          for (int64_t bk : kSteps)
+            for (int64_t stages = 2; stages <= 5; ++stages) {
+              GPUMatmulTiling t;
+              t.blockM = fm * wm * mma.m;
+              t.blockN = fn * wn * mma.n;
+              t.blockK = std::max(bk, mma.k);
+              t.warpsM = wm;
+              t.warpsN = wn;
+              t.stages = stages;
+              if ((o.blockM && o.blockM != t.blockM) ||
+                  (o.blockN && o.blockN != t.blockN) ||
+                  (o.blockK && o.blockK != t.blockK) ||
+                  (o.warpsM && o.warpsM != wm) ||
+                  (o.warpsN && o.warpsN != wn) ||
+                  (o.stages && o.stages != stages))
+                continue;
+              if (!o.blockM && t.blockM > mLimit)
+                continue;
+              if (!o.blockN && t.blockN > nLimit)
+                continue;
+              if (!o.blockK && t.blockK > kLimit)
+                continue;
+              int64_t threads = t.warps() * g.warpSize;
+              if (threads > g.maxThreadsPerBlock ||
+                  t.blockM * t.blockK * p.inputBytes < kCopyBytes * threads ||
+                  t.blockN * t.blockK * p.inputBytes < kCopyBytes * threads)
+                continue;
+              planResources(g, mma, p, t);
+              if (t.smemBytes > g.smemPerBlock ||
+                  t.registersPerThread >
+                      std::min(kMaxRegistersPerThread - kRegisterHeadroom,
+                               g.registersPerBlock / threads))
+                continue;
+              Estimate e = estimate(g, mma, p, t);
+              if (e.blocksPerSM < 1)
+                continue;
+              // Least cycles; among equals the larger tile (fewer blocks,
+              // less traffic), then the smaller shared-memory footprint,
+              // then more stages (free where the epilogue's C tile sets the
+              // footprint; they absorb latency the estimate does not see).
+              auto key = [](const GPUMatmulTiling &x) {
+                return std::make_tuple(-x.blockM * x.blockN, x.smemBytes,
+                                       -x.stages);
+              };
+              bool better =
+                  !found || e.cycles < bestEstimate.cycles * (1 - 1e-9) ||
+                  (e.cycles <= bestEstimate.cycles * (1 + 1e-9) &&
+                   key(t) < key(best));
+              if (better) {
+                found = true;
+                best = t;
+                bestEstimate = e;
+              }
+            }
+  if (!found) {
+    why = "no block, warp and stage sizes fit the target's shared memory, "
+          "registers and threads";
+    if (o.blockM || o.blockN || o.blockK || o.warpsM || o.warpsN || o.stages)
+      why += " with the given overrides";
+    return false;
+  }
+
+  // Blocks resident at once cover a near-square region of C when they are
+  // launched groupM block rows at a time.
+  int64_t running = g.smCount * bestEstimate.blocksPerSM;
+  int64_t blockRows = ceilDiv(p.m, best.blockM);
+  best.groupM = std::clamp<int64_t>(
+      int64_t(std::sqrt(double(running))), 1, blockRows);
+  best.blocksPerSM = bestEstimate.blocksPerSM;
+  best.estimatedCycles = bestEstimate.cycles;
+
+  llvm::raw_string_ostream os(best.rationale);
+  os << "block " << best.blockM << "x" << best.blockN << "x" << best.blockK
+     << " with " << best.warpsM << "x" << best.warpsN << " warps of "
+     << best.blockM / best.warpsM << "x" << best.blockN / best.warpsN << " ("
+     << best.fragmentsM(mma) << "x" << best.fragmentsN(mma) << " "
+     << mma.m << "x" << mma.n << " accumulators, ~"
+     << best.registersPerThread << " registers/thread); " << best.stages
+     << " stages (" << g.memoryLatency << " cycles of latency over "
+     << best.stages - 1 << " k tiles); "
+     << formatBytes(best.smemBytes) << " shared memory, "
+     << bestEstimate.blocksPerSM << " block(s)/SM; " << bestEstimate.blocks
+     << " blocks in " << bestEstimate.waves << " wave(s) over " << g.smCount
+     << " SMs, in groups of " << best.groupM
+     << " block rows; per k tile and SM: tensor cores "
+     << int64_t(bestEstimate.mmaCycles) << ", shared memory "
+     << int64_t(bestEstimate.smemCycles) << " (" << best.aTile.conflictWays
+     << "/" << best.bTile.conflictWays << "-way A/B bank conflicts), L2 "
+     << int64_t(bestEstimate.l2Cycles) << " cycles; estimated "
+     << int64_t(bestEstimate.cycles) << " cycles";
+  tiling = best;
+  return true;
+}

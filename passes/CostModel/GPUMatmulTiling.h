@@ -1,0 +1,125 @@
+//===- GPUMatmulTiling.h - Block, warp and pipeline sizes for GPU matmul --===//
+//
+// The analytical model behind tessel-map-matmul-to-gpu: a tensor-core matmul
+// kernel is a grid of blocks, each computing a blockM x blockN tile of C
+// with warpsM x warpsN warps, each warp a grid of 16x16 accumulator
+// fragments, reading blockK-deep slices of A and B that `stages` shared-
+// memory buffers keep in flight. Every size follows from the target
+// description (SMs, shared memory, registers, tensor-core and memory
+// throughputs); candidates are scored by an estimate of the kernel's cycles,
+// not by running them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_PASSES_COSTMODEL_GPUMATMULTILING_H
+#define TESSEL_PASSES_COSTMODEL_GPUMATMULTILING_H
+
+#include <cstdint>
+#include <string>
+
+namespace mlir::tessel {
+
+/// What the model reads from #tessel.target.
+struct GPUModelParams {
+  int64_t smCount = 0, smemPerBlock = 0, registersPerBlock = 0, warpSize = 0,
+          maxThreadsPerBlock = 0;
+  /// Per SM and cycle.
+  int64_t mmaFmaPerCycle = 0, smemBytesPerCycle = 0, l2BytesPerCycle = 0;
+  int64_t memoryLatency = 0;
+};
+
+/// One warp-wide matrix instruction: WMMA m16n16k16 (gpu.subgroup_mma_*).
+struct MmaInstruction {
+  int64_t m = 16, n = 16, k = 16;
+  /// 32-bit registers one thread holds of an A (or B) fragment, and of an
+  /// accumulator fragment (PTX ISA, "Matrix Fragments for WMMA").
+  int64_t abRegisters = 8, cRegisters = 8;
+  /// Bytes every row a fragment load or store touches must be aligned to:
+  /// the thread's fragment size (PTX ISA, "Matrix Storage for WMMA").
+  int64_t abAlignment = 32, cAlignment = 32;
+  /// Tensor-core rate relative to 16-bit inputs (8-bit inputs: 2).
+  int64_t rateFactor = 1;
+};
+
+/// The WMMA instruction for f16 (2-byte) or i8 (1-byte) inputs and 4- or
+/// 2-byte accumulators; false when there is none.
+bool getWmmaInstruction(int64_t inputBytes, int64_t accBytes,
+                        MmaInstruction &mma);
+
+/// C(batch x m x n) += A(batch x m x k) * B(batch x k x n).
+struct GPUMatmulProblem {
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  int64_t inputBytes = 2, accBytes = 4;
+  /// A is stored k-major (its rows run along m) and B n-major (rows along
+  /// k): the shared-memory tiles keep the global layout.
+  bool aTransposed = false, bTransposed = false;
+  /// A's (B's) rows are not aligned for cp.async: each thread loads its
+  /// 16-byte pieces element by element.
+  bool aSynchronous = false, bSynchronous = false;
+};
+
+/// A shared-memory tile: `rows` rows of `cols` elements, each row padded to
+/// `stride` elements so that fragment rows stay aligned and successive rows
+/// start in different banks.
+struct SharedTile {
+  int64_t rows = 0, cols = 0, stride = 0;
+  /// How many times a 128-byte wavefront of eight 16-byte row pieces (one
+  /// ldmatrix phase) hits its busiest bank group: 1 is conflict-free.
+  int64_t conflictWays = 1;
+  int64_t elements() const { return rows * stride; }
+};
+
+/// The row stride (elements) for rows of `cols` elements of `elementBytes`
+/// bytes whose starts must be aligned to `alignment` bytes (at least 16, the
+/// width of one asynchronous copy): the padding that spreads eight
+/// successive rows over the most distinct 16-byte bank groups, the least
+/// padding among equals.
+SharedTile planSharedTile(int64_t rows, int64_t cols, int64_t elementBytes,
+                          int64_t alignment);
+
+struct GPUMatmulTiling {
+  int64_t blockM = 0, blockN = 0, blockK = 0;
+  int64_t warpsM = 0, warpsN = 0;
+  int64_t stages = 0;
+  /// Blocks are launched in groups of `groupM` block rows, so that the
+  /// blocks running at once share A rows and B columns in L2.
+  int64_t groupM = 1;
+  /// One pipeline stage's A and B tiles, and the accumulator tile the
+  /// epilogue stages C through (it reuses the pipeline's bytes).
+  SharedTile aTile, bTile, cTile;
+  int64_t smemBytes = 0;
+  int64_t registersPerThread = 0;
+  int64_t blocksPerSM = 0;
+  double estimatedCycles = 0;
+  /// Why each size, for the remark.
+  std::string rationale;
+
+  int64_t warps() const { return warpsM * warpsN; }
+  int64_t fragmentsM(const MmaInstruction &mma) const {
+    return blockM / warpsM / mma.m;
+  }
+  int64_t fragmentsN(const MmaInstruction &mma) const {
+    return blockN / warpsN / mma.n;
+  }
+  /// Bytes from the start of the shared buffer to B's stages.
+  int64_t bStagesOffset(int64_t inputBytes) const {
+    return stages * aTile.elements() * inputBytes;
+  }
+};
+
+/// Non-zero fields replace the model's choice.
+struct GPUMatmulOverrides {
+  int64_t blockM = 0, blockN = 0, blockK = 0, warpsM = 0, warpsN = 0,
+          stages = 0;
+};
+
+/// Chooses the sizes. False with `why` set when the target lacks a figure
+/// the model needs or no candidate fits the overrides and the limits.
+bool computeGPUMatmulTiling(const GPUModelParams &target,
+                            const MmaInstruction &mma,
+                            const GPUMatmulProblem &problem,
+                            const GPUMatmulOverrides &overrides,
+                            GPUMatmulTiling &tiling, std::string &why);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_PASSES_COSTMODEL_GPUMATMULTILING_H

@@ -1,0 +1,496 @@
+//===- EmulateGPUOnCPU.cpp - Run gpu.launch kernels on the host CPU -------===//
+//
+// A test tool: Tessel's GPU kernels are checked numerically on machines
+// without a GPU (CI, most sessions) by running the IR the nvgpu pipeline
+// builds, before outlining, on the CPU. Each gpu.launch becomes loops over
+// its blocks; a block's threads are an OpenMP team of exactly that many
+// threads, so gpu.barrier is omp.barrier and shared memory one buffer per
+// block. What the GPU does per warp, every thread does whole:
+//
+//   - a gpu.subgroup_mma fragment is a 16x16 vector each thread holds and
+//     computes in full (identical in every lane of a warp, as the fragment's
+//     matrix is);
+//   - nvgpu.device_async_copy is queued per thread and performed only when
+//     a nvgpu.device_async_wait lets its group be pending no longer (the
+//     latest a GPU may complete it), so a missing or short wait reads stale
+//     shared memory here too.
+//
+// Not emulated: warp-level timing and divergence (a kernel whose result
+// depends on lockstep execution), and memory ordering between blocks.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "dialects/Tessel/TargetDescription.h"
+
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "tessel-emulate-gpu-on-cpu"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_EMULATEGPUONCPUPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+/// The runtime functions the emulation calls (libtessel_runtime and libomp).
+static constexpr StringLiteral kAsyncCopy = "tessel_emu_async_copy";
+static constexpr StringLiteral kAsyncCommit = "tessel_emu_async_commit";
+static constexpr StringLiteral kAsyncWait = "tessel_emu_async_wait";
+static constexpr StringLiteral kAsyncFlush = "tessel_emu_async_flush";
+static constexpr StringLiteral kCheckTeam = "tessel_emu_check_team";
+static constexpr StringLiteral kThreadNum = "omp_get_thread_num";
+static constexpr StringLiteral kNumThreads = "omp_get_num_threads";
+
+static func::FuncOp declareFunction(ModuleOp module, StringRef name,
+                                    FunctionType type) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToStart(module.getBody());
+  auto func = func::FuncOp::create(b, module.getLoc(), name, type);
+  func.setPrivate();
+  return func;
+}
+
+static Value call(OpBuilder &b, Location loc, StringRef name, Type result,
+                  ValueRange args) {
+  auto op = func::CallOp::create(
+      b, loc, name, result ? TypeRange{result} : TypeRange{}, args);
+  return result ? op.getResult(0) : Value();
+}
+
+/// The address of `memref[indices]` as an index (for the copy helper).
+static Value elementAddress(OpBuilder &b, Location loc, Value memref,
+                            ValueRange indices) {
+  auto type = cast<MemRefType>(memref.getType());
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value base =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value linear = meta.getOffset();
+  for (auto [index, stride] : llvm::zip(indices, meta.getStrides()))
+    linear = arith::AddIOp::create(
+        b, loc, linear, arith::MulIOp::create(b, loc, index, stride));
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  Value size = arith::ConstantIndexOp::create(b, loc, bytes);
+  return arith::AddIOp::create(b, loc, base,
+                               arith::MulIOp::create(b, loc, linear, size));
+}
+
+/// Rewrites the asynchronous copies, their groups and waits into calls.
+/// Tokens only order these ops, so they go with them.
+static LogicalResult emulateAsyncCopies(Operation *root) {
+  IRRewriter rewriter(root->getContext());
+  SmallVector<nvgpu::DeviceAsyncWaitOp> waits;
+  SmallVector<nvgpu::DeviceAsyncCreateGroupOp> groups;
+  SmallVector<nvgpu::DeviceAsyncCopyOp> copies;
+  root->walk([&](Operation *op) {
+    if (auto w = dyn_cast<nvgpu::DeviceAsyncWaitOp>(op))
+      waits.push_back(w);
+    else if (auto g = dyn_cast<nvgpu::DeviceAsyncCreateGroupOp>(op))
+      groups.push_back(g);
+    else if (auto c = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op))
+      copies.push_back(c);
+  });
+  for (nvgpu::DeviceAsyncWaitOp wait : waits) {
+    rewriter.setInsertionPoint(wait);
+    int32_t pending = wait.getNumGroups() ? *wait.getNumGroups() : 0;
+    Value n = arith::ConstantIntOp::create(rewriter, wait.getLoc(),
+                                           rewriter.getI32Type(), pending);
+    call(rewriter, wait.getLoc(), kAsyncWait, Type(), n);
+    rewriter.eraseOp(wait);
+  }
+  for (nvgpu::DeviceAsyncCreateGroupOp group : groups) {
+    if (!group->use_empty())
+      return group.emitError("cannot emulate: its token is used other than "
+                             "by nvgpu.device_async_wait");
+    rewriter.setInsertionPoint(group);
+    call(rewriter, group.getLoc(), kAsyncCommit, Type(), {});
+    rewriter.eraseOp(group);
+  }
+  for (nvgpu::DeviceAsyncCopyOp copy : copies) {
+    if (!copy->use_empty())
+      return copy.emitError("cannot emulate: its token is used other than "
+                            "by nvgpu.device_async_create_group");
+    Location loc = copy.getLoc();
+    rewriter.setInsertionPoint(copy);
+    int64_t bytes =
+        cast<MemRefType>(copy.getDst().getType()).getElementTypeBitWidth() / 8;
+    Value size = arith::ConstantIndexOp::create(rewriter, loc, bytes);
+    Value dstBytes = arith::ConstantIndexOp::create(
+        rewriter, loc, copy.getDstElements().getZExtValue() * bytes);
+    Value srcBytes =
+        copy.getSrcElements()
+            ? arith::MulIOp::create(rewriter, loc, copy.getSrcElements(), size)
+                  .getResult()
+            : dstBytes;
+    call(rewriter, loc, kAsyncCopy, Type(),
+         {elementAddress(rewriter, loc, copy.getDst(), copy.getDstIndices()),
+          elementAddress(rewriter, loc, copy.getSrc(), copy.getSrcIndices()),
+          dstBytes, srcBytes});
+    rewriter.eraseOp(copy);
+  }
+  return success();
+}
+
+namespace {
+/// A fragment as the 16x16 (or m x n) vector of its matrix, row-major.
+struct FragmentTypeConverter : TypeConverter {
+  FragmentTypeConverter() {
+    addConversion([](Type type) { return type; });
+    addConversion([](gpu::MMAMatrixType type) -> Type {
+      Type element = type.getElementType();
+      if (auto integer = dyn_cast<IntegerType>(element))
+        element = IntegerType::get(type.getContext(), integer.getWidth());
+      return VectorType::get(type.getShape(), element);
+    });
+  }
+};
+
+/// Rows of a fragment at `indices` of `memref`, `lead` elements apart.
+/// The memref's rows must be that far apart, so that row r of the fragment
+/// is memref[..., i + r, j].
+LogicalResult checkLeadDimension(Operation *op, Value memref, int64_t lead) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (type.getRank() < 2 ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1 || strides[strides.size() - 2] != lead)
+    return op->emitError("cannot emulate: the fragment's leading dimension "
+                         "is not the memref's row stride");
+  return success();
+}
+
+SmallVector<Value> rowIndices(OpBuilder &b, Location loc, ValueRange indices,
+                              int64_t r) {
+  SmallVector<Value> at(indices);
+  at[at.size() - 2] = arith::AddIOp::create(
+      b, loc, at[at.size() - 2], arith::ConstantIndexOp::create(b, loc, r));
+  return at;
+}
+
+struct LoadMatrixPattern
+    : OpConversionPattern<gpu::SubgroupMmaLoadMatrixOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(gpu::SubgroupMmaLoadMatrixOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkLeadDimension(op, adaptor.getSrcMemref(),
+                                  op.getLeadDimension().getSExtValue())))
+      return failure();
+    auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    bool transposed = op.getTranspose().has_value();
+    // Stored column-major, the memory rows are the matrix's columns.
+    int64_t rows = type.getDimSize(transposed ? 1 : 0);
+    int64_t cols = type.getDimSize(transposed ? 0 : 1);
+    auto storedType = VectorType::get({rows, cols}, type.getElementType());
+    Location loc = op.getLoc();
+    Value stored = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getZeroAttr(storedType));
+    for (int64_t r = 0; r < rows; ++r) {
+      Value row = vector::LoadOp::create(
+          rewriter, loc, VectorType::get({cols}, type.getElementType()),
+          adaptor.getSrcMemref(),
+          rowIndices(rewriter, loc, adaptor.getIndices(), r));
+      stored = vector::InsertOp::create(rewriter, loc, row, stored, r);
+    }
+    if (transposed)
+      stored = vector::TransposeOp::create(rewriter, loc, stored,
+                                           ArrayRef<int64_t>{1, 0});
+    rewriter.replaceOp(op, stored);
+    return success();
+  }
+};
+
+struct StoreMatrixPattern
+    : OpConversionPattern<gpu::SubgroupMmaStoreMatrixOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(gpu::SubgroupMmaStoreMatrixOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkLeadDimension(op, adaptor.getDstMemref(),
+                                  op.getLeadDimension().getSExtValue())))
+      return failure();
+    Location loc = op.getLoc();
+    Value matrix = adaptor.getSrc();
+    if (op.getTranspose())
+      matrix = vector::TransposeOp::create(rewriter, loc, matrix,
+                                           ArrayRef<int64_t>{1, 0});
+    auto type = cast<VectorType>(matrix.getType());
+    for (int64_t r = 0; r < type.getDimSize(0); ++r) {
+      Value row = vector::ExtractOp::create(rewriter, loc, matrix, r);
+      vector::StoreOp::create(rewriter, loc, row, adaptor.getDstMemref(),
+                              rowIndices(rewriter, loc, adaptor.getIndices(), r));
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ConstantMatrixPattern
+    : OpConversionPattern<gpu::SubgroupMmaConstantMatrixOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(gpu::SubgroupMmaConstantMatrixOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(op, type,
+                                                     adaptor.getValue());
+    return success();
+  }
+};
+
+/// D = A * B + C with the products and sums in the accumulator's type (f32
+/// for f16 accumulators: rounded once per instruction, as tensor cores do).
+struct ComputePattern : OpConversionPattern<gpu::SubgroupMmaComputeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(gpu::SubgroupMmaComputeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto accType = cast<VectorType>(adaptor.getOpC().getType());
+    Type acc = accType.getElementType();
+    Type work = acc.isF16() ? rewriter.getF32Type() : acc;
+    auto widen = [&](Value v) -> Value {
+      auto type = cast<VectorType>(v.getType());
+      Type element = type.getElementType();
+      if (element == work)
+        return v;
+      auto wide = VectorType::get(type.getShape(), work);
+      if (isa<FloatType>(element))
+        return arith::ExtFOp::create(rewriter, loc, wide, v);
+      return arith::ExtSIOp::create(rewriter, loc, wide, v);
+    };
+    Value a = widen(adaptor.getOpA()), b = widen(adaptor.getOpB()),
+          c = widen(adaptor.getOpC());
+    MLIRContext *ctx = rewriter.getContext();
+    AffineExpr i, j, k;
+    bindDims(ctx, i, j, k);
+    SmallVector<AffineMap> maps = AffineMap::inferFromExprList(
+        ArrayRef<ArrayRef<AffineExpr>>{{i, k}, {k, j}, {i, j}}, ctx);
+    auto parallel = vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel);
+    auto reduction =
+        vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction);
+    Value d = vector::ContractionOp::create(
+        rewriter, loc, a, b, c, rewriter.getAffineMapArrayAttr(maps),
+        rewriter.getArrayAttr({parallel, parallel, reduction}));
+    if (work != acc)
+      d = arith::TruncFOp::create(rewriter, loc, accType, d);
+    rewriter.replaceOp(op, d);
+    return success();
+  }
+};
+} // namespace
+
+/// Replaces `launch` by loops over its blocks, each running an OpenMP team of
+/// the block's threads over a copy of the body.
+static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
+  if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
+    return launch.emitError("cannot emulate an asynchronous gpu.launch");
+  if (launch.hasClusterSize())
+    return launch.emitError("cannot emulate a gpu.launch with clusters");
+  if (!launch.getWorkgroupAttributions().empty() ||
+      !launch.getPrivateAttributions().empty())
+    return launch.emitError(
+        "cannot emulate a gpu.launch with memory attributions");
+  Operation *unsupported = nullptr;
+  launch.getBody().walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(op))
+      if (auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+              alloc.getType().getMemorySpace());
+          space && space.getValue() == gpu::AddressSpace::Workgroup)
+        unsupported = op;
+    if (isa<gpu::ShuffleOp, gpu::SubgroupReduceOp, gpu::AllReduceOp,
+            gpu::SubgroupMmaElementwiseOp>(op))
+      unsupported = op;
+  });
+  if (unsupported)
+    return unsupported->emitError("cannot emulate this op on the CPU");
+
+  IRRewriter b(launch.getContext());
+  Location loc = launch.getLoc();
+  b.setInsertionPoint(launch);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+
+  // Blocks one after the other, z outermost.
+  SmallVector<Value> blockIds(3);
+  Value gridDims[3] = {grid.x, grid.y, grid.z};
+  for (int d = 2; d >= 0; --d) {
+    auto loop = scf::ForOp::create(b, loc, zero, gridDims[d], one);
+    blockIds[d] = loop.getInductionVar();
+    b.setInsertionPointToStart(loop.getBody());
+  }
+
+  // The block's shared memory, which its whole team sees.
+  Value sharedBuffer;
+  if (Value bytes = launch.getDynamicSharedMemorySize()) {
+    Value size = arith::IndexCastOp::create(b, loc, b.getIndexType(), bytes);
+    auto type = MemRefType::get({ShapedType::kDynamic}, b.getI8Type());
+    sharedBuffer = memref::AllocOp::create(b, loc, type, ValueRange{size},
+                                           b.getI64IntegerAttr(64));
+  }
+  Value threads = arith::MulIOp::create(
+      b, loc, block.x, arith::MulIOp::create(b, loc, block.y, block.z));
+  Value threadsI32 =
+      arith::IndexCastOp::create(b, loc, b.getI32Type(), threads);
+  auto team = omp::ParallelOp::create(b, loc);
+  team.getNumThreadsMutable().assign(threadsI32);
+  if (sharedBuffer)
+    memref::DeallocOp::create(b, loc, sharedBuffer);
+
+  // The body, moved into the team's region.
+  Region &region = team.getRegion();
+  b.inlineRegionBefore(launch.getBody(), region, region.end());
+  Block &entry = region.front();
+  b.setInsertionPointToStart(&entry);
+  Value teamSize = call(b, loc, kNumThreads, b.getI32Type(), {});
+  call(b, loc, kCheckTeam, Type(), {teamSize, threadsI32});
+  Value t = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(), call(b, loc, kThreadNum, b.getI32Type(), {}));
+  Value tx = arith::RemUIOp::create(b, loc, t, block.x);
+  Value rest = arith::DivUIOp::create(b, loc, t, block.x);
+  Value ty = arith::RemUIOp::create(b, loc, rest, block.y);
+  Value tz = arith::DivUIOp::create(b, loc, rest, block.y);
+  Value replacements[] = {blockIds[0], blockIds[1], blockIds[2], tx, ty, tz,
+                          grid.x,      grid.y,      grid.z,      block.x,
+                          block.y,     block.z};
+  for (auto [arg, value] : llvm::zip(entry.getArguments(), replacements))
+    arg.replaceAllUsesWith(value);
+  entry.eraseArguments(0, entry.getNumArguments());
+
+  // Ids read through ops rather than the region's arguments.
+  SmallVector<Operation *> toRewrite;
+  region.walk([&](Operation *op) {
+    if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp,
+            gpu::BarrierOp, gpu::DynamicSharedMemoryOp, gpu::TerminatorOp>(op))
+      toRewrite.push_back(op);
+  });
+  for (Operation *op : toRewrite) {
+    b.setInsertionPoint(op);
+    auto pick = [](gpu::Dimension d, Value x, Value y, Value z) {
+      return d == gpu::Dimension::x ? x : d == gpu::Dimension::y ? y : z;
+    };
+    if (auto id = dyn_cast<gpu::ThreadIdOp>(op))
+      b.replaceOp(op, pick(id.getDimension(), tx, ty, tz));
+    else if (auto id = dyn_cast<gpu::BlockIdOp>(op))
+      b.replaceOp(op, pick(id.getDimension(), blockIds[0], blockIds[1],
+                           blockIds[2]));
+    else if (auto dim = dyn_cast<gpu::BlockDimOp>(op))
+      b.replaceOp(op, pick(dim.getDimension(), block.x, block.y, block.z));
+    else if (auto dim = dyn_cast<gpu::GridDimOp>(op))
+      b.replaceOp(op, pick(dim.getDimension(), grid.x, grid.y, grid.z));
+    else if (isa<gpu::BarrierOp>(op))
+      b.replaceOpWithNewOp<omp::BarrierOp>(op);
+    else if (isa<gpu::DynamicSharedMemoryOp>(op)) {
+      if (!sharedBuffer)
+        return op->emitError(
+            "cannot emulate: dynamic shared memory without a size");
+      b.replaceOp(op, sharedBuffer);
+    } else {
+      // Copies still queued complete when the thread finishes.
+      call(b, loc, kAsyncFlush, Type(), {});
+      b.replaceOpWithNewOp<omp::TerminatorOp>(op);
+    }
+  }
+  b.eraseOp(launch);
+  return success();
+}
+
+namespace {
+struct EmulateGPUOnCPUPass
+    : public tessel::impl::EmulateGPUOnCPUPassBase<EmulateGPUOnCPUPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    if (!module.getOps<gpu::GPUModuleOp>().empty()) {
+      module.emitError("cannot emulate outlined kernels: run "
+                       "tessel-emulate-gpu-on-cpu before gpu-kernel-outlining");
+      return signalPassFailure();
+    }
+    SmallVector<gpu::LaunchOp> launches;
+    module.walk([&](gpu::LaunchOp op) { launches.push_back(op); });
+    if (launches.empty())
+      return;
+
+    Type i32 = IntegerType::get(ctx, 32);
+    Type index = IndexType::get(ctx);
+    declareFunction(module, kThreadNum, FunctionType::get(ctx, {}, {i32}));
+    declareFunction(module, kNumThreads, FunctionType::get(ctx, {}, {i32}));
+    declareFunction(module, kCheckTeam, FunctionType::get(ctx, {i32, i32}, {}));
+    declareFunction(module, kAsyncCopy,
+                    FunctionType::get(ctx, {index, index, index, index}, {}));
+    declareFunction(module, kAsyncCommit, FunctionType::get(ctx, {}, {}));
+    declareFunction(module, kAsyncWait, FunctionType::get(ctx, {i32}, {}));
+    declareFunction(module, kAsyncFlush, FunctionType::get(ctx, {}, {}));
+
+    for (gpu::LaunchOp launch : launches)
+      if (failed(emulateLaunch(launch)))
+        return signalPassFailure();
+    if (failed(emulateAsyncCopies(module)))
+      return signalPassFailure();
+
+    // Fragments to vectors, also where scf loops carry them.
+    FragmentTypeConverter converter;
+    ConversionTarget target(*ctx);
+    target.addIllegalOp<gpu::SubgroupMmaLoadMatrixOp,
+                        gpu::SubgroupMmaStoreMatrixOp,
+                        gpu::SubgroupMmaConstantMatrixOp,
+                        gpu::SubgroupMmaComputeOp>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(ctx);
+    patterns.add<LoadMatrixPattern, StoreMatrixPattern, ConstantMatrixPattern,
+                 ComputePattern>(converter, ctx);
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         target);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    // The products as outer products, so the CPU lowering sees plain
+    // vector arithmetic.
+    RewritePatternSet lowering(ctx);
+    vector::populateVectorContractLoweringPatterns(
+        lowering, vector::VectorContractLowering::OuterProduct);
+    vector::populateVectorOuterProductLoweringPatterns(lowering);
+    vector::populateVectorTransposeLoweringPatterns(
+        lowering, vector::VectorTransposeLowering::EltWise);
+    if (failed(applyPatternsGreedily(module, std::move(lowering))))
+      return signalPassFailure();
+
+    // Shared memory is host memory now.
+    AttrTypeReplacer replacer;
+    replacer.addReplacement([&](MemRefType type) -> std::optional<Type> {
+      if (!isa_and_nonnull<gpu::AddressSpaceAttr>(type.getMemorySpace()))
+        return std::nullopt;
+      return MemRefType::get(type.getShape(), type.getElementType(),
+                             type.getLayout());
+    });
+    replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
+                                          /*replaceLocs=*/false,
+                                          /*replaceTypes=*/true);
+
+    // The module is host code now: describe the host, so the rest of the
+    // lowering compiles for it.
+    std::string error;
+    FailureOr<TargetDescription> host = getTargetPreset("cpu", "", error);
+    if (failed(host)) {
+      module.emitError(error);
+      return signalPassFailure();
+    }
+    TargetAttr hostTarget =
+        host->toAttr(ctx, [&] { return module.emitError(); });
+    if (!hostTarget)
+      return signalPassFailure();
+    module->setAttr(TesselDialect::getTargetAttrName(), hostTarget);
+  }
+};
+} // namespace

@@ -1,0 +1,326 @@
+//===- MapMatmulToGPU.cpp - Matmuls to tensor-core GPU kernels ------------===//
+//
+// Recognizes matmul-like contractions on memrefs (linalg.matmul,
+// batch_matmul, or a generic with their maps, transposed operands
+// included), asks CostModel/GPUMatmulTiling for block, warp and pipeline
+// sizes, and replaces each with the kernel Utils/GPUMatmulKernel builds.
+// A linalg.fill of C right before it becomes the accumulators' start value.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+#include "passes/CostModel/GPUMatmulTiling.h"
+#include "passes/Utils/GPUMatmulKernel.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/raw_ostream.h"
+
+#define DEBUG_TYPE "tessel-map-matmul-to-gpu"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_MAPMATMULTOGPUPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+/// A contraction recognized as a (batched) matmul, before the layout checks.
+struct MatmulMatch {
+  GPUMatmulOperands operands;
+  Type inputType, accType;
+  /// A and C lead with a dimension B lacks (a batch of rows sharing B):
+  /// the pass collapses it into their rows.
+  bool foldRows = false;
+};
+} // namespace
+
+/// Where `map`'s results sit among (batch, first, second) loop dimensions:
+/// true with `swapped` set when the results are [batch?] (second, first),
+/// and `batched` when the batch dimension leads them.
+static bool matchOperandMap(AffineMap map, std::optional<unsigned> batch,
+                            unsigned first, unsigned second, bool &batched,
+                            bool &swapped) {
+  SmallVector<unsigned> dims;
+  for (AffineExpr e : map.getResults()) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d)
+      return false;
+    dims.push_back(d.getPosition());
+  }
+  batched = batch && !dims.empty() && dims.front() == *batch;
+  ArrayRef<unsigned> rest = ArrayRef(dims).drop_front(batched ? 1 : 0);
+  if (rest.size() != 2)
+    return false;
+  swapped = rest[0] == second && rest[1] == first;
+  return swapped || (rest[0] == first && rest[1] == second);
+}
+
+/// Recognizes `op`; empty reason on success.
+static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
+  if (!op.hasPureBufferSemantics())
+    return "it is not on memrefs (bufferize first)";
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return "it does not have two inputs and one output";
+  if (!linalg::isaContractionOpInterface(op))
+    return "it is not a multiply-accumulate contraction";
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  // A dimension only A and C have, right before m, is a batch of rows
+  // that share B: (b, m) x (k, n) is one (b * m) x k x n matmul.
+  std::optional<unsigned> rowBatch;
+  if (succeeded(dims) && dims->batch.empty() && dims->m.size() == 2) {
+    rowBatch = dims->m[0];
+    dims->m.erase(dims->m.begin());
+  }
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() > 1)
+    return "it is not a matmul with at most one batch dimension";
+  std::optional<unsigned> batch = rowBatch;
+  if (!dims->batch.empty())
+    batch = dims->batch.front();
+  unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
+
+  GPUMatmulOperands &ops = match.operands;
+  ops.a = op.getDpsInputOperand(0)->get();
+  ops.b = op.getDpsInputOperand(1)->get();
+  ops.c = op.getDpsInitOperand(0)->get();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  bool cSwapped = false;
+  if (!matchOperandMap(maps[0], batch, m, k, ops.aBatched, ops.aTransposed) ||
+      !matchOperandMap(maps[1], batch, k, n, ops.bBatched, ops.bTransposed) ||
+      !matchOperandMap(maps[2], batch, m, n, ops.cBatched, cSwapped) ||
+      cSwapped || (batch && !ops.cBatched))
+    return "its operands are not [batch] x row-major or transposed matrices "
+           "and a [batch] x (m, n) result";
+  if (rowBatch && (!ops.aBatched || ops.aTransposed || ops.bBatched))
+    return "a dimension of A and C that B lacks is not a batch of A's rows";
+
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return "it has dynamic sizes";
+  if (rowBatch) {
+    match.foldRows = true;
+    ops.aBatched = ops.cBatched = false;
+    batch.reset();
+    ranges[m] *= ranges[*rowBatch];
+  }
+  ops.m = ranges[m];
+  ops.n = ranges[n];
+  ops.k = ranges[k];
+  ops.batch = batch ? ranges[*batch] : 1;
+  if (ops.batch > 65535)
+    return "its batch exceeds the grid's z limit (65535)";
+
+  match.inputType = getElementTypeOrSelf(ops.a.getType());
+  match.accType = getElementTypeOrSelf(ops.c.getType());
+  if (match.inputType != getElementTypeOrSelf(ops.b.getType()))
+    return "A and B have different element types";
+  // Integer products must sign-extend (WMMA's s8 form).
+  bool unsignedCast = false;
+  op.getBlock()->walk([&](arith::ExtUIOp) { unsignedCast = true; });
+  if (unsignedCast)
+    return "it zero-extends its integer inputs (only signed i8 maps to "
+           "tensor cores)";
+  return {};
+}
+
+/// The widest copy (16, 8 or 4 bytes) whose every global address is aligned,
+/// given the memref's strides and offset (buffers themselves are at least
+/// 16-byte aligned: docs/ABI.md); 0 when none is; -1 when the memref has no
+/// static strides with a unit innermost one.
+static int64_t widestAlignedBytes(MemRefType type, int64_t elementBytes) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+      strides.back() != 1 || ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return -1;
+  for (int64_t bytes : {16, 8, 4}) {
+    bool aligned = (offset * elementBytes) % bytes == 0;
+    for (int64_t stride : ArrayRef(strides).drop_back())
+      aligned &= (stride * elementBytes) % bytes == 0;
+    if (aligned)
+      return bytes;
+  }
+  return 0;
+}
+
+/// The linalg.fill of `c` right before `op` (only memory-effect-free ops
+/// between them), or null.
+static linalg::FillOp precedingFill(Operation *op, Value c) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev))
+      return fill.getDpsInitOperand(0)->get() == c &&
+                     fill.value().getType() == getElementTypeOrSelf(c.getType())
+                 ? fill
+                 : linalg::FillOp();
+    if (!isMemoryEffectFree(prev))
+      return {};
+  }
+  return {};
+}
+
+static std::string typeName(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+namespace {
+struct MapMatmulToGPUPass
+    : public tessel::impl::MapMatmulToGPUPassBase<MapMatmulToGPUPass> {
+  using Base::Base;
+
+  /// Maps `op`; a remark says what was done or why not.
+  LogicalResult mapMatmul(linalg::LinalgOp op, TargetAttr target) {
+    MatmulMatch match;
+    std::string why = matchMatmul(op, match);
+    if (!why.empty()) {
+      // Contractions the matcher declines are remarked; other ops are not.
+      if (linalg::isaContractionOpInterface(op))
+        op->emitRemark() << "not mapped to tensor cores: " << why;
+      return success();
+    }
+    GPUMatmulOperands &ops = match.operands;
+    IRRewriter rewriter(op->getContext());
+    rewriter.setInsertionPoint(op);
+    if (match.foldRows) {
+      // (b, m, x) as (b * m, x): only for layouts where the rows of
+      // consecutive batches follow one another.
+      SmallVector<ReassociationIndices> rows = {{0, 1}, {2}};
+      auto aType = cast<MemRefType>(ops.a.getType());
+      auto cType = cast<MemRefType>(ops.c.getType());
+      if (!memref::CollapseShapeOp::isGuaranteedCollapsible(aType, rows) ||
+          !memref::CollapseShapeOp::isGuaranteedCollapsible(cType, rows)) {
+        op->emitRemark() << "not mapped to tensor cores: the rows of A or C "
+                            "in consecutive batches are not contiguous";
+        return success();
+      }
+    }
+    std::string shape = std::to_string(ops.m) + "x" + std::to_string(ops.n) +
+                        "x" + std::to_string(ops.k);
+    if (ops.batch > 1)
+      shape = std::to_string(ops.batch) + "x" + shape;
+    std::string types = typeName(match.inputType) + " x " +
+                        typeName(match.inputType) + " -> " +
+                        typeName(match.accType);
+    auto decline = [&](const Twine &reason) {
+      op->emitRemark() << "matmul " << shape << " (" << types
+                       << ") not mapped to tensor cores: " << reason;
+      return success();
+    };
+
+    int64_t inputBytes = match.inputType.getIntOrFloatBitWidth() / 8;
+    int64_t accBytes = match.accType.getIntOrFloatBitWidth() / 8;
+    if (match.inputType.isBF16())
+      return decline("gpu.subgroup_mma (WMMA) has no bf16 fragments in MLIR "
+                     "22");
+    if (match.inputType.isF32())
+      return decline("f32 inputs would be rounded to TF32 by tensor cores");
+    bool typesOk =
+        (match.inputType.isF16() &&
+         (match.accType.isF32() || match.accType.isF16())) ||
+        (match.inputType.isInteger(8) && match.accType.isInteger(32));
+    MmaInstruction mma;
+    if (!typesOk || !getWmmaInstruction(inputBytes, accBytes, mma))
+      return decline("WMMA has no form for these element types (f16 x f16 "
+                     "-> f32 or f16, i8 x i8 -> i32)");
+    std::string shapeName = "m16n16k16:" + typeName(match.inputType) + "x" +
+                            typeName(match.inputType) + "->" +
+                            typeName(match.accType);
+    ArrayAttr shapes = target.getMma();
+    if (!shapes || !llvm::any_of(shapes, [&](Attribute s) {
+          return cast<StringAttr>(s).getValue() == shapeName;
+        }))
+      return decline("the target lists no '" + shapeName + "' tensor-core "
+                     "shape");
+
+    int64_t aAligned =
+        widestAlignedBytes(cast<MemRefType>(ops.a.getType()), inputBytes);
+    int64_t bAligned =
+        widestAlignedBytes(cast<MemRefType>(ops.b.getType()), inputBytes);
+    int64_t cAligned =
+        widestAlignedBytes(cast<MemRefType>(ops.c.getType()), accBytes);
+    if (aAligned < 0 || bAligned < 0 || cAligned < 0)
+      return decline("an operand is not a memref with static strides and a "
+                     "unit innermost stride");
+    ops.aCopyElements = aAligned / inputBytes;
+    ops.bCopyElements = bAligned / inputBytes;
+    ops.cRowsAligned = cAligned == 16;
+
+    GPUModelParams params;
+    params.smCount = target.getSmCount();
+    params.smemPerBlock = target.getSmemPerBlock();
+    params.registersPerBlock = target.getRegistersPerBlock();
+    params.warpSize = target.getWarpSize();
+    params.maxThreadsPerBlock = target.getMaxThreadsPerBlock();
+    params.mmaFmaPerCycle = target.getMmaFmaPerCycle();
+    params.smemBytesPerCycle = target.getSmemBytesPerCycle();
+    params.l2BytesPerCycle = target.getL2BytesPerCycle();
+    params.memoryLatency = target.getMemoryLatency();
+    GPUMatmulProblem problem;
+    problem.batch = ops.batch;
+    problem.m = ops.m;
+    problem.n = ops.n;
+    problem.k = ops.k;
+    problem.inputBytes = inputBytes;
+    problem.accBytes = accBytes;
+    problem.aTransposed = ops.aTransposed;
+    problem.bTransposed = ops.bTransposed;
+    problem.aSynchronous = ops.aCopyElements == 0;
+    problem.bSynchronous = ops.bCopyElements == 0;
+    GPUMatmulOverrides overrides{blockM, blockN, blockK, warpsM, warpsN,
+                                 stages};
+    GPUMatmulTiling tiling;
+    if (!computeGPUMatmulTiling(params, mma, problem, overrides, tiling, why))
+      return decline(why);
+
+    linalg::FillOp fill =
+        foldFill ? precedingFill(op, ops.c) : linalg::FillOp();
+    if (fill)
+      ops.init = fill.value();
+    if (match.foldRows) {
+      SmallVector<ReassociationIndices> rows = {{0, 1}, {2}};
+      ops.a = memref::CollapseShapeOp::create(rewriter, op->getLoc(), ops.a,
+                                              rows);
+      ops.c = memref::CollapseShapeOp::create(rewriter, op->getLoc(), ops.c,
+                                              rows);
+    }
+    op->emitRemark() << "matmul " << shape << " (" << types
+                     << ") mapped to tensor cores (WMMA m16n16k16): "
+                     << tiling.rationale
+                     << (fill ? "; C's fill folded into the accumulators"
+                              : "; accumulates onto C")
+                     << (ops.aCopyElements ? ""
+                                           : "; A's rows are not 4-byte "
+                                             "aligned: copied synchronously")
+                     << (ops.bCopyElements ? ""
+                                           : "; B's rows are not 4-byte "
+                                             "aligned: copied synchronously");
+    buildGPUMatmulKernel(rewriter, op->getLoc(), ops, tiling, mma,
+                         target.getWarpSize());
+    rewriter.eraseOp(op);
+    if (fill)
+      rewriter.eraseOp(fill);
+    return success();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    TargetAttr target = TargetAttr::lookup(func);
+    if (!target || target.getKind() != "nvgpu")
+      return; // Only NVIDIA targets have WMMA lowered to PTX here.
+    SmallVector<linalg::LinalgOp> candidates;
+    func.walk([&](linalg::LinalgOp op) {
+      if (!op->getParentOfType<gpu::LaunchOp>())
+        candidates.push_back(op);
+    });
+    for (linalg::LinalgOp op : candidates)
+      if (failed(mapMatmul(op, target)))
+        return signalPassFailure();
+  }
+};
+} // namespace

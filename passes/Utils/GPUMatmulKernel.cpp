@@ -1,0 +1,499 @@
+//===- GPUMatmulKernel.cpp - A tensor-core matmul as one gpu.launch -------===//
+//
+// Written as gpu/nvgpu/vector ops rather than through upstream's
+// vector-to-gpu conversion and loop pipelining: the shapes are fixed by the
+// model, and emitting the pipelined loop directly keeps the copy schedule
+// (which stage a k tile lands in, when each group is waited for) in one
+// place that the tests can read.
+//
+// Synchronization per k tile (the CUTLASS "multistage" order):
+//   wait until at most stages - 2 copy groups are pending (tile kt landed),
+//   barrier (every thread's copies of tile kt are visible, and every warp
+//   has finished with the stage the next copy overwrites),
+//   copy tile kt + stages - 1 into that stage, commit the group,
+//   multiply tile kt.
+// Copies past the last k tile still run, with zero source bytes, so every
+// iteration commits one group and the wait count stays the same.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Utils/GPUMatmulKernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+namespace {
+/// Index arithmetic at the builder's insertion point.
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return y ? add(x, c(y)) : x; }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t y) {
+    return y == 1 ? x : arith::MulIOp::create(b, loc, x, c(y)).getResult();
+  }
+  Value div(Value x, int64_t y) {
+    return y == 1 ? x : arith::DivUIOp::create(b, loc, x, c(y)).getResult();
+  }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value rem(Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, c(y)); }
+  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value lt(Value x, int64_t y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, c(y));
+  }
+  Value le(Value x, int64_t y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, x, c(y));
+  }
+  Value gt(Value x, int64_t y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x, c(y));
+  }
+  Value select(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, cond, x, y);
+  }
+  Value andi(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+};
+
+/// How one operand's tile is copied: the shared tile (rows x cols of the
+/// global layout) and where it sits in the global matrix.
+struct OperandCopy {
+  Value global;       // the operand memref
+  bool batched;       // indexed by the batch first
+  Value stages;       // stages x rows x stride, workgroup memory
+  int64_t tileRows, tileCols;
+  int64_t rows, cols; // the global matrix
+  int64_t copyElements;
+  int64_t elementBytes;
+};
+
+/// Everything the kernel body needs while it is being built.
+struct KernelBuilder {
+  OpBuilder &b;
+  Location loc;
+  const GPUMatmulOperands &ops;
+  const GPUMatmulTiling &t;
+  const MmaInstruction &mma;
+  int64_t threads;
+  IndexMath ix;
+  Value tid, batchIndex, m0, n0;
+  Type tokenType;
+
+  KernelBuilder(OpBuilder &b, Location loc, const GPUMatmulOperands &ops,
+                const GPUMatmulTiling &t, const MmaInstruction &mma,
+                int64_t threads)
+      : b(b), loc(loc), ops(ops), t(t), mma(mma), threads(threads),
+        ix{b, loc} {
+    tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  }
+
+  SmallVector<Value> globalIndices(bool batched, Value row, Value col) {
+    SmallVector<Value> indices;
+    if (batched)
+      indices.push_back(batchIndex);
+    indices.push_back(row);
+    indices.push_back(col);
+    return indices;
+  }
+
+  /// Runs `body(row, col)` for each 16-byte piece (`v` elements) of a
+  /// rows x (chunksPerRow * v) tile that this thread handles when the
+  /// block's threads share the pieces round-robin. Tile and thread counts
+  /// are powers of two, so a thread's pieces sit at constant offsets from
+  /// its first one: rows apart when a pass of the threads covers whole rows,
+  /// along one row otherwise; the addresses then share one base register.
+  void forEachPiece(int64_t rows, int64_t chunksPerRow, int64_t v,
+                    function_ref<void(Value, Value)> body) {
+    int64_t chunks = rows * chunksPerRow;
+    if (chunks % threads == 0 && threads % chunksPerRow == 0) {
+      Value r0 = ix.div(tid, chunksPerRow);
+      Value c0 = ix.mul(ix.rem(tid, chunksPerRow), v);
+      for (int64_t i = 0; i < chunks / threads; ++i)
+        body(ix.add(r0, i * (threads / chunksPerRow)), c0);
+      return;
+    }
+    if (chunks % threads == 0 && chunksPerRow % threads == 0) {
+      Value c0 = ix.mul(tid, v);
+      for (int64_t i = 0; i < chunks / threads; ++i) {
+        int64_t first = i * threads;
+        body(ix.c(first / chunksPerRow),
+             ix.add(c0, (first % chunksPerRow) * v));
+      }
+      return;
+    }
+    // Fewer pieces than threads, or counts that share no power of two.
+    for (int64_t base = 0; base < chunks; base += threads) {
+      Value id = ix.add(tid, base);
+      auto piece = [&] {
+        body(ix.div(id, chunksPerRow), ix.mul(ix.rem(id, chunksPerRow), v));
+      };
+      if (base + threads <= chunks) {
+        piece();
+        continue;
+      }
+      auto guard = scf::IfOp::create(b, loc, ix.lt(id, chunks),
+                                     /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(guard.thenBlock());
+      piece();
+    }
+  }
+
+  /// Copies the tile at (rowOffset, colOffset) of `op`'s global matrix into
+  /// `stage`: asynchronously, or element by element where the rows are not
+  /// aligned for cp.async; `inRange` false zero-fills the whole tile (whose
+  /// offsets must still address the matrix). Bounds are checked only along
+  /// dimensions that have partial tiles.
+  void copyTile(const OperandCopy &op, Value stage, Value rowOffset,
+                Value colOffset, Value inRange,
+                SmallVectorImpl<Value> &tokens) {
+    if (op.copyElements == 0)
+      return copyTileByElements(op, stage, rowOffset, colOffset, inRange);
+    int64_t v = op.copyElements;
+    bool rowEdge = op.rows % op.tileRows != 0;
+    bool colEdge = op.cols % op.tileCols != 0;
+    bool bypassL1 = v * op.elementBytes == 16;
+    forEachPiece(op.tileRows, op.tileCols / v, v, [&](Value r, Value c) {
+      Value gr = ix.add(rowOffset, r), gc = ix.add(colOffset, c);
+      // Elements of this piece inside the matrix: the rest is zero-filled.
+      Value valid = colEdge ? ix.max(ix.min(ix.sub(ix.c(op.cols), gc), ix.c(v)),
+                                     ix.c(0))
+                            : ix.c(v);
+      Value inside = rowEdge ? ix.andi(inRange, ix.lt(gr, op.rows)) : inRange;
+      valid = ix.select(inside, valid, ix.c(0));
+      // A piece past an edge reads nothing, but needs an address inside.
+      if (rowEdge || colEdge) {
+        Value reads = ix.gt(valid, 0);
+        gr = ix.select(reads, gr, ix.c(0));
+        gc = ix.select(reads, gc, ix.c(0));
+      }
+      Value token = nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, tokenType, op.stages, ValueRange{stage, r, c}, op.global,
+          globalIndices(op.batched, gr, gc), b.getIndexAttr(v), valid,
+          bypassL1 ? b.getUnitAttr() : UnitAttr());
+      tokens.push_back(token);
+    });
+  }
+
+  /// Synchronous copies: each thread fills 16 bytes of a shared row from
+  /// guarded scalar loads (zero outside the matrix) and stores them at once.
+  void copyTileByElements(const OperandCopy &op, Value stage, Value rowOffset,
+                          Value colOffset, Value inRange) {
+    int64_t v = 16 / op.elementBytes;
+    int64_t chunksPerRow = op.tileCols / v;
+    Type element = cast<MemRefType>(op.global.getType()).getElementType();
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    forEachPiece(op.tileRows, chunksPerRow, v, [&](Value r, Value c) {
+      Value gr = ix.add(rowOffset, r), gc = ix.add(colOffset, c);
+      Value rowIn = ix.andi(inRange, ix.lt(gr, op.rows));
+      SmallVector<Value> elements;
+      for (int64_t e = 0; e < v; ++e) {
+        Value col = ix.add(gc, e);
+        Value inside = ix.andi(rowIn, ix.lt(col, op.cols));
+        Value loaded = memref::LoadOp::create(
+            b, loc, op.global,
+            globalIndices(op.batched, ix.select(inside, gr, ix.c(0)),
+                          ix.select(inside, col, ix.c(0))));
+        elements.push_back(ix.select(inside, loaded, zero));
+      }
+      Value vec = vector::FromElementsOp::create(
+          b, loc, VectorType::get({v}, element), elements);
+      vector::StoreOp::create(b, loc, vec, op.stages, ValueRange{stage, r, c});
+    });
+  }
+
+  /// Copies k tile `kTile` of A and B into `stage`; the asynchronous copies
+  /// among them are committed as one group, returned (null if none).
+  Value copyKTile(const OperandCopy &a, const OperandCopy &bOp, Value stage,
+                  Value kTile, int64_t kTiles) {
+    // Past the last k tile the copies read nothing, from the last tile's
+    // addresses.
+    Value inRange = ix.lt(kTile, kTiles);
+    Value k0 = ix.mul(ix.min(kTile, ix.c(kTiles - 1)), t.blockK);
+    SmallVector<Value> tokens;
+    if (ops.aTransposed)
+      copyTile(a, stage, k0, m0, inRange, tokens);
+    else
+      copyTile(a, stage, m0, k0, inRange, tokens);
+    if (ops.bTransposed)
+      copyTile(bOp, stage, n0, k0, inRange, tokens);
+    else
+      copyTile(bOp, stage, k0, n0, inRange, tokens);
+    if (tokens.empty())
+      return Value();
+    return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokenType, tokens);
+  }
+
+  /// Writes (`toShared` false: reads) the C tile between `cStage` and C
+  /// with one 16-byte vector per thread and chunk, element by element where
+  /// the vector crosses the matrix edge; rows past M are skipped on writes
+  /// and read as zeros.
+  void moveCTile(Value cStage, bool toGlobal) {
+    Type accType = cast<MemRefType>(ops.c.getType()).getElementType();
+    int64_t accBytes = accType.getIntOrFloatBitWidth() / 8;
+    int64_t v = 16 / accBytes;
+    auto vecType = VectorType::get({v}, accType);
+    int64_t chunksPerRow = t.blockN / v;
+    bool edges = ops.m % t.blockM != 0 || ops.n % t.blockN != 0;
+    llvm::MaybeAlign align =
+        ops.cRowsAligned ? llvm::MaybeAlign(16) : llvm::MaybeAlign();
+    forEachPiece(t.blockM, chunksPerRow, v, [&](Value r, Value c) {
+      Value gr = ix.add(m0, r), gc = ix.add(n0, c);
+      SmallVector<Value> global = globalIndices(ops.cBatched, gr, gc);
+      auto wholeVector = [&](OpBuilder &bb, Location l) {
+        if (toGlobal) {
+          Value val = vector::LoadOp::create(bb, l, vecType, cStage,
+                                             ValueRange{r, c});
+          vector::StoreOp::create(bb, l, val, ops.c, global, false, align);
+        } else {
+          Value val =
+              vector::LoadOp::create(bb, l, vecType, ops.c, global, false, align);
+          vector::StoreOp::create(bb, l, val, cStage, ValueRange{r, c});
+        }
+      };
+      if (!edges) {
+        wholeVector(b, loc);
+        return;
+      }
+      Value rowIn = ix.lt(gr, ops.m);
+      Value whole = ix.andi(rowIn, ix.le(ix.add(gc, v), ops.n));
+      auto ifWhole = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(ifWhole.thenBlock());
+        wholeVector(b, loc);
+        // Element by element: columns inside the matrix, rows inside it (on
+        // reads, the others are zero).
+        b.setInsertionPointToStart(ifWhole.elseBlock());
+        Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accType));
+        for (int64_t e = 0; e < v; ++e) {
+          Value col = ix.add(gc, e);
+          Value inside = ix.andi(rowIn, ix.lt(col, ops.n));
+          SmallVector<Value> at = globalIndices(ops.cBatched, gr, col);
+          Value sharedCol = ix.add(c, e);
+          if (toGlobal) {
+            auto guard = scf::IfOp::create(b, loc, inside, false);
+            OpBuilder::InsertionGuard g2(b);
+            b.setInsertionPointToStart(guard.thenBlock());
+            Value val = memref::LoadOp::create(b, loc, cStage,
+                                               ValueRange{r, sharedCol});
+            memref::StoreOp::create(b, loc, val, ops.c, at);
+          } else {
+            auto guard = scf::IfOp::create(b, loc, TypeRange{accType}, inside,
+                                           /*withElseRegion=*/true);
+            {
+              OpBuilder::InsertionGuard g2(b);
+              b.setInsertionPointToStart(guard.thenBlock());
+              Value val = memref::LoadOp::create(b, loc, ops.c, at);
+              scf::YieldOp::create(b, loc, val);
+              b.setInsertionPointToStart(guard.elseBlock());
+              scf::YieldOp::create(b, loc, zero);
+            }
+            memref::StoreOp::create(b, loc, guard.getResult(0), cStage,
+                                    ValueRange{r, sharedCol});
+          }
+        }
+      }
+    });
+  }
+};
+} // namespace
+
+gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
+    RewriterBase &rewriter, Location loc, const GPUMatmulOperands &ops,
+    const GPUMatmulTiling &t, const MmaInstruction &mma, int64_t warpSize) {
+  MLIRContext *ctx = rewriter.getContext();
+  IndexMath host{rewriter, loc};
+  int64_t threads = t.warps() * warpSize;
+  int64_t numM = (ops.m + t.blockM - 1) / t.blockM;
+  int64_t numN = (ops.n + t.blockN - 1) / t.blockN;
+  Value one = host.c(1);
+  Value smemBytes = arith::ConstantIntOp::create(rewriter, loc,
+                                                 rewriter.getI32Type(),
+                                                 t.smemBytes);
+  auto launch = gpu::LaunchOp::create(
+      rewriter, loc, host.c(numM * numN), one, host.c(ops.batch),
+      host.c(threads), one, one, smemBytes);
+
+  OpBuilder::InsertionGuard guard(rewriter);
+  Block &body = launch.getBody().front();
+  rewriter.setInsertionPointToStart(&body);
+  KernelBuilder kb(rewriter, loc, ops, t, mma, threads);
+  IndexMath &ix = kb.ix;
+  OpBuilder &b = rewriter;
+  kb.tid = launch.getThreadIds().x;
+  kb.batchIndex = launch.getBlockIds().z;
+
+  // Block -> C tile, groupM block rows at a time (the blocks running
+  // together share A rows and B columns in L2).
+  Value pid = launch.getBlockIds().x;
+  int64_t width = t.groupM * numN;
+  Value firstM = ix.mul(ix.div(pid, width), t.groupM);
+  Value rowsInGroup = ix.min(ix.sub(ix.c(numM), firstM), ix.c(t.groupM));
+  Value inGroup = ix.rem(pid, width);
+  Value tileM = ix.add(firstM, ix.rem(inGroup, rowsInGroup));
+  Value tileN = ix.div(inGroup, rowsInGroup);
+  kb.m0 = ix.mul(tileM, t.blockM);
+  kb.n0 = ix.mul(tileN, t.blockN);
+
+  // One dynamic shared buffer: A's stages, then B's; the epilogue's C tile
+  // reuses it from the start once the k loop is done. Dynamic shared memory
+  // starts at the block's shared window (the kernel has no static shared
+  // memory), so offsets that are multiples of 32 bytes keep fragments
+  // aligned.
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  Type inputType = cast<MemRefType>(ops.a.getType()).getElementType();
+  Type accType = cast<MemRefType>(ops.c.getType()).getElementType();
+  int64_t inputBytes = inputType.getIntOrFloatBitWidth() / 8;
+  Value smem = gpu::DynamicSharedMemoryOp::create(
+      b, loc,
+      MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+                      workgroup));
+  auto stagesType = [&](const SharedTile &tile, Type element) {
+    return MemRefType::get({t.stages, tile.rows, tile.stride}, element,
+                           AffineMap(), workgroup);
+  };
+  Value aStages = memref::ViewOp::create(b, loc, stagesType(t.aTile, inputType),
+                                         smem, ix.c(0), ValueRange());
+  Value bStages = memref::ViewOp::create(
+      b, loc, stagesType(t.bTile, inputType), smem,
+      ix.c(t.bStagesOffset(inputBytes)), ValueRange());
+  Value cStage = memref::ViewOp::create(
+      b, loc,
+      MemRefType::get({t.cTile.rows, t.cTile.stride}, accType, AffineMap(),
+                      workgroup),
+      smem, ix.c(0), ValueRange());
+
+  // A tile keeps its operand's global layout: a transposed operand's rows
+  // run along its inner dimension.
+  auto operandCopy = [&](Value global, bool batched, Value stages,
+                         const SharedTile &tile, bool transposed,
+                         int64_t outer, int64_t inner, int64_t copyElements) {
+    return OperandCopy{global,
+                       batched,
+                       stages,
+                       tile.rows,
+                       tile.cols,
+                       transposed ? inner : outer,
+                       transposed ? outer : inner,
+                       copyElements,
+                       inputBytes};
+  };
+  OperandCopy aCopy = operandCopy(ops.a, ops.aBatched, aStages, t.aTile,
+                                  ops.aTransposed, ops.m, ops.k,
+                                  ops.aCopyElements);
+  OperandCopy bCopy = operandCopy(ops.b, ops.bBatched, bStages, t.bTile,
+                                  ops.bTransposed, ops.k, ops.n,
+                                  ops.bCopyElements);
+
+  // The warp's place in the block tile.
+  Value warp = ix.div(kb.tid, warpSize);
+  int64_t fm = t.fragmentsM(mma), fn = t.fragmentsN(mma);
+  Value warpRow = ix.mul(ix.div(warp, t.warpsN), fm * mma.m);
+  Value warpCol = ix.mul(ix.rem(warp, t.warpsN), fn * mma.n);
+
+  Type abElement = inputType;
+  if (inputType.isInteger(8))
+    abElement = IntegerType::get(ctx, 8, IntegerType::Signed);
+  auto aFragType = gpu::MMAMatrixType::get({mma.m, mma.k}, abElement, "AOp");
+  auto bFragType = gpu::MMAMatrixType::get({mma.k, mma.n}, abElement, "BOp");
+  auto cFragType = gpu::MMAMatrixType::get({mma.m, mma.n}, accType, "COp");
+  auto fragmentAt = [&](Value rowBase, int64_t i, Value colBase, int64_t j) {
+    return SmallVector<Value>{ix.add(rowBase, i), ix.add(colBase, j)};
+  };
+
+  // Accumulators: the fill's value, or C's tile through shared memory.
+  SmallVector<Value> acc;
+  if (ops.init) {
+    Value splat = gpu::SubgroupMmaConstantMatrixOp::create(b, loc, cFragType,
+                                                           ops.init);
+    acc.assign(fm * fn, splat);
+  } else {
+    kb.moveCTile(cStage, /*toGlobal=*/false);
+    gpu::BarrierOp::create(b, loc);
+    for (int64_t i = 0; i < fm; ++i)
+      for (int64_t j = 0; j < fn; ++j)
+        acc.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+            b, loc, cFragType, cStage,
+            fragmentAt(warpRow, i * mma.m, warpCol, j * mma.n),
+            b.getIndexAttr(t.cTile.stride), UnitAttr()));
+    // The first copies overwrite the C tile.
+    gpu::BarrierOp::create(b, loc);
+  }
+
+  // Prologue: k tiles 0 .. stages-2 into stages 0 .. stages-2.
+  int64_t kTiles = (ops.k + t.blockK - 1) / t.blockK;
+  Value lastGroup;
+  for (int64_t s = 0; s + 1 < t.stages; ++s)
+    lastGroup = kb.copyKTile(aCopy, bCopy, ix.c(s), ix.c(s), kTiles);
+
+  auto loop = scf::ForOp::create(b, loc, ix.c(0), ix.c(kTiles), ix.c(1), acc);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kt = loop.getInductionVar();
+    if (lastGroup)
+      nvgpu::DeviceAsyncWaitOp::create(b, loc, lastGroup,
+                                       b.getI32IntegerAttr(t.stages - 2));
+    gpu::BarrierOp::create(b, loc);
+    Value next = ix.add(kt, t.stages - 1);
+    kb.copyKTile(aCopy, bCopy, ix.rem(next, t.stages), next, kTiles);
+    Value stage = ix.rem(kt, t.stages);
+    SmallVector<Value> sums(loop.getRegionIterArgs());
+    UnitAttr aCol = ops.aTransposed ? b.getUnitAttr() : UnitAttr();
+    UnitAttr bCol = ops.bTransposed ? b.getUnitAttr() : UnitAttr();
+    Value zero = ix.c(0);
+    for (int64_t kk = 0; kk < t.blockK; kk += mma.k) {
+      SmallVector<Value> aFrags, bFrags;
+      for (int64_t i = 0; i < fm; ++i) {
+        SmallVector<Value> at =
+            ops.aTransposed ? fragmentAt(zero, kk, warpRow, i * mma.m)
+                            : fragmentAt(warpRow, i * mma.m, zero, kk);
+        at.insert(at.begin(), stage);
+        aFrags.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+            b, loc, aFragType, aStages, at, b.getIndexAttr(t.aTile.stride),
+            aCol));
+      }
+      for (int64_t j = 0; j < fn; ++j) {
+        SmallVector<Value> at =
+            ops.bTransposed ? fragmentAt(warpCol, j * mma.n, zero, kk)
+                            : fragmentAt(zero, kk, warpCol, j * mma.n);
+        at.insert(at.begin(), stage);
+        bFrags.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+            b, loc, bFragType, bStages, at, b.getIndexAttr(t.bTile.stride),
+            bCol));
+      }
+      for (int64_t i = 0; i < fm; ++i)
+        for (int64_t j = 0; j < fn; ++j)
+          sums[i * fn + j] = gpu::SubgroupMmaComputeOp::create(
+              b, loc, cFragType, aFrags[i], bFrags[j], sums[i * fn + j], aCol,
+              bCol);
+    }
+    scf::YieldOp::create(b, loc, sums);
+  }
+
+  // Epilogue: only zero-source copies can still be pending; wait for them
+  // before the C tile reuses their bytes, and for every warp to finish its
+  // last k tile.
+  if (lastGroup)
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, lastGroup,
+                                     b.getI32IntegerAttr(0));
+  gpu::BarrierOp::create(b, loc);
+  for (int64_t i = 0; i < fm; ++i)
+    for (int64_t j = 0; j < fn; ++j)
+      gpu::SubgroupMmaStoreMatrixOp::create(
+          b, loc, loop.getResult(i * fn + j), cStage,
+          fragmentAt(warpRow, i * mma.m, warpCol, j * mma.n),
+          b.getIndexAttr(t.cTile.stride), UnitAttr());
+  gpu::BarrierOp::create(b, loc);
+  kb.moveCTile(cStage, /*toGlobal=*/true);
+  gpu::TerminatorOp::create(b, loc);
+  return launch;
+}

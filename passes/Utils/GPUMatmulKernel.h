@@ -1,0 +1,56 @@
+//===- GPUMatmulKernel.h - A tensor-core matmul as one gpu.launch -*- C++ -*-===//
+//
+// Builds the kernel that tessel-map-matmul-to-gpu substitutes for a matmul on
+// memrefs, from the sizes GPUMatmulTiling chose:
+//
+//   gpu.launch (blocks of C tiles, warpsM x warpsN warps per block)
+//     ring of `stages` shared-memory buffers of A and B tiles, filled with
+//     asynchronous copies (nvgpu.device_async_copy, cp.async) issued
+//     stages - 1 k tiles ahead and zero-filled past the matrix edges;
+//     scf.for over k tiles carrying the warp's 16x16 accumulators
+//     (gpu.subgroup_mma_*: WMMA);
+//     epilogue: accumulators staged through shared memory, then written to
+//     C with 16-byte stores, guarded at the edges.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_PASSES_UTILS_GPUMATMULKERNEL_H
+#define TESSEL_PASSES_UTILS_GPUMATMULKERNEL_H
+
+#include "passes/CostModel/GPUMatmulTiling.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tessel {
+
+/// A matmul's operands as the kernel reads them. A is [batch?] x (m, k), or
+/// (k, m) when `aTransposed`; B is [batch?] x (k, n), or (n, k) when
+/// `bTransposed`; C is [batch?] x (m, n). An operand without the batch
+/// dimension is shared by every batch. Each memref has static sizes, a
+/// static unit innermost stride and static row strides.
+struct GPUMatmulOperands {
+  Value a, b, c;
+  bool aTransposed = false, bTransposed = false;
+  bool aBatched = false, bBatched = false, cBatched = false;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  /// Elements per asynchronous copy of A and of B (16, 8 or 4 bytes'
+  /// worth): the widest that keeps every copy's global address aligned; 0:
+  /// rows are not 4-byte aligned, so copies are synchronous loads.
+  int64_t aCopyElements = 0, bCopyElements = 0;
+  /// C's rows are 16-byte aligned, so 16-byte stores may write them.
+  bool cRowsAligned = false;
+  /// The scalar C starts from (a folded linalg.fill); null: accumulate onto
+  /// C's contents.
+  Value init;
+};
+
+/// Replaces nothing: inserts the kernel at the rewriter's insertion point
+/// and returns it.
+gpu::LaunchOp buildGPUMatmulKernel(RewriterBase &rewriter, Location loc,
+                                   const GPUMatmulOperands &operands,
+                                   const GPUMatmulTiling &tiling,
+                                   const MmaInstruction &mma, int64_t warpSize);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_PASSES_UTILS_GPUMATMULKERNEL_H

@@ -1,0 +1,37 @@
+// Benchmark-sized matmuls: the tensor-core kernels the model sizes for them
+// must assemble without register spills.
+func.func @f16_f32_4096(%a: tensor<4096x4096xf16>, %b: tensor<4096x4096xf16>) -> tensor<4096x4096xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4096x4096xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<4096x4096xf16>, tensor<4096x4096xf16>) outs(%c : tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  return %r : tensor<4096x4096xf32>
+}
+func.func @f16_f16_2048(%a: tensor<2048x2048xf16>, %b: tensor<2048x2048xf16>) -> tensor<2048x2048xf16> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<2048x2048xf16>
+  %c = linalg.fill ins(%zero : f16) outs(%e : tensor<2048x2048xf16>) -> tensor<2048x2048xf16>
+  %r = linalg.matmul ins(%a, %b : tensor<2048x2048xf16>, tensor<2048x2048xf16>) outs(%c : tensor<2048x2048xf16>) -> tensor<2048x2048xf16>
+  return %r : tensor<2048x2048xf16>
+}
+func.func @i8_i32_4096(%a: tensor<4096x4096xi8>, %b: tensor<4096x4096xi8>) -> tensor<4096x4096xi32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<4096x4096xi32>
+  %c = linalg.fill ins(%zero : i32) outs(%e : tensor<4096x4096xi32>) -> tensor<4096x4096xi32>
+  %r = linalg.matmul ins(%a, %b : tensor<4096x4096xi8>, tensor<4096x4096xi8>) outs(%c : tensor<4096x4096xi32>) -> tensor<4096x4096xi32>
+  return %r : tensor<4096x4096xi32>
+}
+func.func @f16_f32_1000(%a: tensor<1000x1000xf16>, %b: tensor<1000x1000xf16>) -> tensor<1000x1000xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1000x1000xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<1000x1000xf32>) -> tensor<1000x1000xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<1000x1000xf16>, tensor<1000x1000xf16>) outs(%c : tensor<1000x1000xf32>) -> tensor<1000x1000xf32>
+  return %r : tensor<1000x1000xf32>
+}
+func.func @bmm_f16_f32_8x512x64(%q: tensor<8x512x64xf16>, %k: tensor<8x64x512xf16>) -> tensor<8x512x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x512x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<8x512x512xf32>) -> tensor<8x512x512xf32>
+  %r = linalg.batch_matmul ins(%q, %k : tensor<8x512x64xf16>, tensor<8x64x512xf16>) outs(%c : tensor<8x512x512xf32>) -> tensor<8x512x512xf32>
+  return %r : tensor<8x512x512xf32>
+}

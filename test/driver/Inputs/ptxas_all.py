@@ -1,0 +1,30 @@
+"""Runs ptxas on every .ptx file in a folder and fails on any it rejects or
+that spills registers: `ptxas_all.py PTXAS ARCH DIR`. Prints one line per
+kernel: `OK <kernel> <registers> registers` or `FAIL <kernel>: <why>`."""
+import os
+import re
+import subprocess
+import sys
+
+ptxas, arch, folder = sys.argv[1:4]
+files = sorted(f for f in os.listdir(folder) if f.endswith(".ptx"))
+if not files:
+    print(f"FAIL: no .ptx files in {folder}")
+    sys.exit(1)
+failed = 0
+for name in files:
+    kernel = name[: -len(".ptx")]
+    run = subprocess.run([ptxas, f"-arch={arch}", "-v", os.path.join(folder, name),
+                          "-o", os.devnull], capture_output=True, text=True)
+    report = run.stdout + run.stderr
+    spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", report)]
+    registers = re.findall(r"Used (\d+) registers", report)
+    if run.returncode != 0:
+        failed += 1
+        print(f"FAIL {kernel}: ptxas rejected it:\n{report}")
+    elif any(spills):
+        failed += 1
+        print(f"FAIL {kernel}: {max(spills)} bytes of register spills")
+    else:
+        print(f"OK {kernel} {registers[0] if registers else '?'} registers")
+sys.exit(1 if failed else 0)

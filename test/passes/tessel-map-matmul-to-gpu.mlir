@@ -1,0 +1,264 @@
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu),canonicalize,cse)' | FileCheck %s
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{block-m=64 block-n=64 block-k=32 warps-m=2 warps-n=2 stages=3}),canonicalize,cse)' 2>/dev/null | FileCheck %s --check-prefix=STRUCT
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{fold-fill=false}),canonicalize,cse)' 2>/dev/null | FileCheck %s --check-prefix=NOFOLD
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{block-m=16 warps-m=4}))' 2>&1 >/dev/null | FileCheck %s --check-prefix=OVERRIDE
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{block-m=64 block-n=64 block-k=32 warps-m=2 warps-n=2 stages=4}))' 2>&1 >/dev/null | FileCheck %s --check-prefix=GIVEN
+
+// A 512x512x256 product; STRUCT forces 64x64 blocks of 2x2 warps (2x2
+// accumulators each), 32-deep k tiles and 3 stages. The fill of C becomes
+// the accumulators' start.
+// OVERRIDE: remark: matmul 512x512x256 (f16 x f16 -> f32) not mapped to tensor cores: no block, warp and stage sizes fit the target's shared memory, registers and threads with the given overrides
+// GIVEN: remark: matmul 512x512x256 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): block 64x64x32 with 2x2 warps of 32x32 (2x2 16x16 accumulators, ~{{[0-9]+}} registers/thread); 4 stages
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+// STRUCT-LABEL: func.func @f16_f32(
+// STRUCT-SAME: %[[A:.*]]: memref<512x256xf16>, %[[B:.*]]: memref<256x512xf16>, %[[C:.*]]: memref<512x512xf32>
+// STRUCT-NOT: linalg.fill
+// STRUCT: gpu.launch blocks({{.*}}) in ({{.*}} = %c64, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c33792_i32 {
+// STRUCT: %[[BUF:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// 64 blocks of 128 threads. A's rows padded from 32 to 48 halves (96
+// bytes: fragment rows stay 32-byte aligned and start in four bank
+// groups), B's from 64 to 80, C's f32 rows from 64 to 72; 33 KiB in all.
+// STRUCT: %[[AS:.*]] = memref.view %[[BUF]][%c0][] : {{.*}} to memref<3x64x48xf16, #gpu.address_space<workgroup>>
+// STRUCT: %[[BS:.*]] = memref.view %[[BUF]][%{{.*}}][] : {{.*}} to memref<3x32x80xf16, #gpu.address_space<workgroup>>
+// STRUCT: %[[CS:.*]] = memref.view %[[BUF]][%c0][] : {{.*}} to memref<64x72xf32, #gpu.address_space<workgroup>>
+// STRUCT: %[[ZERO:.*]] = gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x16xf32, "COp">
+// The prologue: k tiles 0 and 1, 16-byte copies bypassing L1, one group
+// each.
+// STRUCT: nvgpu.device_async_copy %[[A]][{{.*}}], %[[AS]][%c0, {{.*}}], 8, %{{.*}} {bypassL1} : memref<512x256xf16> to memref<3x64x48xf16, #gpu.address_space<workgroup>>
+// STRUCT: nvgpu.device_async_copy %[[B]][{{.*}}], %[[BS]][%c0, {{.*}}], 8, %{{.*}} {bypassL1}
+// STRUCT: nvgpu.device_async_create_group
+// STRUCT: nvgpu.device_async_copy %[[A]][{{.*}}], %[[AS]][%c1,
+// STRUCT: %[[LAST:.*]] = nvgpu.device_async_create_group
+// The k loop carries the warp's accumulators; each iteration waits for its
+// tile, synchronizes, copies the tile stages - 1 ahead, multiplies.
+// STRUCT: %[[ACC:.*]]:{{[0-9]+}} = scf.for %[[KT:.*]] = %c0 to %c8 step %c1 iter_args(%{{.*}} = %[[ZERO]],
+// STRUCT: nvgpu.device_async_wait %[[LAST]] {numGroups = 1 : i32}
+// STRUCT-NEXT: gpu.barrier
+// STRUCT: nvgpu.device_async_copy %[[A]]
+// STRUCT: nvgpu.device_async_create_group
+// STRUCT: gpu.subgroup_mma_load_matrix %[[AS]][%{{.*}}, %{{.*}}, %c0] {leadDimension = 48 : index} : memref<3x64x48xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// STRUCT: gpu.subgroup_mma_load_matrix %[[BS]][%{{.*}}, %c0, %{{.*}}] {leadDimension = 80 : index} {{.*}} -> !gpu.mma_matrix<16x16xf16, "BOp">
+// STRUCT: gpu.subgroup_mma_compute {{.*}} : !gpu.mma_matrix<16x16xf16, "AOp">, !gpu.mma_matrix<16x16xf16, "BOp"> -> !gpu.mma_matrix<16x16xf32, "COp">
+// STRUCT: gpu.subgroup_mma_load_matrix %[[AS]][%{{.*}}, %{{.*}}, %c16]
+// STRUCT: scf.yield
+// The epilogue: the accumulators through the padded C tile, then 16-byte
+// stores (C's rows are 2 KiB apart) without edge checks.
+// STRUCT: nvgpu.device_async_wait %[[LAST]] {numGroups = 0 : i32}
+// STRUCT-NEXT: gpu.barrier
+// STRUCT: gpu.subgroup_mma_store_matrix %[[ACC]]#0, %[[CS]][{{.*}}] {leadDimension = 72 : index}
+// STRUCT: gpu.barrier
+// STRUCT: %[[V:.*]] = vector.load %[[CS]][{{.*}}] : memref<64x72xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// STRUCT: vector.store %[[V]], %[[C]][{{.*}}] {alignment = 16 : i64} : memref<512x512xf32>, vector<4xf32>
+// STRUCT-NOT: scf.if
+// STRUCT: gpu.terminator
+// STRUCT-NEXT: }
+// STRUCT-NEXT: return
+
+// CHECK-LABEL: func.func @f16_f32(
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch
+// CHECK: gpu.subgroup_mma_constant_matrix
+// CHECK: scf.for
+// CHECK: gpu.subgroup_mma_compute
+// CHECK-NOT: linalg.matmul
+// NOFOLD-LABEL: func.func @f16_f32(
+// NOFOLD: linalg.fill
+// NOFOLD: gpu.launch
+// NOFOLD-NOT: gpu.subgroup_mma_constant_matrix
+// NOFOLD: vector.load %{{.*}} : memref<512x512xf32>, vector<4xf32>
+// NOFOLD: gpu.subgroup_mma_load_matrix {{.*}} -> !gpu.mma_matrix<16x16xf32, "COp">
+func.func @f16_f32(%a: memref<512x256xf16>, %b: memref<256x512xf16>, %c: memref<512x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<512x512xf32>)
+  // expected-remark @below {{matmul 512x512x256 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): block}}
+  linalg.matmul ins(%a, %b : memref<512x256xf16>, memref<256x512xf16>) outs(%c : memref<512x512xf32>)
+  return
+}
+}
+
+// -----
+
+// Partial tiles: copies read only the elements inside the matrix (cp.async
+// zero-fills the rest) from clamped addresses; C is written element by
+// element where a 16-byte piece crosses its edge.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @partial(
+// CHECK: gpu.launch
+// CHECK: %[[LEFT:.*]] = arith.subi %c40, %{{.*}} : index
+// CHECK: %[[N:.*]] = arith.minsi %[[LEFT]], %c8 : index
+// CHECK: %[[VALID:.*]] = arith.maxsi %[[N]], %c0 : index
+// CHECK: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<100x40xf16>
+// CHECK: scf.for
+// CHECK: } else {
+// CHECK: scf.if
+// CHECK: memref.load %{{.*}} : memref<{{.*}}xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.store %{{.*}}, %{{.*}} : memref<100x72xf32>
+func.func @partial(%a: memref<100x40xf16>, %b: memref<40x72xf16>, %c: memref<100x72xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<100x72xf32>)
+  // expected-remark @below {{matmul 100x72x40 (f16 x f16 -> f32) mapped to tensor cores}}
+  linalg.matmul ins(%a, %b : memref<100x40xf16>, memref<40x72xf16>) outs(%c : memref<100x72xf32>)
+  return
+}
+}
+
+// -----
+
+// A given k-major and B n-major: the tiles keep the global layout and the
+// fragments are loaded column-major.
+
+#at = affine_map<(m, n, k) -> (k, m)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#cm = affine_map<(m, n, k) -> (m, n)>
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @transposed(
+// CHECK: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = {{[0-9]+}} : index, transpose} : memref<{{.*}}xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = {{[0-9]+}} : index, transpose} : {{.*}} -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK: gpu.subgroup_mma_compute {{.*}} {a_transpose, b_transpose}
+func.func @transposed(%at: memref<64x80xf16>, %bt: memref<48x64xf16>, %c: memref<80x48xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<80x48xf32>)
+  // expected-remark @below {{matmul 80x48x64 (f16 x f16 -> f32) mapped to tensor cores}}
+  linalg.generic {indexing_maps = [#at, #bt, #cm], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%at, %bt : memref<64x80xf16>, memref<48x64xf16>) outs(%c : memref<80x48xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xf = arith.extf %x : f16 to f32
+    %yf = arith.extf %y : f16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+}
+
+// -----
+
+// i8 x i8 -> i32: signed 8-bit fragments, i32 accumulators; a batch is the
+// grid's z dimension.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @batch_i8(
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[BZ:.*]]) in ({{.*}}, {{.*}}, {{.*}} = %c4)
+// CHECK: nvgpu.device_async_copy %{{.*}}[%[[BZ]], %{{.*}}, %{{.*}}], %{{.*}}, 16, %{{.*}} {bypassL1} : memref<4x64x128xi8>
+// CHECK: gpu.subgroup_mma_load_matrix {{.*}} -> !gpu.mma_matrix<16x16xsi8, "AOp">
+// CHECK: gpu.subgroup_mma_compute {{.*}} : !gpu.mma_matrix<16x16xsi8, "AOp">, !gpu.mma_matrix<16x16xsi8, "BOp"> -> !gpu.mma_matrix<16x16xi32, "COp">
+// CHECK: vector.store %{{.*}}, %{{.*}}[%[[BZ]], %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<4x64x64xi32>, vector<4xi32>
+func.func @batch_i8(%a: memref<4x64x128xi8>, %b: memref<4x128x64xi8>, %c: memref<4x64x64xi32>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<4x64x64xi32>)
+  // expected-remark @below {{matmul 4x64x64x128 (i8 x i8 -> i32) mapped to tensor cores}}
+  linalg.batch_matmul ins(%a, %b : memref<4x64x128xi8>, memref<4x128x64xi8>) outs(%c : memref<4x64x64xi32>)
+  return
+}
+}
+
+// -----
+
+// Rows of 18 bytes cannot be copied with cp.async: each thread loads its
+// pieces element by element (zero outside the matrix); no group to wait for.
+// C's rows start unaligned: stores carry no alignment.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @odd_k(
+// CHECK-NOT: nvgpu.device_async
+// CHECK: memref.load %{{.*}} : memref<33x9xf16>
+// CHECK: vector.from_elements {{.*}} : vector<8xf16>
+// CHECK: vector.store %{{.*}} : memref<{{.*}}xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK-NOT: nvgpu.device_async
+// CHECK: gpu.terminator
+func.func @odd_k(%a: memref<33x9xf16>, %b: memref<9x17xf16>, %c: memref<33x17xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<33x17xf32>)
+  // expected-remark @below {{A's rows are not 4-byte aligned: copied synchronously; B's rows are not 4-byte aligned: copied synchronously}}
+  linalg.matmul ins(%a, %b : memref<33x9xf16>, memref<9x17xf16>) outs(%c : memref<33x17xf32>)
+  return
+}
+}
+
+// -----
+
+// A batch of rows sharing B folds into one taller matmul.
+
+#ab = affine_map<(b, m, n, k) -> (b, m, k)>
+#bb = affine_map<(b, m, n, k) -> (k, n)>
+#cb = affine_map<(b, m, n, k) -> (b, m, n)>
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @shared_b(
+// CHECK: %[[A2:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : memref<3x64x32xf16> into memref<192x32xf16>
+// CHECK: %[[C2:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : memref<3x64x48xf32> into memref<192x48xf32>
+// CHECK: gpu.launch
+// CHECK: nvgpu.device_async_copy %[[A2]]
+// CHECK: vector.store %{{.*}}, %[[C2]]
+func.func @shared_b(%a: memref<3x64x32xf16>, %w: memref<32x48xf16>, %c: memref<3x64x48xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<3x64x48xf32>)
+  // expected-remark @below {{matmul 192x48x32 (f16 x f16 -> f32) mapped to tensor cores}}
+  linalg.generic {indexing_maps = [#ab, #bb, #cb], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : memref<3x64x32xf16>, memref<32x48xf16>) outs(%c : memref<3x64x48xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xf = arith.extf %x : f16 to f32
+    %yf = arith.extf %y : f16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+}
+
+// -----
+
+// Not mapped, with the reason: f32 inputs, bf16 (no WMMA fragments in MLIR
+// 22), zero-extended integers, dynamic sizes, tensors; an f16 matmul whose
+// accumulator shape the target does not list.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32"]>} {
+// CHECK-LABEL: func.func @declined(
+// CHECK-NOT: gpu.launch
+// CHECK-COUNT-5: linalg.matmul
+// CHECK-NOT: gpu.launch
+func.func @declined(%a: memref<64x64xf32>, %h: memref<64x64xbf16>, %q: memref<64x64xi8>, %d: memref<?x64xf16>, %f: memref<64x64xf16>,
+                    %c: memref<64x64xf32>, %ci: memref<64x64xi32>, %cd: memref<?x64xf32>, %ch: memref<64x64xf16>) {
+  // expected-remark @below {{not mapped to tensor cores: f32 inputs would be rounded to TF32 by tensor cores}}
+  linalg.matmul ins(%a, %a : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+  // expected-remark @below {{not mapped to tensor cores: gpu.subgroup_mma (WMMA) has no bf16 fragments in MLIR 22}}
+  linalg.matmul ins(%h, %h : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>)
+  // expected-remark @below {{not mapped to tensor cores: it zero-extends its integer inputs}}
+  linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%q, %q : memref<64x64xi8>, memref<64x64xi8>) outs(%ci : memref<64x64xi32>)
+  // expected-remark @below {{not mapped to tensor cores: it has dynamic sizes}}
+  linalg.matmul ins(%d, %f : memref<?x64xf16>, memref<64x64xf16>) outs(%cd : memref<?x64xf32>)
+  // expected-remark @below {{not mapped to tensor cores: the target lists no 'm16n16k16:f16xf16->f16' tensor-core shape}}
+  linalg.matmul ins(%f, %f : memref<64x64xf16>, memref<64x64xf16>) outs(%ch : memref<64x64xf16>)
+  return
+}
+}
+
+// -----
+
+// A target description without a throughput the model needs.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32"]>} {
+// CHECK-LABEL: func.func @incomplete_target(
+// CHECK-NOT: gpu.launch
+func.func @incomplete_target(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
+  // expected-remark @below {{not mapped to tensor cores: the target description has no l2_bytes_per_cycle}}
+  linalg.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>)
+  return
+}
+}
+
+// -----
+
+// CPU targets keep their matmuls (and get no remark).
+
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512>} {
+// CHECK-LABEL: func.func @cpu(
+// CHECK: linalg.matmul
+func.func @cpu(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>)
+  return
+}
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# tessel-compile for NVIDIA GPUs with the kernels run on the host CPU: the
+# nvgpu pipeline up to (not including) the placement of buffers in device
+# memory and kernel outlining, then tessel-emulate-gpu-on-cpu and the CPU
+# lowering. The tests use it to check GPU kernels numerically without a GPU.
+#
+#   utils/tessel-compile-gpu-emulated.sh [--chip=sm_90a]
+#       [--matmul-options='block-m=64 stages=3'] [--kernels] [--print-pipeline]
+#       in.mlir -o out.o [--header=out.h] [other tessel-compile options]
+#
+# --chip picks the GPU whose kernels are built (tessel-attach-target's
+# chip); --matmul-options are tessel-map-matmul-to-gpu's options; --kernels
+# takes input that is already kernel IR (gpu.launch ops, as the pipeline
+# leaves them) and only emulates and lowers it. The output
+# is host code that calls libtessel_runtime's tessel_emu_* helpers and
+# libomp: write an object (-o x.o) and link it with -ltessel_runtime
+# -fopenmp. A block's threads run as one OpenMP team each, so large
+# programs run slowly; that is fine for tests.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tc="${TESSEL_COMPILE:-${TESSEL_BUILD_DIR:-$root/build}/bin/tessel-compile}"
+chip=""
+matmul=""
+print=0
+kernels_only=0
+args=()
+for arg in "$@"; do
+  case "$arg" in
+    --chip=*) chip="${arg#--chip=}" ;;
+    --matmul-options=*) matmul="${arg#--matmul-options=}" ;;
+    --print-pipeline) print=1 ;;
+    --kernels) kernels_only=1 ;;
+    --target=*|--pass-pipeline=*)
+      echo "tessel-compile-gpu-emulated.sh: $arg is set by this script" >&2
+      exit 2 ;;
+    *) args+=("$arg") ;;
+  esac
+done
+
+pipeline=$("$tc" --print-pipeline --target=nvgpu)
+cut=",tessel-allocate-device-buffers,"
+[[ "$pipeline" == *"$cut"* ]] || {
+  echo "tessel-compile-gpu-emulated.sh: the nvgpu pipeline has no '$cut' stage to cut at" >&2
+  exit 2
+}
+kernels="${pipeline%%"$cut"*}"
+replace() { # stage, replacement
+  [[ "$kernels" == *"$1"* ]] || {
+    echo "tessel-compile-gpu-emulated.sh: the nvgpu pipeline has no '$1' stage" >&2
+    exit 2
+  }
+  kernels="${kernels/"$1"/$2}"
+}
+[[ -z "$chip" ]] || replace "tessel-attach-target{kind=nvgpu}" "tessel-attach-target{kind=nvgpu chip=$chip}"
+[[ -z "$matmul" ]] || replace "tessel-map-matmul-to-gpu" "tessel-map-matmul-to-gpu{$matmul}"
+((kernels_only)) && kernels="builtin.module(tessel-export-c-interface"
+emulated="$kernels,tessel-emulate-gpu-on-cpu,func.func(convert-vector-to-scf{full-unroll=true},canonicalize),convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-vector-to-llvm,convert-to-llvm,reconcile-unrealized-casts,tessel-finalize-target)"
+if ((print)); then
+  printf '%s\n' "$emulated"
+  exit 0
+fi
+exec "$tc" "${args[@]}" --target=cpu --pass-pipeline="$emulated"
