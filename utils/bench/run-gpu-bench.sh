@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# GPU tests and the GPU benchmark, in two halves: the compiler (which needs
+# LLVM/MLIR 22) builds everything into one folder on this machine, and a
+# machine with an NVIDIA GPU (and no compiler) runs it.
+#
+#   utils/bench/run-gpu-bench.sh --build DIR [--chip sm_90a]
+#       builds the runtime, tessel-gpu-bench, every benchmark kernel
+#       (tessel-compile --target=nvgpu) and the GPU test programs into DIR;
+#   utils/bench/run-gpu-bench.sh --run DIR [--reps N] [--json FILE] [--only A,B]
+#       on the GPU machine: runs the test programs (each must print "ALL N
+#       CHECKS PASSED"), then tessel-gpu-bench (Tessel vs cuBLAS), and prints
+#       the tables. Exit status 0 only when every check passed.
+#
+# With the device tool: put DIR under the repository, ignored by git (the
+# default .gpu is in .gitignore), carry it, and run
+#   utils/bench/run-gpu-bench.sh --run .gpu --json $OUT/gpu.json
+# The benchmark finds cuBLAS through TESSEL_CUBLAS, the library path, or the
+# Python environment's nvidia-cublas package (PyTorch's).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build="${TESSEL_BUILD_DIR:-$root/build}"
+mode="" dir="" chip="sm_90a" reps=21 json="" only=""
+while (($#)); do
+  case "$1" in
+    --build) mode=build; dir="$2"; shift 2 ;;
+    --run) mode=run; dir="$2"; shift 2 ;;
+    --chip) chip="$2"; shift 2 ;;
+    --reps) reps="$2"; shift 2 ;;
+    --json) json="$2"; shift 2 ;;
+    --only) only="$2"; shift 2 ;;
+    *) echo "usage: $0 --build DIR [--chip CHIP] | --run DIR [--reps N] [--json FILE] [--only A,B]" >&2
+       exit 2 ;;
+  esac
+done
+[[ -n "$mode" && -n "$dir" ]] || { echo "usage: $0 --build DIR | --run DIR" >&2; exit 2; }
+
+# The test programs: the integration inputs whose harnesses also run on a GPU
+# (HARNESS_GPU_MANAGED), as test/integration/gpu_*.test build them.
+tests=(gpu_matmul matmul_tensor elementwise)
+
+if [[ "$mode" == build ]]; then
+  ninja -C "$build" tessel-compile tessel_runtime tessel_cuda_runtime tessel-gpu-bench
+  mkdir -p "$dir"
+  dir="$(cd "$dir" && pwd)"
+  cp -f "$build/lib/libtessel_runtime.so" "$build/lib/libtessel_cuda_runtime.so" \
+        "$build/bin/tessel-gpu-bench" "$dir/"
+  tc="$build/bin/tessel-compile"
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  # One shared object per benchmark workload, named as the harness lists.
+  while read -r name type shape; do
+    IFS=x read -r m n k <<<"$shape"
+    case "$name" in
+      *_f16_f32_*) in=f16 acc=f32 zero=0.0 ;;
+      *_f16_f16_*) in=f16 acc=f16 zero=0.0 ;;
+      *_i8_i32_*) in=i8 acc=i32 zero=0 ;;
+      *) echo "run-gpu-bench.sh: unknown workload type in $name" >&2; exit 2 ;;
+    esac
+    cat >"$work/$name.mlir" <<EOF
+func.func @$name(%a: tensor<${m}x${k}x$in>, %b: tensor<${k}x${n}x$in>) -> tensor<${m}x${n}x$acc> {
+  %zero = arith.constant $zero : $acc
+  %e = tensor.empty() : tensor<${m}x${n}x$acc>
+  %c = linalg.fill ins(%zero : $acc) outs(%e : tensor<${m}x${n}x$acc>) -> tensor<${m}x${n}x$acc>
+  %r = linalg.matmul ins(%a, %b : tensor<${m}x${k}x$in>, tensor<${k}x${n}x$in>) outs(%c : tensor<${m}x${n}x$acc>) -> tensor<${m}x${n}x$acc>
+  return %r : tensor<${m}x${n}x$acc>
+}
+EOF
+    "$tc" "$work/$name.mlir" --target=nvgpu --target-options="chip=$chip" \
+      -o "$dir/$name.so" --no-header --remarks 2>"$dir/$name.remarks"
+    grep -q "mapped to tensor cores" "$dir/$name.remarks" || {
+      echo "run-gpu-bench.sh: $name was not mapped to tensor cores:" >&2
+      cat "$dir/$name.remarks" >&2
+      exit 1
+    }
+  done < <("$build/bin/tessel-gpu-bench" --list)
+  # The test programs.
+  for t in "${tests[@]}"; do
+    "$tc" "$root/test/integration/Inputs/$t.mlir" --target=nvgpu \
+      --target-options="chip=$chip" -o "$dir/$t.so" --header="$work/$t.h"
+    clang-22 -O2 -std=c11 -DHARNESS_GPU_MANAGED -I"$root/runtime/include" \
+      -include "$work/$t.h" "$root/test/integration/Inputs/$t.c" \
+      -L"$dir" -l:"$t.so" -ltessel_cuda_runtime -ltessel_runtime \
+      -Wl,-rpath,'$ORIGIN' -lm \
+      -o "$dir/$t.test"
+  done
+  echo "run-gpu-bench.sh: built $(ls "$dir" | wc -l) files in $dir for $chip"
+  exit 0
+fi
+
+# --run, on the GPU machine.
+dir="$(cd "$dir" && pwd)"
+export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [[ -z "${TESSEL_CUBLAS:-}" ]] && command -v python3 >/dev/null; then
+  cublas_dir=$(python3 -c 'import os, nvidia.cublas as c; print(os.path.join(list(c.__path__)[0], "lib"))' 2>/dev/null || true)
+  [[ -n "$cublas_dir" ]] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$cublas_dir"
+fi
+command -v nvidia-smi >/dev/null && nvidia-smi -L || true
+status=0
+echo "== GPU tests"
+for t in "${tests[@]}"; do
+  if out=$("$dir/$t.test" 2>&1) && grep -q "CHECKS PASSED" <<<"$out"; then
+    echo "PASS $t ($(grep -c '^PASS' <<<"$out") checks)"
+  else
+    status=1
+    echo "FAIL $t"
+    grep -v '^PASS' <<<"$out" | head -20
+  fi
+done
+echo "== Tessel vs cuBLAS"
+args=(--kernels "$dir" --reps "$reps")
+[[ -n "$json" ]] && args+=(--json "$json")
+[[ -n "$only" ]] && args+=(--only "$only")
+"$dir/tessel-gpu-bench" "${args[@]}" || status=1
+exit $status
