@@ -13,7 +13,12 @@
 //   - nvgpu.device_async_copy is queued per thread and performed only when
 //     a nvgpu.device_async_wait lets its group be pending no longer (the
 //     latest a GPU may complete it), so a missing or short wait reads stale
-//     shared memory here too.
+//     shared memory here too; with TESSEL_EMU_ASYNC_COPIES=eager at run
+//     time it is performed when issued (the earliest), so a copy into
+//     memory other threads still read corrupts it here too;
+//   - the addresses the GPU requires aligned are checked at run time
+//     (copies, fragment rows, vector accesses declared aligned), and a
+//     fragment's transposition must agree between its load and its use.
 //
 // Not emulated: warp-level timing and divergence (a kernel whose result
 // depends on lockstep execution), and memory ordering between blocks.
@@ -45,6 +50,7 @@ static constexpr StringLiteral kAsyncCommit = "tessel_emu_async_commit";
 static constexpr StringLiteral kAsyncWait = "tessel_emu_async_wait";
 static constexpr StringLiteral kAsyncFlush = "tessel_emu_async_flush";
 static constexpr StringLiteral kCheckTeam = "tessel_emu_check_team";
+static constexpr StringLiteral kCheckAligned = "tessel_emu_check_aligned";
 static constexpr StringLiteral kThreadNum = "omp_get_thread_num";
 static constexpr StringLiteral kNumThreads = "omp_get_num_threads";
 
@@ -168,6 +174,35 @@ LogicalResult checkLeadDimension(Operation *op, Value memref, int64_t lead) {
   return success();
 }
 
+/// Bytes the start of every row a WMMA fragment touches must be aligned to:
+/// the thread's share of the fragment (PTX ISA, "Matrix Storage for WMMA").
+int64_t fragmentAlignment(gpu::MMAMatrixType type) {
+  int64_t bytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  if (type.getOperand() == "COp")
+    return bytes == 4 ? 32 : 16;
+  return bytes == 1 ? 8 : type.getElementType().isF16() ? 32 : 16;
+}
+
+/// Checks at compile time that `lead` elements keep rows aligned, and emits
+/// the run-time check of the first row's address.
+LogicalResult checkFragmentAlignment(Operation *op, OpBuilder &b,
+                                     Value memref, ValueRange indices,
+                                     int64_t lead, gpu::MMAMatrixType type,
+                                     int32_t what) {
+  int64_t align = fragmentAlignment(type);
+  int64_t bytes = cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
+  if ((lead * bytes) % align != 0)
+    return op->emitError() << "cannot emulate: fragment rows " << lead * bytes
+                           << " bytes apart are not " << align
+                           << "-byte aligned, as the GPU requires";
+  Location loc = op->getLoc();
+  call(b, loc, kCheckAligned, Type(),
+       {elementAddress(b, loc, memref, indices),
+        arith::ConstantIndexOp::create(b, loc, align),
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), what)});
+  return success();
+}
+
 SmallVector<Value> rowIndices(OpBuilder &b, Location loc, ValueRange indices,
                               int64_t r) {
   SmallVector<Value> at(indices);
@@ -183,7 +218,11 @@ struct LoadMatrixPattern
   matchAndRewrite(gpu::SubgroupMmaLoadMatrixOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(checkLeadDimension(op, adaptor.getSrcMemref(),
-                                  op.getLeadDimension().getSExtValue())))
+                                  op.getLeadDimension().getSExtValue())) ||
+        failed(checkFragmentAlignment(
+            op, rewriter, adaptor.getSrcMemref(), adaptor.getIndices(),
+            op.getLeadDimension().getSExtValue(),
+            cast<gpu::MMAMatrixType>(op.getType()), /*what=*/0)))
       return failure();
     auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
     bool transposed = op.getTranspose().has_value();
@@ -216,7 +255,11 @@ struct StoreMatrixPattern
   matchAndRewrite(gpu::SubgroupMmaStoreMatrixOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(checkLeadDimension(op, adaptor.getDstMemref(),
-                                  op.getLeadDimension().getSExtValue())))
+                                  op.getLeadDimension().getSExtValue())) ||
+        failed(checkFragmentAlignment(
+            op, rewriter, adaptor.getDstMemref(), adaptor.getIndices(),
+            op.getLeadDimension().getSExtValue(),
+            cast<gpu::MMAMatrixType>(op.getSrc().getType()), /*what=*/1)))
       return failure();
     Location loc = op.getLoc();
     Value matrix = adaptor.getSrc();
@@ -288,6 +331,64 @@ struct ComputePattern : OpConversionPattern<gpu::SubgroupMmaComputeOp> {
   }
 };
 } // namespace
+
+/// The layout flags of every product must be those its operands were loaded
+/// with: the GPU reads the registers in that layout, the emulation works on
+/// whole matrices and would not notice.
+static LogicalResult checkFragmentLayouts(Operation *root) {
+  auto loadedTransposed = [](Value v) -> std::optional<bool> {
+    if (auto load = v.getDefiningOp<gpu::SubgroupMmaLoadMatrixOp>())
+      return load.getTranspose().has_value();
+    return std::nullopt;
+  };
+  WalkResult result = root->walk([&](gpu::SubgroupMmaComputeOp op) {
+    std::optional<bool> a = loadedTransposed(op.getOpA()),
+                        b = loadedTransposed(op.getOpB());
+    if ((a && *a != op.getATranspose().has_value()) ||
+        (b && *b != op.getBTranspose().has_value())) {
+      op.emitError("cannot emulate: its a_transpose/b_transpose do not match "
+                   "how its operands were loaded (the GPU would read them in "
+                   "the wrong layout)");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// Emits run-time checks of the vector accesses in `region` that declare an
+/// alignment.
+static void checkDeclaredAlignments(Region &region) {
+  SmallVector<Operation *> accesses;
+  region.walk([&](Operation *op) {
+    if (auto load = dyn_cast<vector::LoadOp>(op); load && load.getAlignment())
+      accesses.push_back(op);
+    if (auto store = dyn_cast<vector::StoreOp>(op);
+        store && store.getAlignment())
+      accesses.push_back(op);
+  });
+  for (Operation *op : accesses) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value base;
+    ValueRange indices;
+    uint64_t align;
+    if (auto load = dyn_cast<vector::LoadOp>(op)) {
+      base = load.getBase();
+      indices = load.getIndices();
+      align = *load.getAlignment();
+    } else {
+      auto store = cast<vector::StoreOp>(op);
+      base = store.getBase();
+      indices = store.getIndices();
+      align = *store.getAlignment();
+    }
+    call(b, loc, kCheckAligned, Type(),
+         {elementAddress(b, loc, base, indices),
+          arith::ConstantIndexOp::create(b, loc, int64_t(align)),
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 2)});
+  }
+}
 
 /// Replaces `launch` by loops over its blocks, each running an OpenMP team of
 /// the block's threads over a copy of the body.
@@ -403,6 +504,7 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
     }
   }
   b.eraseOp(launch);
+  checkDeclaredAlignments(region);
   return success();
 }
 
@@ -421,12 +523,16 @@ struct EmulateGPUOnCPUPass
     module.walk([&](gpu::LaunchOp op) { launches.push_back(op); });
     if (launches.empty())
       return;
+    if (failed(checkFragmentLayouts(module)))
+      return signalPassFailure();
 
     Type i32 = IntegerType::get(ctx, 32);
     Type index = IndexType::get(ctx);
     declareFunction(module, kThreadNum, FunctionType::get(ctx, {}, {i32}));
     declareFunction(module, kNumThreads, FunctionType::get(ctx, {}, {i32}));
     declareFunction(module, kCheckTeam, FunctionType::get(ctx, {i32, i32}, {}));
+    declareFunction(module, kCheckAligned,
+                    FunctionType::get(ctx, {index, index, i32}, {}));
     declareFunction(module, kAsyncCopy,
                     FunctionType::get(ctx, {index, index, index, index}, {}));
     declareFunction(module, kAsyncCommit, FunctionType::get(ctx, {}, {}));

@@ -57,6 +57,56 @@ static bool matchOperandMap(AffineMap map, std::optional<unsigned> batch,
   return swapped || (rest[0] == first && rest[1] == second);
 }
 
+/// `v` is the block argument `arg`, or extended from it to `type`
+/// (arith.extf / arith.extsi, the casts tensor cores apply).
+static bool isArgumentOrExtended(Value v, BlockArgument arg, Type type) {
+  if (v == arg)
+    return true;
+  Operation *cast = v.getDefiningOp();
+  return cast && isa<arith::ExtFOp, arith::ExtSIOp>(cast) &&
+         cast->getOperand(0) == arg && v.getType() == type;
+}
+
+/// The body is exactly `yield acc + a * b` (either operand order), a and b
+/// at most extended to the accumulator's type: upstream's contraction check
+/// also lets unary ops (negf, exp, a product rounded before it is
+/// extended) through, which tensor cores would silently drop.
+static bool isPlainMultiplyAccumulate(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (body->getNumArguments() != 3)
+    return false;
+  BlockArgument a = body->getArgument(0), b = body->getArgument(1),
+                acc = body->getArgument(2);
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  if (yield->getNumOperands() != 1)
+    return false;
+  Operation *add = yield->getOperand(0).getDefiningOp();
+  if (!add || !isa<arith::AddFOp, arith::AddIOp>(add) ||
+      add->getBlock() != body)
+    return false;
+  Value product = add->getOperand(0) == acc ? add->getOperand(1)
+                  : add->getOperand(1) == acc ? add->getOperand(0)
+                                              : Value();
+  Operation *mul = product ? product.getDefiningOp() : nullptr;
+  if (!mul || !isa<arith::MulFOp, arith::MulIOp>(mul) ||
+      mul->getBlock() != body)
+    return false;
+  Type type = acc.getType();
+  Value x = mul->getOperand(0), y = mul->getOperand(1);
+  bool direct = isArgumentOrExtended(x, a, type) &&
+                isArgumentOrExtended(y, b, type);
+  bool swapped = isArgumentOrExtended(x, b, type) &&
+                 isArgumentOrExtended(y, a, type);
+  // Only the casts, the product and the sum: nothing else may run.
+  int64_t extra = llvm::count_if(body->without_terminator(), [&](Operation &o) {
+    return &o != add && &o != mul && !isa<arith::ExtFOp, arith::ExtSIOp>(o);
+  });
+  return (direct || swapped) && extra == 0 &&
+         llvm::all_of(body->without_terminator(), [](Operation &o) {
+           return o.getNumResults() == 1 && !o.getResult(0).use_empty();
+         });
+}
+
 /// Recognizes `op`; empty reason on success.
 static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
   if (!op.hasPureBufferSemantics())
@@ -67,17 +117,36 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
     return "it is not a multiply-accumulate contraction";
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
-  // A dimension only A and C have, right before m, is a batch of rows
-  // that share B: (b, m) x (k, n) is one (b * m) x k x n matmul.
-  std::optional<unsigned> rowBatch;
-  if (succeeded(dims) && dims->batch.empty() && dims->m.size() == 2) {
-    rowBatch = dims->m[0];
-    dims->m.erase(dims->m.begin());
-  }
+  // A batch only two operands have, leading C: upstream counts it as a
+  // second m (n) dimension. A batch of A's rows that share B folds into M:
+  // (b, m) x (k, n) is one (b * m) x k x n matmul; a batch of B's that
+  // share A is the grid's batch with A read by every block.
+  std::optional<unsigned> rowBatch, colBatch;
+  auto leadingDim = [&]() -> std::optional<unsigned> {
+    AffineMap cMap = op.getIndexingMapsArray()[2];
+    if (cMap.getNumResults() == 0)
+      return std::nullopt;
+    if (auto d = dyn_cast<AffineDimExpr>(cMap.getResult(0)))
+      return d.getPosition();
+    return std::nullopt;
+  };
+  auto takeBatch = [&](SmallVectorImpl<unsigned> &group)
+      -> std::optional<unsigned> {
+    std::optional<unsigned> lead = leadingDim();
+    auto it = lead ? llvm::find(group, *lead) : group.end();
+    if (it == group.end())
+      return std::nullopt;
+    group.erase(it);
+    return lead;
+  };
+  if (succeeded(dims) && dims->batch.empty() && dims->m.size() == 2)
+    rowBatch = takeBatch(dims->m);
+  else if (succeeded(dims) && dims->batch.empty() && dims->n.size() == 2)
+    colBatch = takeBatch(dims->n);
   if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
       dims->k.size() != 1 || dims->batch.size() > 1)
     return "it is not a matmul with at most one batch dimension";
-  std::optional<unsigned> batch = rowBatch;
+  std::optional<unsigned> batch = rowBatch ? rowBatch : colBatch;
   if (!dims->batch.empty())
     batch = dims->batch.front();
   unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
@@ -96,6 +165,8 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
            "and a [batch] x (m, n) result";
   if (rowBatch && (!ops.aBatched || ops.aTransposed || ops.bBatched))
     return "a dimension of A and C that B lacks is not a batch of A's rows";
+  if (colBatch && (ops.aBatched || !ops.bBatched))
+    return "a dimension of B and C that A lacks is not a batch of B";
 
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
@@ -117,12 +188,16 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
   match.accType = getElementTypeOrSelf(ops.c.getType());
   if (match.inputType != getElementTypeOrSelf(ops.b.getType()))
     return "A and B have different element types";
-  // Integer products must sign-extend (WMMA's s8 form).
   bool unsignedCast = false;
   op.getBlock()->walk([&](arith::ExtUIOp) { unsignedCast = true; });
   if (unsignedCast)
     return "it zero-extends its integer inputs (only signed i8 maps to "
            "tensor cores)";
+  if (!isPlainMultiplyAccumulate(op))
+    return "its body is not acc + a * b with a and b at most extended to "
+           "the accumulator's type (tensor cores compute exactly that)";
+  if (ops.m == 0 || ops.n == 0 || ops.k == 0 || ops.batch == 0)
+    return "it has an empty dimension";
   return {};
 }
 
@@ -251,6 +326,9 @@ struct MapMatmulToGPUPass
     ops.bCopyElements = bAligned / inputBytes;
     ops.cRowsAligned = cAligned == 16;
 
+    if (target.getWarpSize() != 32)
+      return decline("WMMA needs 32-lane warps; the target says " +
+                     Twine(target.getWarpSize()));
     GPUModelParams params;
     params.smCount = target.getSmCount();
     params.smemPerBlock = target.getSmemPerBlock();

@@ -344,10 +344,12 @@ gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
   kb.n0 = ix.mul(tileN, t.blockN);
 
   // One dynamic shared buffer: A's stages, then B's; the epilogue's C tile
-  // reuses it from the start once the k loop is done. Dynamic shared memory
-  // starts at the block's shared window (the kernel has no static shared
-  // memory), so offsets that are multiples of 32 bytes keep fragments
-  // aligned.
+  // reuses it from the start once the k loop is done. Every offset into it
+  // is a multiple of 32 bytes, so fragments are aligned when the buffer is:
+  // the lowering declares its symbol 16-byte aligned (the NVPTX backend
+  // emits it as the kernel's only shared variable, which ptxas places at
+  // the start of the block's window); test/driver/gpu_ptxas.test checks
+  // that no other shared variable comes before it.
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   Type inputType = cast<MemRefType>(ops.a.getType()).getElementType();
   Type accType = cast<MemRefType>(ops.c.getType()).getElementType();
@@ -434,19 +436,28 @@ gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
   for (int64_t s = 0; s + 1 < t.stages; ++s)
     lastGroup = kb.copyKTile(aCopy, bCopy, ix.c(s), ix.c(s), kTiles);
 
-  auto loop = scf::ForOp::create(b, loc, ix.c(0), ix.c(kTiles), ix.c(1), acc);
+  // The loop also carries the stage of k tile kt (kt mod stages), stepped
+  // with a compare instead of a division per iteration.
+  SmallVector<Value> carried(acc);
+  carried.push_back(ix.c(0));
+  auto loop =
+      scf::ForOp::create(b, loc, ix.c(0), ix.c(kTiles), ix.c(1), carried);
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     Value kt = loop.getInductionVar();
+    Value stage = loop.getRegionIterArgs().back();
     if (lastGroup)
       nvgpu::DeviceAsyncWaitOp::create(b, loc, lastGroup,
                                        b.getI32IntegerAttr(t.stages - 2));
     gpu::BarrierOp::create(b, loc);
-    Value next = ix.add(kt, t.stages - 1);
-    kb.copyKTile(aCopy, bCopy, ix.rem(next, t.stages), next, kTiles);
-    Value stage = ix.rem(kt, t.stages);
-    SmallVector<Value> sums(loop.getRegionIterArgs());
+    // Tile kt + stages - 1 goes to the stage tile kt - 1 used.
+    Value previous = ix.select(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, stage,
+                              ix.c(0)),
+        ix.c(t.stages - 1), ix.add(stage, -1));
+    kb.copyKTile(aCopy, bCopy, previous, ix.add(kt, t.stages - 1), kTiles);
+    SmallVector<Value> sums(loop.getRegionIterArgs().drop_back());
     UnitAttr aCol = ops.aTransposed ? b.getUnitAttr() : UnitAttr();
     UnitAttr bCol = ops.bTransposed ? b.getUnitAttr() : UnitAttr();
     Value zero = ix.c(0);
@@ -476,6 +487,12 @@ gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
               b, loc, cFragType, aFrags[i], bFrags[j], sums[i * fn + j], aCol,
               bCol);
     }
+    Value following = ix.add(stage, 1);
+    following = ix.select(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, following,
+                              ix.c(t.stages)),
+        ix.c(0), following);
+    sums.push_back(following);
     scf::YieldOp::create(b, loc, sums);
   }
 

@@ -4,7 +4,10 @@
  * thread. Each thread's asynchronous copies wait in a thread-local queue
  * until a wait lets their group be pending no longer: the latest moment a
  * GPU may complete them, so that a kernel that reads shared memory before
- * waiting for it reads stale data here as well.
+ * waiting for it reads stale data here as well. With
+ * TESSEL_EMU_ASYNC_COPIES=eager they are performed when issued instead, the
+ * earliest a GPU may: a copy that overwrites shared memory other threads
+ * still read (a missing barrier) then corrupts their data here as well.
  *
  *===----------------------------------------------------------------------===*/
 #include "tessel/runtime.h"
@@ -60,8 +63,45 @@ static void complete_first(size_t count) {
   group_count -= done;
 }
 
+/* 1: perform copies when issued (TESSEL_EMU_ASYNC_COPIES=eager). */
+static int eager_copies(void) {
+  static _Thread_local int mode = -1;
+  if (mode < 0) {
+    const char *value = getenv("TESSEL_EMU_ASYNC_COPIES");
+    mode = value && !strcmp(value, "eager");
+  }
+  return mode;
+}
+
+static void check_alignment(uintptr_t address, intptr_t alignment,
+                            const char *what) {
+  if (alignment > 0 && address % (uintptr_t)alignment != 0) {
+    fprintf(stderr,
+            "tessel-emu: %s at address 0x%llx is not %ld-byte aligned, as "
+            "the GPU requires\n",
+            what, (unsigned long long)address, (long)alignment);
+    abort();
+  }
+}
+
+void tessel_emu_check_aligned(uintptr_t address, intptr_t alignment,
+                              int32_t what) {
+  static const char *const kinds[] = {"a tensor-core fragment load",
+                                      "a tensor-core fragment store",
+                                      "a vector access declared aligned"};
+  check_alignment(address, alignment,
+                  what >= 0 && what < 3 ? kinds[what] : "an access");
+}
+
 void tessel_emu_async_copy(uintptr_t dst, uintptr_t src, intptr_t dst_bytes,
                            intptr_t src_bytes) {
+  /* cp.async moves 4, 8 or 16 bytes between addresses aligned to that. */
+  check_alignment(dst, dst_bytes, "an asynchronous copy's destination");
+  check_alignment(src, dst_bytes, "an asynchronous copy's source");
+  if (eager_copies()) {
+    perform(&(queued_copy){dst, src, dst_bytes, src_bytes});
+    return;
+  }
   if (copy_count == copy_capacity)
     copies = grow(copies, &copy_capacity, sizeof *copies);
   copies[copy_count++] = (queued_copy){dst, src, dst_bytes, src_bytes};

@@ -262,3 +262,86 @@ func.func @cpu(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf3
   return
 }
 }
+
+// -----
+
+// A batch of B that A lacks is the grid's batch; every block reads A.
+
+#sa = affine_map<(b, m, n, k) -> (m, k)>
+#sb = affine_map<(b, m, n, k) -> (b, k, n)>
+#sc = affine_map<(b, m, n, k) -> (b, m, n)>
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @shared_a(
+// CHECK-SAME: %[[A:.*]]: memref<64x32xf16>, %[[B:.*]]: memref<3x32x48xf16>
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[BZ:.*]]) in ({{.*}}, {{.*}}, {{.*}} = %c3)
+// CHECK: nvgpu.device_async_copy %[[A]][%{{.*}}, %{{.*}}],
+// CHECK: nvgpu.device_async_copy %[[B]][%[[BZ]], %{{.*}}, %{{.*}}],
+func.func @shared_a(%a: memref<64x32xf16>, %b: memref<3x32x48xf16>, %c: memref<3x64x48xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<3x64x48xf32>)
+  // expected-remark @below {{matmul 3x64x48x32 (f16 x f16 -> f32) mapped to tensor cores}}
+  linalg.generic {indexing_maps = [#sa, #sb, #sc], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<64x32xf16>, memref<3x32x48xf16>) outs(%c : memref<3x64x48xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xf = arith.extf %x : f16 to f32
+    %yf = arith.extf %y : f16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+}
+
+// -----
+
+// Bodies that are not exactly acc + a * b: upstream's contraction check lets
+// unary ops through, which tensor cores would drop (a negated operand, an
+// i8 product that wraps before it is widened).
+
+#m = affine_map<(m, n, k) -> (m, k)>
+#n = affine_map<(m, n, k) -> (k, n)>
+#o = affine_map<(m, n, k) -> (m, n)>
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @not_plain(
+// CHECK-NOT: gpu.launch
+func.func @not_plain(%a: memref<64x64xf16>, %c: memref<64x64xf32>, %q: memref<64x64xi8>, %ci: memref<64x64xi32>) {
+  // expected-remark @below {{not mapped to tensor cores: its body is not acc + a * b}}
+  linalg.generic {indexing_maps = [#m, #n, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %a : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xn = arith.negf %x : f16
+    %xf = arith.extf %xn : f16 to f32
+    %yf = arith.extf %y : f16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  // expected-remark @below {{not mapped to tensor cores: its body is not acc + a * b}}
+  linalg.generic {indexing_maps = [#m, #n, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %q : memref<64x64xi8>, memref<64x64xi8>) outs(%ci : memref<64x64xi32>) {
+  ^bb0(%x: i8, %y: i8, %acc: i32):
+    %p = arith.muli %x, %y : i8
+    %pw = arith.extsi %p : i8 to i32
+    %s = arith.addi %acc, %pw : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+}
+
+// -----
+
+// WMMA is warp-wide over 32 lanes; an empty matmul has nothing to launch.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 64, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32"]>} {
+// CHECK-LABEL: func.func @wide_warps(
+// CHECK-NOT: gpu.launch
+func.func @wide_warps(%a: memref<64x64xf16>, %c: memref<64x64xf32>, %e: memref<0x64xf16>, %ce: memref<0x64xf32>) {
+  // expected-remark @below {{not mapped to tensor cores: WMMA needs 32-lane warps; the target says 64}}
+  linalg.matmul ins(%a, %a : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>)
+  // expected-remark @below {{not mapped to tensor cores: it has an empty dimension}}
+  linalg.matmul ins(%e, %a : memref<0x64xf16>, memref<64x64xf16>) outs(%ce : memref<0x64xf32>)
+  return
+}
+}

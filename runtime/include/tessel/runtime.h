@@ -236,7 +236,9 @@ TESSEL_RT_EXPORT size_t tessel_compare_f32_f32(const char *label,
  * from src and the rest zeros (cp.async's zero fill).
  * ------------------------------------------------------------------------- */
 
-/* Queues a copy; it is performed by a later wait or flush. */
+/* Queues a copy; it is performed by a later wait or flush (or at once with
+ * TESSEL_EMU_ASYNC_COPIES=eager in the environment). Aborts when an address
+ * is not aligned to the copy's size. */
 TESSEL_RT_EXPORT void tessel_emu_async_copy(uintptr_t dst, uintptr_t src,
                                             intptr_t dst_bytes,
                                             intptr_t src_bytes);
@@ -247,6 +249,11 @@ TESSEL_RT_EXPORT void tessel_emu_async_commit(void);
 TESSEL_RT_EXPORT void tessel_emu_async_wait(int32_t pending);
 /* Performs every queued copy, committed or not (the thread ends). */
 TESSEL_RT_EXPORT void tessel_emu_async_flush(void);
+/* Aborts with a message when `address` is not a multiple of `alignment`;
+ * `what`: 0 a fragment load, 1 a fragment store, 2 an aligned vector access. */
+TESSEL_RT_EXPORT void tessel_emu_check_aligned(uintptr_t address,
+                                               intptr_t alignment,
+                                               int32_t what);
 /* Aborts with a message unless the OpenMP team emulating a block has the
  * block's thread count. */
 TESSEL_RT_EXPORT void tessel_emu_check_team(int32_t team_size,

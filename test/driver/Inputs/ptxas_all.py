@@ -1,6 +1,9 @@
-"""Runs ptxas on every .ptx file in a folder and fails on any it rejects or
-that spills registers: `ptxas_all.py PTXAS ARCH DIR`. Prints one line per
-kernel: `OK <kernel> <registers> registers` or `FAIL <kernel>: <why>`."""
+"""Runs ptxas on every .ptx file in a folder and fails on any it rejects,
+that spills registers, or that has more than 16 bytes of static shared
+memory (the tensor-core kernels keep all of theirs in the dynamic buffer,
+which must start at the block's shared window for its 32-byte alignment):
+`ptxas_all.py PTXAS ARCH DIR`. Prints one line per kernel:
+`OK <kernel> <registers> registers` or `FAIL <kernel>: <why>`."""
 import os
 import re
 import subprocess
@@ -19,12 +22,16 @@ for name in files:
     report = run.stdout + run.stderr
     spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", report)]
     registers = re.findall(r"Used (\d+) registers", report)
+    static_smem = [int(n) for n in re.findall(r"(\d+) bytes smem", report)]
     if run.returncode != 0:
         failed += 1
         print(f"FAIL {kernel}: ptxas rejected it:\n{report}")
     elif any(spills):
         failed += 1
         print(f"FAIL {kernel}: {max(spills)} bytes of register spills")
+    elif static_smem and max(static_smem) > 16:
+        failed += 1
+        print(f"FAIL {kernel}: {max(static_smem)} bytes of static shared memory")
     else:
         print(f"OK {kernel} {registers[0] if registers else '?'} registers")
 sys.exit(1 if failed else 0)

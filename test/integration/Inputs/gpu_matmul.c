@@ -166,6 +166,51 @@ static void run_transposed(void) {
   harness_free(at); harness_free(bt); harness_free(c); harness_free(ref);
 }
 
+/* One operand transposed: A given as A^T (k x m), or B as B^T (n x k). */
+static void run_one_transposed(void) {
+  problem pa = {1, 56, 40, 48, 0, 1, 56, 0, 40, 1};
+  uint16_t *at = random_f16((size_t)(pa.k * pa.m), 81);
+  uint16_t *b = random_f16((size_t)(pa.k * pa.n), 82);
+  float *c = alloc_f32((size_t)(pa.m * pa.n));
+  poison_f32(c, (size_t)(pa.m * pa.n));
+  tessel_memref_f16_2d dat = {at, at, 0, {pa.k, pa.m}, {pa.m, 1}};
+  tessel_memref_f16_2d db = {b, b, 0, {pa.k, pa.n}, {pa.n, 1}};
+  tessel_memref_f32_2d dc = {c, c, 0, {pa.m, pa.n}, {pa.n, 1}};
+  _mlir_ciface_f16_f32_at_56x40x48(&dat, &db, &dc);
+  double *ref = reference(&pa, at, b, f16_at, NULL, 0.0);
+  check_sum("f16_f32_at", &pa, c, ref);
+  harness_free(ref);
+
+  problem pb = {1, 56, 40, 48, 0, 48, 1, 0, 1, 48};
+  uint16_t *a = random_f16((size_t)(pb.m * pb.k), 83);
+  uint16_t *bt = random_f16((size_t)(pb.n * pb.k), 84);
+  poison_f32(c, (size_t)(pb.m * pb.n));
+  tessel_memref_f16_2d da = {a, a, 0, {pb.m, pb.k}, {pb.k, 1}};
+  tessel_memref_f16_2d dbt = {bt, bt, 0, {pb.n, pb.k}, {pb.k, 1}};
+  _mlir_ciface_f16_f32_bt_56x40x48(&da, &dbt, &dc);
+  ref = reference(&pb, a, bt, f16_at, NULL, 0.0);
+  check_sum("f16_f32_bt", &pb, c, ref);
+  harness_free(at); harness_free(b); harness_free(a); harness_free(bt);
+  harness_free(c); harness_free(ref);
+}
+
+/* Two B's sharing one A. */
+static void run_shared_a(void) {
+  problem p = {2, 40, 48, 32, 0, 32, 1, 32 * 48, 48, 1};
+  size_t cs = (size_t)(p.batch * p.m * p.n);
+  uint16_t *a = random_f16((size_t)(p.m * p.k), 91);
+  uint16_t *b = random_f16((size_t)(p.batch * p.k * p.n), 92);
+  float *c = alloc_f32(cs);
+  poison_f32(c, cs);
+  tessel_memref_f16_2d da = {a, a, 0, {p.m, p.k}, {p.k, 1}};
+  tessel_memref_f16_3d db = {b, b, 0, {p.batch, p.k, p.n}, {p.k * p.n, p.n, 1}};
+  tessel_memref_f32_3d dc = {c, c, 0, {p.batch, p.m, p.n}, {p.m * p.n, p.n, 1}};
+  _mlir_ciface_batch2_shared_a_40x48x32(&da, &db, &dc);
+  double *ref = reference(&p, a, b, f16_at, NULL, 0.0);
+  check_sum("batch_shared_a", &p, c, ref);
+  harness_free(a); harness_free(b); harness_free(c); harness_free(ref);
+}
+
 static void run_batched(void) {
   problem p = {3, 64, 48, 32, 64 * 32, 32, 1, 32 * 48, 48, 1};
   problem shared = p;
@@ -242,7 +287,9 @@ int main(int argc, char **argv) {
   run_f16_f16();
   run_i8_i32();
   run_transposed();
+  run_one_transposed();
   run_batched();
+  run_shared_a();
   run_initial_c();
   run_bias();
   return harness_finish();

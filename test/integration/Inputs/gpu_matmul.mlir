@@ -122,3 +122,54 @@ func.func @f16_f32_bias_64x64x64(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>, %
   } -> tensor<64x64xf32>
   return %s : tensor<64x64xf32>
 }
+
+// Only A transposed; only B transposed.
+func.func @f16_f32_at_56x40x48(%at: tensor<48x56xf16>, %b: tensor<48x40xf16>) -> tensor<56x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<56x40xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<56x40xf32>) -> tensor<56x40xf32>
+  %r = linalg.generic {indexing_maps = [#at, #bn, #cm], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%at, %b : tensor<48x56xf16>, tensor<48x40xf16>) outs(%c : tensor<56x40xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xf = arith.extf %x : f16 to f32
+    %yf = arith.extf %y : f16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<56x40xf32>
+  return %r : tensor<56x40xf32>
+}
+func.func @f16_f32_bt_56x40x48(%a: tensor<56x48xf16>, %bt: tensor<40x48xf16>) -> tensor<56x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<56x40xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<56x40xf32>) -> tensor<56x40xf32>
+  %r = linalg.generic {indexing_maps = [#id, #bt, #cm], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %bt : tensor<56x48xf16>, tensor<40x48xf16>) outs(%c : tensor<56x40xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xf = arith.extf %x : f16 to f32
+    %yf = arith.extf %y : f16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<56x40xf32>
+  return %r : tensor<56x40xf32>
+}
+
+// A batch of B's sharing one A: the grid's batch, A read by every block.
+#sa = affine_map<(b, m, n, k) -> (m, k)>
+#sb = affine_map<(b, m, n, k) -> (b, k, n)>
+func.func @batch2_shared_a_40x48x32(%a: tensor<40x32xf16>, %b: tensor<2x32x48xf16>) -> tensor<2x40x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x40x48xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<2x40x48xf32>) -> tensor<2x40x48xf32>
+  %r = linalg.generic {indexing_maps = [#sa, #sb, #cb], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<40x32xf16>, tensor<2x32x48xf16>) outs(%c : tensor<2x40x48xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xf = arith.extf %x : f16 to f32
+    %yf = arith.extf %y : f16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %t = arith.addf %acc, %p : f32
+    linalg.yield %t : f32
+  } -> tensor<2x40x48xf32>
+  return %r : tensor<2x40x48xf32>
+}
