@@ -237,6 +237,68 @@ static linalg::FillOp precedingFill(Operation *op, Value c) {
   return {};
 }
 
+/// The elementwise op to apply to the product before it is stored: the op
+/// right after `matmul` (memory-effect-free ops between them) when it reads
+/// C, a buffer of the function's own that nothing else reads, through an
+/// identity map and writes another buffer of C's shape through one, reads
+/// its other inputs in loop order (bias, scale, residual, scalar) and has
+/// an elementwise body. Null with `why` set when that op exists but does not
+/// qualify; null with `why` empty when there is none.
+static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul, Value c,
+                                      linalg::FillOp fill,
+                                      std::string &why) {
+  Operation *next = matmul->getNextNode();
+  while (next && isMemoryEffectFree(next))
+    next = next->getNextNode();
+  auto op = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!op || !llvm::is_contained(op.getDpsInputs(), c))
+    return {};
+  auto reject = [&](const Twine &reason) {
+    why = reason.str();
+    return linalg::GenericOp();
+  };
+  // C must be the function's own temporary: otherwise someone may read it.
+  if (!c.getDefiningOp<memref::AllocOp>())
+    return reject("C is not a temporary of the function");
+  for (Operation *user : c.getUsers())
+    if (user != matmul && user != op && user != fill &&
+        !isa<memref::DeallocOp>(user))
+      return reject("C has another user ('" + user->getName().getStringRef() +
+                    "')");
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumParallelLoops() != op.getNumLoops())
+    return reject("the op after the matmul is not an elementwise op with one "
+                  "output");
+  auto cType = cast<MemRefType>(c.getType());
+  Value output = op.getDpsInitOperand(0)->get();
+  if (output == c || cast<MemRefType>(output.getType()).getShape() !=
+                         cType.getShape() ||
+      op.getNumLoops() != unsigned(cType.getRank()))
+    return reject("its output is not another buffer of C's shape");
+  if (llvm::count(op.getDpsInputs(), c) != 1)
+    return reject("it reads C twice");
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    bool identity = map.isIdentity();
+    if ((operand.get() == c || op.isDpsInit(&operand)) && !identity)
+      return reject("it reads C or writes its output through a non-identity "
+                    "map");
+    int64_t previous = -1;
+    for (AffineExpr e : map.getResults()) {
+      auto d = dyn_cast<AffineDimExpr>(e);
+      if (!d || int64_t(d.getPosition()) <= previous)
+        return reject("an input is read transposed or through an expression");
+      previous = d.getPosition();
+    }
+  }
+  for (Operation &o : op.getBlock()->without_terminator())
+    if (!OpTrait::hasElementwiseMappableTraits(&o) &&
+        !isa<arith::ConstantOp>(o))
+      return reject("its body has a non-elementwise op ('" +
+                    o.getName().getStringRef() + "')");
+  return op;
+}
+
 static std::string typeName(Type type) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -254,9 +316,7 @@ struct MapMatmulToGPUPass
     MatmulMatch match;
     std::string why = matchMatmul(op, match);
     if (!why.empty()) {
-      // Contractions the matcher declines are remarked; other ops are not.
-      if (linalg::isaContractionOpInterface(op))
-        op->emitRemark() << "not mapped to tensor cores: " << why;
+      op->emitRemark() << "not mapped to tensor cores: " << why;
       return success();
     }
     GPUMatmulOperands &ops = match.operands;
@@ -360,6 +420,21 @@ struct MapMatmulToGPUPass
         foldFill ? precedingFill(op, ops.c) : linalg::FillOp();
     if (fill)
       ops.init = fill.value();
+    std::string epilogueWhy;
+    linalg::GenericOp epilogue;
+    if (fuseEpilogue && !match.foldRows)
+      epilogue = findEpilogue(op, ops.c, fill, epilogueWhy);
+    if (epilogue) {
+      ops.epilogue.op = epilogue;
+      ops.epilogue.output = epilogue.getDpsInitOperand(0)->get();
+      for (OpOperand *input : epilogue.getDpsInputOperands())
+        if (input->get() == ops.c)
+          ops.epilogue.cInput = input->getOperandNumber();
+      auto outputType = cast<MemRefType>(ops.epilogue.output.getType());
+      ops.epilogue.outputRowAlignment = std::max<int64_t>(
+          0, widestAlignedBytes(outputType,
+                                outputType.getElementTypeBitWidth() / 8));
+    }
     if (match.foldRows) {
       SmallVector<ReassociationIndices> rows = {{0, 1}, {2}};
       ops.a = memref::CollapseShapeOp::create(rewriter, op->getLoc(), ops.a,
@@ -372,6 +447,12 @@ struct MapMatmulToGPUPass
                      << tiling.rationale
                      << (fill ? "; C's fill folded into the accumulators"
                               : "; accumulates onto C")
+                     << (epilogue ? "; the elementwise op after it applied "
+                                    "to the accumulators before the store"
+                                  : "")
+                     << (epilogueWhy.empty()
+                             ? ""
+                             : "; epilogue not fused: " + epilogueWhy)
                      << (ops.aCopyElements ? ""
                                            : "; A's rows are not 4-byte "
                                              "aligned: copied synchronously")
@@ -380,9 +461,21 @@ struct MapMatmulToGPUPass
                                              "aligned: copied synchronously");
     buildGPUMatmulKernel(rewriter, op->getLoc(), ops, tiling, mma,
                          target.getWarpSize());
+    Value c = match.foldRows ? Value() : ops.c;
     rewriter.eraseOp(op);
     if (fill)
       rewriter.eraseOp(fill);
+    if (epilogue) {
+      rewriter.eraseOp(epilogue);
+      // C only lived to be read by the epilogue: nothing reads it now.
+      if (c && llvm::all_of(c.getUsers(), [](Operation *user) {
+            return isa<memref::DeallocOp>(user);
+          })) {
+        for (Operation *user : llvm::make_early_inc_range(c.getUsers()))
+          rewriter.eraseOp(user);
+        rewriter.eraseOp(c.getDefiningOp());
+      }
+    }
     return success();
   }
 
@@ -391,9 +484,13 @@ struct MapMatmulToGPUPass
     TargetAttr target = TargetAttr::lookup(func);
     if (!target || target.getKind() != "nvgpu")
       return; // Only NVIDIA targets have WMMA lowered to PTX here.
+    // Only contractions: mapping one erases the fill before it and the
+    // epilogue after it, which are not, so no candidate is erased before
+    // its turn.
     SmallVector<linalg::LinalgOp> candidates;
     func.walk([&](linalg::LinalgOp op) {
-      if (!op->getParentOfType<gpu::LaunchOp>())
+      if (!op->getParentOfType<gpu::LaunchOp>() &&
+          linalg::isaContractionOpInterface(op))
         candidates.push_back(op);
     });
     for (linalg::LinalgOp op : candidates)

@@ -552,7 +552,10 @@ def MapMatmulToGPUPass
            "Shared-memory pipeline depth, at least 2 (0: the model's choice)">,
     Option<"foldFill", "fold-fill", "bool", "true",
            "Start the accumulators from a preceding linalg.fill of C instead "
-           "of loading C">
+           "of loading C">,
+    Option<"fuseEpilogue", "fuse-epilogue", "bool", "true",
+           "Apply the elementwise op that reads the product (bias, "
+           "activation, conversion) to the accumulators before the store">
   ];
 }
 

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -231,6 +232,89 @@ struct KernelBuilder {
     return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokenType, tokens);
   }
 
+  /// Runs the epilogue's body at the builder's insertion point on `args`
+  /// (one value per block argument): `width`-lane vectors, or scalars when
+  /// `width` is 0. Scalars the body uses (constants, captured values) are
+  /// broadcast where a vector op needs them. Returns the yielded value.
+  Value applyEpilogueBody(ArrayRef<Value> args, int64_t width) {
+    linalg::GenericOp op = ops.epilogue.op;
+    IRMapping map;
+    for (auto [arg, value] : llvm::zip(op.getBlock()->getArguments(), args))
+      map.map(arg, value);
+    auto asVector = [&](Value v) -> Value {
+      if (!width || isa<VectorType>(v.getType()))
+        return v;
+      return vector::BroadcastOp::create(
+          b, loc, VectorType::get({width}, v.getType()), v);
+    };
+    for (Operation &o : op.getBlock()->without_terminator()) {
+      if (!width || isa<arith::ConstantOp>(o)) {
+        b.clone(o, map);
+        continue;
+      }
+      SmallVector<Value> operands;
+      for (Value v : o.getOperands())
+        operands.push_back(asVector(map.lookupOrDefault(v)));
+      SmallVector<Type> types;
+      for (Type t : o.getResultTypes())
+        types.push_back(VectorType::get({width}, t));
+      OperationState state(loc, o.getName(), operands, types, o.getAttrs());
+      Operation *vectorOp = b.create(state);
+      map.map(o.getResults(), vectorOp->getResults());
+    }
+    return asVector(
+        map.lookupOrDefault(op.getBlock()->getTerminator()->getOperand(0)));
+  }
+
+  /// The epilogue's block arguments for the piece of `width` elements (0:
+  /// one element) at row `gr`, column `gc` of C: `acc` for C, the other
+  /// inputs read at the same position, the output's current value if the
+  /// body reads it.
+  SmallVector<Value> epilogueArgs(Value acc, Value gr, Value gc,
+                                  int64_t width) {
+    linalg::GenericOp op = ops.epilogue.op;
+    unsigned loops = op.getNumLoops();
+    // Loop dimensions (batch?, m, n) at this position.
+    SmallVector<Value> position;
+    if (loops == 3)
+      position.push_back(batchIndex);
+    position.push_back(gr);
+    position.push_back(gc);
+    auto read = [&](Value memref, AffineMap map) -> Value {
+      SmallVector<Value> indices;
+      bool alongN = false;
+      for (AffineExpr e : map.getResults()) {
+        unsigned d = cast<AffineDimExpr>(e).getPosition();
+        indices.push_back(position[d]);
+        alongN = d == loops - 1;
+      }
+      Type element = cast<MemRefType>(memref.getType()).getElementType();
+      if (width && alongN)
+        return vector::LoadOp::create(
+            b, loc, VectorType::get({width}, element), memref, indices);
+      Value scalar = memref::LoadOp::create(b, loc, memref, indices);
+      return width ? vector::BroadcastOp::create(
+                         b, loc, VectorType::get({width}, element), scalar)
+                         .getResult()
+                   : scalar;
+    };
+    SmallVector<Value> args;
+    for (OpOperand &input : op->getOpOperands()) {
+      unsigned i = input.getOperandNumber();
+      if (i == ops.epilogue.cInput) {
+        args.push_back(acc);
+      } else if (op.isDpsInit(&input)) {
+        BlockArgument out = op.getMatchingBlockArgument(&input);
+        args.push_back(out.use_empty()
+                           ? acc
+                           : read(input.get(), op.getMatchingIndexingMap(&input)));
+      } else {
+        args.push_back(read(input.get(), op.getMatchingIndexingMap(&input)));
+      }
+    }
+    return args;
+  }
+
   /// Writes (`toShared` false: reads) the C tile between `cStage` and C
   /// with one 16-byte vector per thread and chunk, element by element where
   /// the vector crosses the matrix edge; rows past M are skipped on writes
@@ -251,7 +335,19 @@ struct KernelBuilder {
         if (toGlobal) {
           Value val = vector::LoadOp::create(bb, l, vecType, cStage,
                                              ValueRange{r, c});
-          vector::StoreOp::create(bb, l, val, ops.c, global, false, align);
+          if (!ops.epilogue.op) {
+            vector::StoreOp::create(bb, l, val, ops.c, global, false, align);
+            return;
+          }
+          Value result = applyEpilogueBody(epilogueArgs(val, gr, gc, v), v);
+          auto resultType = cast<VectorType>(result.getType());
+          int64_t bytes =
+              v * resultType.getElementType().getIntOrFloatBitWidth() / 8;
+          vector::StoreOp::create(
+              bb, l, result, ops.epilogue.output, global, false,
+              ops.epilogue.outputRowAlignment >= bytes
+                  ? llvm::MaybeAlign(bytes)
+                  : llvm::MaybeAlign());
         } else {
           Value val =
               vector::LoadOp::create(bb, l, vecType, ops.c, global, false, align);
@@ -284,7 +380,12 @@ struct KernelBuilder {
             b.setInsertionPointToStart(guard.thenBlock());
             Value val = memref::LoadOp::create(b, loc, cStage,
                                                ValueRange{r, sharedCol});
-            memref::StoreOp::create(b, loc, val, ops.c, at);
+            if (ops.epilogue.op)
+              memref::StoreOp::create(
+                  b, loc, applyEpilogueBody(epilogueArgs(val, gr, col, 0), 0),
+                  ops.epilogue.output, at);
+            else
+              memref::StoreOp::create(b, loc, val, ops.c, at);
           } else {
             auto guard = scf::IfOp::create(b, loc, TypeRange{accType}, inside,
                                            /*withElseRegion=*/true);

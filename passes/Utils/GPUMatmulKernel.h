@@ -19,9 +19,25 @@
 #include "passes/CostModel/GPUMatmulTiling.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tessel {
+
+/// An elementwise op applied to C's tile before it is stored, instead of a
+/// separate pass over C: its body runs on the accumulators (block argument
+/// `cInput`) and on its other inputs read at the same positions; its result
+/// goes to `output`, which has C's shape and dimensions. Its maps are
+/// identities for C and the output, and, for the other inputs, results
+/// that are loop dimensions in increasing order (a bias over n, a scale
+/// over m, a residual over (m, n), a scalar).
+struct GPUMatmulEpilogue {
+  linalg::GenericOp op;
+  unsigned cInput = 0;
+  Value output;
+  /// Bytes the output's rows are aligned to (16, 8, 4, or 0).
+  int64_t outputRowAlignment = 0;
+};
 
 /// A matmul's operands as the kernel reads them. A is [batch?] x (m, k), or
 /// (k, m) when `aTransposed`; B is [batch?] x (k, n), or (n, k) when
@@ -42,6 +58,8 @@ struct GPUMatmulOperands {
   /// The scalar C starts from (a folded linalg.fill); null: accumulate onto
   /// C's contents.
   Value init;
+  /// Applied to the result before it is stored; null op: C is stored.
+  GPUMatmulEpilogue epilogue;
 };
 
 /// Replaces nothing: inserts the kernel at the rewriter's insertion point

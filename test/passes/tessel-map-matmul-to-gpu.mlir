@@ -1,6 +1,7 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu),canonicalize,cse)' | FileCheck %s
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{block-m=64 block-n=64 block-k=32 warps-m=2 warps-n=2 stages=3}),canonicalize,cse)' 2>/dev/null | FileCheck %s --check-prefix=STRUCT
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{fold-fill=false}),canonicalize,cse)' 2>/dev/null | FileCheck %s --check-prefix=NOFOLD
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{fuse-epilogue=false}),canonicalize,cse)' 2>/dev/null | FileCheck %s --check-prefix=NOEPI
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{block-m=16 warps-m=4}))' 2>&1 >/dev/null | FileCheck %s --check-prefix=OVERRIDE
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{block-m=64 block-n=64 block-k=32 warps-m=2 warps-n=2 stages=4}))' 2>&1 >/dev/null | FileCheck %s --check-prefix=GIVEN
 
@@ -342,6 +343,90 @@ func.func @wide_warps(%a: memref<64x64xf16>, %c: memref<64x64xf32>, %e: memref<0
   linalg.matmul ins(%a, %a : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>)
   // expected-remark @below {{not mapped to tensor cores: it has an empty dimension}}
   linalg.matmul ins(%e, %a : memref<0x64xf16>, memref<64x64xf16>) outs(%ce : memref<0x64xf32>)
+  return
+}
+}
+
+// -----
+
+// The elementwise op that reads the product (bias, ReLU, conversion to f16)
+// runs on the accumulators in the kernel's epilogue, on 16-byte pieces: the
+// bias is read along n, the result stored to the output; C's temporary and
+// the op are gone. NOEPI keeps them.
+
+#row = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @epilogue(
+// CHECK-SAME: %[[BIAS:[a-z0-9]+]]: memref<128xf32>, %[[OUT:[a-z0-9]+]]: memref<128x128xf16>
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch
+// CHECK: gpu.subgroup_mma_store_matrix
+// CHECK: %[[ACC:.*]] = vector.load %{{.*}} : memref<{{.*}}xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: %[[B:.*]] = vector.load %[[BIAS]][%{{.*}}] : memref<128xf32>, vector<4xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[ACC]], %[[B]] : vector<4xf32>
+// CHECK: %[[RELU:.*]] = arith.maximumf %[[SUM]], %{{.*}} : vector<4xf32>
+// CHECK: %[[H:.*]] = arith.truncf %[[RELU]] : vector<4xf32> to vector<4xf16>
+// CHECK: vector.store %[[H]], %[[OUT]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<128x128xf16>, vector<4xf16>
+// CHECK-NOT: linalg.generic
+// CHECK: return
+
+// NOEPI-LABEL: func.func @epilogue(
+// NOEPI: memref.alloc
+// NOEPI: gpu.launch
+// NOEPI: linalg.generic
+func.func @epilogue(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %bias: memref<128xf32>, %out: memref<128x128xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  // expected-remark @below {{; the elementwise op after it applied to the accumulators before the store}}
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
+  linalg.generic {indexing_maps = [#row, #col, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<128x128xf32>, memref<128xf32>) outs(%out : memref<128x128xf16>) {
+  ^bb0(%x: f32, %y: f32, %z: f16):
+    %t = arith.addf %x, %y : f32
+    %m = arith.maximumf %t, %zero : f32
+    %h = arith.truncf %m : f32 to f16
+    linalg.yield %h : f16
+  }
+  memref.dealloc %c : memref<128x128xf32>
+  return
+}
+}
+
+// -----
+
+// An op after the matmul that the epilogue cannot take stays, with the
+// reason: C is the caller's buffer (someone may read it), or is read
+// transposed.
+
+#row = affine_map<(m, n) -> (m, n)>
+#tr = affine_map<(m, n) -> (n, m)>
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @epilogue_declined(
+// CHECK: gpu.launch
+// CHECK: linalg.generic
+// CHECK: gpu.launch
+// CHECK: linalg.generic
+func.func @epilogue_declined(%a: memref<64x64xf16>, %c: memref<64x64xf32>, %out: memref<64x64xf32>) {
+  // expected-remark @below {{; epilogue not fused: C is not a temporary of the function}}
+  linalg.matmul ins(%a, %a : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<64x64xf32>) outs(%out : memref<64x64xf32>) {
+  ^bb0(%x: f32, %z: f32):
+    %d = arith.addf %x, %x : f32
+    linalg.yield %d : f32
+  }
+  %t = memref.alloc() : memref<64x64xf32>
+  // expected-remark @below {{; epilogue not fused: it reads C or writes its output through a non-identity map}}
+  linalg.matmul ins(%a, %a : memref<64x64xf16>, memref<64x64xf16>) outs(%t : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#tr, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<64x64xf32>) outs(%out : memref<64x64xf32>) {
+  ^bb0(%x: f32, %z: f32):
+    %d = arith.addf %x, %x : f32
+    linalg.yield %d : f32
+  }
+  memref.dealloc %t : memref<64x64xf32>
   return
 }
 }

@@ -279,6 +279,101 @@ static void run_bias(void) {
   harness_free(ref);
 }
 
+/* The epilogues fused into the kernel (and one that is not). */
+static void run_epilogues(void) {
+  problem p = plain(96, 80, 64);
+  uint16_t *a = random_f16((size_t)(p.m * p.k), 101);
+  uint16_t *b = random_f16((size_t)(p.k * p.n), 102);
+  float *bias = random_f32((size_t)p.n, 103, -1.0f, 1.0f);
+  uint16_t *h = (uint16_t *)harness_alloc((size_t)(p.m * p.n), 2);
+  memset(h, 0xff, (size_t)(p.m * p.n) * 2);
+  tessel_memref_f16_2d da = {a, a, 0, {p.m, p.k}, {p.k, 1}};
+  tessel_memref_f16_2d db = {b, b, 0, {p.k, p.n}, {p.n, 1}};
+  tessel_memref_f32_1d dbias = {bias, bias, 0, {p.n}, {1}};
+  tessel_memref_f16_2d dh = {h, h, 0, {p.m, p.n}, {p.n, 1}};
+  _mlir_ciface_f16_bias_relu_f16_96x80x64(&da, &db, &dbias, &dh);
+  double *ref = reference(&p, a, b, f16_at, NULL, 0.0);
+  double *got = alloc_f64((size_t)(p.m * p.n));
+  for (int64_t i = 0; i < p.m; ++i)
+    for (int64_t j = 0; j < p.n; ++j) {
+      double v = ref[i * p.n + j] + (double)bias[j];
+      ref[i * p.n + j] = v > 0 ? v : 0;
+      got[i * p.n + j] = from_f16(h[i * p.n + j]);
+    }
+  /* f16 results: 11 significant bits. */
+  check_f64("bias_relu_f16", "96x80x64", got, ref, (size_t)(p.m * p.n), 2e-3,
+            2e-3);
+  harness_free(a); harness_free(b); harness_free(bias); harness_free(h);
+  harness_free(ref); harness_free(got);
+
+  problem q = plain(72, 40, 48);
+  a = random_f16((size_t)(q.m * q.k), 111);
+  b = random_f16((size_t)(q.k * q.n), 112);
+  float *res = random_f32((size_t)(q.m * q.n), 113, -2.0f, 2.0f);
+  float *scale = random_f32((size_t)q.m, 114, 0.5f, 1.5f);
+  float *c = alloc_f32((size_t)(q.m * q.n));
+  poison_f32(c, (size_t)(q.m * q.n));
+  tessel_memref_f16_2d qa = {a, a, 0, {q.m, q.k}, {q.k, 1}};
+  tessel_memref_f16_2d qb = {b, b, 0, {q.k, q.n}, {q.n, 1}};
+  tessel_memref_f32_2d dres = {res, res, 0, {q.m, q.n}, {q.n, 1}};
+  tessel_memref_f32_1d dscale = {scale, scale, 0, {q.m}, {1}};
+  tessel_memref_f32_2d dc = {c, c, 0, {q.m, q.n}, {q.n, 1}};
+  _mlir_ciface_f16_residual_scale_72x40x48(&qa, &qb, &dres, &dscale, &dc);
+  ref = reference(&q, a, b, f16_at, NULL, 0.0);
+  for (int64_t i = 0; i < q.m; ++i)
+    for (int64_t j = 0; j < q.n; ++j)
+      ref[i * q.n + j] =
+          (ref[i * q.n + j] + (double)res[i * q.n + j]) * (double)scale[i];
+  check_sum("residual_scale", &q, c, ref);
+  harness_free(a); harness_free(b); harness_free(res); harness_free(scale);
+  harness_free(c); harness_free(ref);
+
+  /* int8 requantization: exact integer products, then a per-column scale
+   * small enough that most values land inside [-128, 127]. */
+  problem r = plain(96, 80, 80);
+  int8_t *qa8 = random_i8((size_t)(r.m * r.k), 121);
+  int8_t *qb8 = random_i8((size_t)(r.k * r.n), 122);
+  float *cs = random_f32((size_t)r.n, 123, 1e-3f, 4e-3f);
+  int8_t *out = (int8_t *)harness_alloc((size_t)(r.m * r.n), 1);
+  memset(out, 0x55, (size_t)(r.m * r.n));
+  tessel_memref_i8_2d ra = {qa8, qa8, 0, {r.m, r.k}, {r.k, 1}};
+  tessel_memref_i8_2d rb = {qb8, qb8, 0, {r.k, r.n}, {r.n, 1}};
+  tessel_memref_f32_1d dcs = {cs, cs, 0, {r.n}, {1}};
+  tessel_memref_i8_2d dout = {out, out, 0, {r.m, r.n}, {r.n, 1}};
+  _mlir_ciface_i8_requantize_96x80x80(&ra, &rb, &dcs, &dout);
+  ref = reference(&r, qa8, qb8, i8_at, NULL, 0.0);
+  got = alloc_f64((size_t)(r.m * r.n));
+  for (int64_t i = 0; i < r.m; ++i)
+    for (int64_t j = 0; j < r.n; ++j) {
+      /* The product in f32 (as the kernel computes it), rounded to even. */
+      float v = nearbyintf((float)ref[i * r.n + j] * cs[j]);
+      ref[i * r.n + j] = v < -128.0f ? -128.0 : v > 127.0f ? 127.0 : v;
+      got[i * r.n + j] = (double)out[i * r.n + j];
+    }
+  check_f64("i8_requantize", "96x80x80", got, ref, (size_t)(r.m * r.n), 0.0,
+            0.0);
+  harness_free(qa8); harness_free(qb8); harness_free(cs); harness_free(out);
+  harness_free(ref); harness_free(got);
+
+  problem t = plain(64, 48, 32);
+  a = random_f16((size_t)(t.m * t.k), 131);
+  b = random_f16((size_t)(t.k * t.n), 132);
+  c = alloc_f32((size_t)(t.m * t.n));
+  poison_f32(c, (size_t)(t.m * t.n));
+  tessel_memref_f16_2d ta = {a, a, 0, {t.m, t.k}, {t.k, 1}};
+  tessel_memref_f16_2d tb = {b, b, 0, {t.k, t.n}, {t.n, 1}};
+  tessel_memref_f32_2d tc = {c, c, 0, {t.n, t.m}, {t.m, 1}};
+  _mlir_ciface_f16_transposed_consumer_64x48x32(&ta, &tb, &tc);
+  ref = reference(&t, a, b, f16_at, NULL, 0.0);
+  double *refT = alloc_f64((size_t)(t.m * t.n));
+  for (int64_t i = 0; i < t.m; ++i)
+    for (int64_t j = 0; j < t.n; ++j)
+      refT[j * t.m + i] = 2.0 * ref[i * t.n + j];
+  check_sum("transposed_consumer", &t, c, refT);
+  harness_free(a); harness_free(b); harness_free(c); harness_free(ref);
+  harness_free(refT);
+}
+
 int main(int argc, char **argv) {
   harness_init(argc, argv);
   run_f16_f32("f16_f32", _mlir_ciface_f16_f32_256x192x128, plain(256, 192, 128), 1);
@@ -292,5 +387,6 @@ int main(int argc, char **argv) {
   run_shared_a();
   run_initial_c();
   run_bias();
+  run_epilogues();
   return harness_finish();
 }

@@ -173,3 +173,77 @@ func.func @batch2_shared_a_40x48x32(%a: tensor<40x32xf16>, %b: tensor<2x32x48xf1
   } -> tensor<2x40x48xf32>
   return %r : tensor<2x40x48xf32>
 }
+
+// Epilogues applied to the accumulators in the kernel: bias + ReLU +
+// conversion to f16; a residual and a per-row scale; int8 requantization
+// (per-column scale, round to nearest even, clamp, narrow). The last one
+// reads the product transposed, which the kernel does not take: it stays a
+// separate loop.
+#rows = affine_map<(m, n) -> (m)>
+#tr = affine_map<(m, n) -> (n, m)>
+func.func @f16_bias_relu_f16_96x80x64(%a: tensor<96x64xf16>, %b: tensor<64x80xf16>, %bias: tensor<80xf32>) -> tensor<96x80xf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<96x80xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<96x80xf32>) -> tensor<96x80xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<96x64xf16>, tensor<64x80xf16>) outs(%c : tensor<96x80xf32>) -> tensor<96x80xf32>
+  %o = tensor.empty() : tensor<96x80xf16>
+  %s = linalg.generic {indexing_maps = [#row, #col, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %bias : tensor<96x80xf32>, tensor<80xf32>) outs(%o : tensor<96x80xf16>) {
+  ^bb0(%x: f32, %y: f32, %z: f16):
+    %t = arith.addf %x, %y : f32
+    %m = arith.maximumf %t, %zero : f32
+    %h = arith.truncf %m : f32 to f16
+    linalg.yield %h : f16
+  } -> tensor<96x80xf16>
+  return %s : tensor<96x80xf16>
+}
+func.func @f16_residual_scale_72x40x48(%a: tensor<72x48xf16>, %b: tensor<48x40xf16>, %res: tensor<72x40xf32>, %scale: tensor<72xf32>) -> tensor<72x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<72x40xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<72x40xf32>) -> tensor<72x40xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<72x48xf16>, tensor<48x40xf16>) outs(%c : tensor<72x40xf32>) -> tensor<72x40xf32>
+  %o = tensor.empty() : tensor<72x40xf32>
+  %s = linalg.generic {indexing_maps = [#row, #row, #rows, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %res, %scale : tensor<72x40xf32>, tensor<72x40xf32>, tensor<72xf32>) outs(%o : tensor<72x40xf32>) {
+  ^bb0(%x: f32, %y: f32, %w: f32, %z: f32):
+    %t = arith.addf %x, %y : f32
+    %u = arith.mulf %t, %w : f32
+    linalg.yield %u : f32
+  } -> tensor<72x40xf32>
+  return %s : tensor<72x40xf32>
+}
+func.func @i8_requantize_96x80x80(%a: tensor<96x80xi8>, %b: tensor<80x80xi8>, %scale: tensor<80xf32>) -> tensor<96x80xi8> {
+  %zero = arith.constant 0 : i32
+  %lo = arith.constant -128.0 : f32
+  %hi = arith.constant 127.0 : f32
+  %e = tensor.empty() : tensor<96x80xi32>
+  %c = linalg.fill ins(%zero : i32) outs(%e : tensor<96x80xi32>) -> tensor<96x80xi32>
+  %r = linalg.matmul ins(%a, %b : tensor<96x80xi8>, tensor<80x80xi8>) outs(%c : tensor<96x80xi32>) -> tensor<96x80xi32>
+  %o = tensor.empty() : tensor<96x80xi8>
+  %q = linalg.generic {indexing_maps = [#row, #col, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %scale : tensor<96x80xi32>, tensor<80xf32>) outs(%o : tensor<96x80xi8>) {
+  ^bb0(%x: i32, %s: f32, %z: i8):
+    %f = arith.sitofp %x : i32 to f32
+    %m = arith.mulf %f, %s : f32
+    %n = math.roundeven %m : f32
+    %c1 = arith.maximumf %n, %lo : f32
+    %c2 = arith.minimumf %c1, %hi : f32
+    %i = arith.fptosi %c2 : f32 to i8
+    linalg.yield %i : i8
+  } -> tensor<96x80xi8>
+  return %q : tensor<96x80xi8>
+}
+func.func @f16_transposed_consumer_64x48x32(%a: tensor<64x32xf16>, %b: tensor<32x48xf16>) -> tensor<48x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x48xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x32xf16>, tensor<32x48xf16>) outs(%c : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %o = tensor.empty() : tensor<48x64xf32>
+  %t = linalg.generic {indexing_maps = [#tr, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<64x48xf32>) outs(%o : tensor<48x64xf32>) {
+  ^bb0(%x: f32, %z: f32):
+    %d = arith.addf %x, %x : f32
+    linalg.yield %d : f32
+  } -> tensor<48x64xf32>
+  return %t : tensor<48x64xf32>
+}
