@@ -201,6 +201,55 @@ static std::string matchMatmul(linalg::LinalgOp op, MatmulMatch &match) {
   return {};
 }
 
+/// Recognizes an NHWC/HWCF convolution as an implicit GEMM: A the input's
+/// patches ([N*OH*OW, KH*KW*C], read through the input), B the filter
+/// collapsed to [KH*KW*C, F], C the output collapsed to [N*OH*OW, F] (the
+/// pass collapses both). Empty reason on success.
+static std::string matchConvolution(linalg::Conv2DNhwcHwcfOp conv,
+                                    MatmulMatch &match) {
+  if (!conv.hasPureBufferSemantics())
+    return "it is not on memrefs (bufferize first)";
+  auto inputType = cast<MemRefType>(conv.getDpsInputOperand(0)->get().getType());
+  auto filterType =
+      cast<MemRefType>(conv.getDpsInputOperand(1)->get().getType());
+  auto outputType = cast<MemRefType>(conv.getDpsInitOperand(0)->get().getType());
+  if (!inputType.hasStaticShape() || !filterType.hasStaticShape() ||
+      !outputType.hasStaticShape())
+    return "it has dynamic sizes";
+  if (!isPlainMultiplyAccumulate(conv))
+    return "its body is not acc + a * b with a and b at most extended to "
+           "the accumulator's type (tensor cores compute exactly that)";
+  ArrayRef<int64_t> in = inputType.getShape(), f = filterType.getShape(),
+                    out = outputType.getShape();
+  GPUConvolution cv;
+  cv.input = conv.getDpsInputOperand(0)->get();
+  cv.c = in[3];
+  cv.outH = out[1];
+  cv.outW = out[2];
+  cv.kernelW = f[1];
+  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+  SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+  cv.strideH = strides[0];
+  cv.strideW = strides[1];
+  cv.dilationH = dilations[0];
+  cv.dilationW = dilations[1];
+  GPUMatmulOperands &ops = match.operands;
+  ops.a = cv.input;
+  ops.b = conv.getDpsInputOperand(1)->get();
+  ops.c = conv.getDpsInitOperand(0)->get();
+  ops.m = out[0] * out[1] * out[2];
+  ops.n = out[3];
+  ops.k = f[0] * f[1] * f[2];
+  ops.conv = cv;
+  match.inputType = inputType.getElementType();
+  match.accType = outputType.getElementType();
+  if (match.inputType != filterType.getElementType())
+    return "the input and the filter have different element types";
+  if (ops.m == 0 || ops.n == 0 || ops.k == 0)
+    return "it has an empty dimension";
+  return {};
+}
+
 /// The widest copy (16, 8 or 4 bytes) whose every global address is aligned,
 /// given the memref's strides and offset (buffers themselves are at least
 /// 16-byte aligned: docs/ABI.md); 0 when none is; -1 when the memref has no
@@ -314,7 +363,15 @@ struct MapMatmulToGPUPass
   /// Maps `op`; a remark says what was done or why not.
   LogicalResult mapMatmul(linalg::LinalgOp op, TargetAttr target) {
     MatmulMatch match;
-    std::string why = matchMatmul(op, match);
+    auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation());
+    if (!conv && isa<linalg::ConvolutionOpInterface>(op.getOperation())) {
+      op->emitRemark() << "not mapped to tensor cores: only "
+                          "linalg.conv_2d_nhwc_hwcf convolutions are (as "
+                          "implicit GEMMs)";
+      return success();
+    }
+    std::string why = conv ? matchConvolution(conv, match)
+                           : matchMatmul(op, match);
     if (!why.empty()) {
       op->emitRemark() << "not mapped to tensor cores: " << why;
       return success();
@@ -339,11 +396,24 @@ struct MapMatmulToGPUPass
                         "x" + std::to_string(ops.k);
     if (ops.batch > 1)
       shape = std::to_string(ops.batch) + "x" + shape;
+    // What the remark calls the op: "matmul MxNxK", or for a convolution
+    // the implicit GEMM it becomes.
+    std::string what = "matmul " + shape;
+    if (conv) {
+      auto dims = [](Value v) {
+        std::string s;
+        for (int64_t d : cast<MemRefType>(v.getType()).getShape())
+          s += (s.empty() ? "" : "x") + std::to_string(d);
+        return s;
+      };
+      what = "conv_2d_nhwc_hwcf " + dims(ops.a) + " * " + dims(ops.b) +
+             " as implicit GEMM " + shape;
+    }
     std::string types = typeName(match.inputType) + " x " +
                         typeName(match.inputType) + " -> " +
                         typeName(match.accType);
     auto decline = [&](const Twine &reason) {
-      op->emitRemark() << "matmul " << shape << " (" << types
+      op->emitRemark() << what << " (" << types
                        << ") not mapped to tensor cores: " << reason;
       return success();
     };
@@ -442,7 +512,24 @@ struct MapMatmulToGPUPass
       ops.c = memref::CollapseShapeOp::create(rewriter, op->getLoc(), ops.c,
                                               rows);
     }
-    op->emitRemark() << "matmul " << shape << " (" << types
+    if (conv) {
+      // The filter as [KH*KW*C, F] and the output as [N*OH*OW, F]; the
+      // input stays as it is, A's patches are read through it.
+      SmallVector<ReassociationIndices> matrix = {{0, 1, 2}, {3}};
+      if (!memref::CollapseShapeOp::isGuaranteedCollapsible(
+              cast<MemRefType>(ops.b.getType()), matrix) ||
+          !memref::CollapseShapeOp::isGuaranteedCollapsible(
+              cast<MemRefType>(ops.c.getType()), matrix)) {
+        op->emitRemark() << "not mapped to tensor cores: the filter or the "
+                            "output is not contiguous";
+        return success();
+      }
+      ops.b = memref::CollapseShapeOp::create(rewriter, op->getLoc(), ops.b,
+                                              matrix);
+      ops.c = memref::CollapseShapeOp::create(rewriter, op->getLoc(), ops.c,
+                                              matrix);
+    }
+    op->emitRemark() << what << " (" << types
                      << ") mapped to tensor cores (WMMA m16n16k16): "
                      << tiling.rationale
                      << (fill ? "; C's fill folded into the accumulators"
@@ -461,7 +548,14 @@ struct MapMatmulToGPUPass
                                              "aligned: copied synchronously");
     buildGPUMatmulKernel(rewriter, op->getLoc(), ops, tiling, mma,
                          target.getWarpSize());
-    Value c = match.foldRows ? Value() : ops.c;
+    Value c = match.foldRows ? Value()
+              : conv         ? conv.getDpsInitOperand(0)->get()
+                             : ops.c;
+    // The collapsed view of a convolution's output, unused when the
+    // epilogue writes elsewhere and nothing loads C.
+    if (auto view = ops.c.getDefiningOp<memref::CollapseShapeOp>();
+        view && view->use_empty())
+      rewriter.eraseOp(view);
     rewriter.eraseOp(op);
     if (fill)
       rewriter.eraseOp(fill);
@@ -490,7 +584,8 @@ struct MapMatmulToGPUPass
     SmallVector<linalg::LinalgOp> candidates;
     func.walk([&](linalg::LinalgOp op) {
       if (!op->getParentOfType<gpu::LaunchOp>() &&
-          linalg::isaContractionOpInterface(op))
+          (linalg::isaContractionOpInterface(op) ||
+           isa<linalg::ConvolutionOpInterface>(op.getOperation())))
         candidates.push_back(op);
     });
     for (linalg::LinalgOp op : candidates)

@@ -73,6 +73,9 @@ struct OperandCopy {
   int64_t rows, cols; // the global matrix
   int64_t copyElements;
   int64_t elementBytes;
+  /// The convolution A's patches come from; pieces of copyElements along a
+  /// row never cross a tap (the channel count is a multiple of them).
+  const GPUConvolution *conv = nullptr;
 };
 
 /// Everything the kernel body needs while it is being built.
@@ -102,6 +105,25 @@ struct KernelBuilder {
     indices.push_back(row);
     indices.push_back(col);
     return indices;
+  }
+
+  /// Where element (row, col) of the operand is in its memref: the matrix
+  /// itself, or for a convolution's patches the input element the im2col
+  /// map names.
+  SmallVector<Value> operandIndices(const OperandCopy &op, Value row,
+                                    Value col) {
+    if (!op.conv)
+      return globalIndices(op.batched, row, col);
+    const GPUConvolution &cv = *op.conv;
+    Value ow = ix.rem(row, cv.outW);
+    Value oh = ix.rem(ix.div(row, cv.outW), cv.outH);
+    Value image = ix.div(row, cv.outH * cv.outW);
+    Value channel = ix.rem(col, cv.c);
+    Value kw = ix.rem(ix.div(col, cv.c), cv.kernelW);
+    Value kh = ix.div(col, cv.c * cv.kernelW);
+    Value ih = ix.add(ix.mul(oh, cv.strideH), ix.mul(kh, cv.dilationH));
+    Value iw = ix.add(ix.mul(ow, cv.strideW), ix.mul(kw, cv.dilationW));
+    return {image, ih, iw, channel};
   }
 
   /// Runs `body(row, col)` for each 16-byte piece (`v` elements) of a
@@ -177,7 +199,7 @@ struct KernelBuilder {
       }
       Value token = nvgpu::DeviceAsyncCopyOp::create(
           b, loc, tokenType, op.stages, ValueRange{stage, r, c}, op.global,
-          globalIndices(op.batched, gr, gc), b.getIndexAttr(v), valid,
+          operandIndices(op, gr, gc), b.getIndexAttr(v), valid,
           bypassL1 ? b.getUnitAttr() : UnitAttr());
       tokens.push_back(token);
     });
@@ -200,8 +222,8 @@ struct KernelBuilder {
         Value inside = ix.andi(rowIn, ix.lt(col, op.cols));
         Value loaded = memref::LoadOp::create(
             b, loc, op.global,
-            globalIndices(op.batched, ix.select(inside, gr, ix.c(0)),
-                          ix.select(inside, col, ix.c(0))));
+            operandIndices(op, ix.select(inside, gr, ix.c(0)),
+                           ix.select(inside, col, ix.c(0))));
         elements.push_back(ix.select(inside, loaded, zero));
       }
       Value vec = vector::FromElementsOp::create(
@@ -270,16 +292,29 @@ struct KernelBuilder {
   /// one element) at row `gr`, column `gc` of C: `acc` for C, the other
   /// inputs read at the same position, the output's current value if the
   /// body reads it.
+  /// The epilogue's loop indices at row `gr`, column `gc` of C: (m, n),
+  /// (batch, m, n), or for a convolution (image, oh, ow, f). They index its
+  /// output too (identity map).
+  SmallVector<Value> epiloguePosition(Value gr, Value gc) {
+    if (ops.conv) {
+      const GPUConvolution &cv = *ops.conv;
+      return {ix.div(gr, cv.outH * cv.outW), ix.rem(ix.div(gr, cv.outW), cv.outH),
+              ix.rem(gr, cv.outW), gc};
+    }
+    SmallVector<Value> position;
+    linalg::GenericOp op = ops.epilogue.op;
+    if (op.getNumLoops() == 3)
+      position.push_back(batchIndex);
+    position.push_back(gr);
+    position.push_back(gc);
+    return position;
+  }
+
   SmallVector<Value> epilogueArgs(Value acc, Value gr, Value gc,
                                   int64_t width) {
     linalg::GenericOp op = ops.epilogue.op;
     unsigned loops = op.getNumLoops();
-    // Loop dimensions (batch?, m, n) at this position.
-    SmallVector<Value> position;
-    if (loops == 3)
-      position.push_back(batchIndex);
-    position.push_back(gr);
-    position.push_back(gc);
+    SmallVector<Value> position = epiloguePosition(gr, gc);
     auto read = [&](Value memref, AffineMap map) -> Value {
       SmallVector<Value> indices;
       bool alongN = false;
@@ -344,7 +379,8 @@ struct KernelBuilder {
           int64_t bytes =
               v * resultType.getElementType().getIntOrFloatBitWidth() / 8;
           vector::StoreOp::create(
-              bb, l, result, ops.epilogue.output, global, false,
+              bb, l, result, ops.epilogue.output, epiloguePosition(gr, gc),
+              false,
               ops.epilogue.outputRowAlignment >= bytes
                   ? llvm::MaybeAlign(bytes)
                   : llvm::MaybeAlign());
@@ -383,7 +419,7 @@ struct KernelBuilder {
             if (ops.epilogue.op)
               memref::StoreOp::create(
                   b, loc, applyEpilogueBody(epilogueArgs(val, gr, col, 0), 0),
-                  ops.epilogue.output, at);
+                  ops.epilogue.output, epiloguePosition(gr, col));
             else
               memref::StoreOp::create(b, loc, val, ops.c, at);
           } else {
@@ -492,6 +528,8 @@ gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
   OperandCopy aCopy = operandCopy(ops.a, ops.aBatched, aStages, t.aTile,
                                   ops.aTransposed, ops.m, ops.k,
                                   ops.aCopyElements);
+  if (ops.conv)
+    aCopy.conv = &*ops.conv;
   OperandCopy bCopy = operandCopy(ops.b, ops.bBatched, bStages, t.bTile,
                                   ops.bTransposed, ops.k, ops.n,
                                   ops.bCopyElements);

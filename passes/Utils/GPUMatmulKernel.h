@@ -27,7 +27,8 @@ namespace mlir::tessel {
 /// An elementwise op applied to C's tile before it is stored, instead of a
 /// separate pass over C: its body runs on the accumulators (block argument
 /// `cInput`) and on its other inputs read at the same positions; its result
-/// goes to `output`, which has C's shape and dimensions. Its maps are
+/// goes to `output`, which has C's shape and dimensions (a convolution's:
+/// its loops are the output's (image, oh, ow, f)). Its maps are
 /// identities for C and the output, and, for the other inputs, results
 /// that are loop dimensions in increasing order (a bias over n, a scale
 /// over m, a residual over (m, n), a scalar).
@@ -37,6 +38,18 @@ struct GPUMatmulEpilogue {
   Value output;
   /// Bytes the output's rows are aligned to (16, 8, 4, or 0).
   int64_t outputRowAlignment = 0;
+};
+
+/// A convolution whose A is read through its input (implicit GEMM): an NHWC
+/// input [n, h, w, c] and an HWCF filter. Row r of A is the output pixel
+/// (image, oh, ow) = (r / (oh·ow), r / ow mod oh, r mod ow), column k the
+/// tap and channel (kh, kw, ch) = (k / (kw·c), k / c mod kw, k mod c), and
+/// A(r, k) = input[image, oh·sh + kh·dh, ow·sw + kw·dw, ch]; no patch is
+/// ever copied.
+struct GPUConvolution {
+  Value input;
+  int64_t c = 0, outH = 0, outW = 0, kernelW = 0;
+  int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
 };
 
 /// A matmul's operands as the kernel reads them. A is [batch?] x (m, k), or
@@ -60,6 +73,9 @@ struct GPUMatmulOperands {
   Value init;
   /// Applied to the result before it is stored; null op: C is stored.
   GPUMatmulEpilogue epilogue;
+  /// Set: A is a convolution's patches, read through its input (`a` is
+  /// then that input).
+  std::optional<GPUConvolution> conv;
 };
 
 /// Replaces nothing: inserts the kernel at the rewriter's insertion point

@@ -430,3 +430,39 @@ func.func @epilogue_declined(%a: memref<64x64xf16>, %c: memref<64x64xf32>, %out:
   return
 }
 }
+
+// -----
+
+// An NHWC convolution is an implicit GEMM: the filter and the output are
+// collapsed to matrices, and A's pieces are copied from the input at the
+// pixel and tap the im2col map names (strides 2: ih = oh * 2 + kh); no
+// patch buffer exists. NCHW is not taken.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @conv(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<2x17x17x32xf16>, %[[W:[a-z0-9]+]]: memref<3x3x32x64xf16>, %[[Y:[a-z0-9]+]]: memref<2x8x8x64xf32>
+// CHECK-DAG: %[[WM:.*]] = memref.collapse_shape %[[W]] {{\[\[}}0, 1, 2], [3]] : memref<3x3x32x64xf16> into memref<288x64xf16>
+// CHECK-DAG: %[[YM:.*]] = memref.collapse_shape %[[Y]] {{\[\[}}0, 1, 2], [3]] : memref<2x8x8x64xf32> into memref<128x64xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch
+// CHECK: nvgpu.device_async_copy %[[X]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}}, 8, %{{.*}} {bypassL1} : memref<2x17x17x32xf16>
+// CHECK: nvgpu.device_async_copy %[[WM]][
+// CHECK: vector.store %{{.*}}, %[[YM]][
+func.func @conv(%x: memref<2x17x17x32xf16>, %w: memref<3x3x32x64xf16>, %y: memref<2x8x8x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<2x8x8x64xf32>)
+  // expected-remark @below {{conv_2d_nhwc_hwcf 2x17x17x32 * 3x3x32x64 as implicit GEMM 128x64x288 (f16 x f16 -> f32) mapped to tensor cores}}
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : memref<2x17x17x32xf16>, memref<3x3x32x64xf16>) outs(%y : memref<2x8x8x64xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @conv_nchw(
+// CHECK: linalg.conv_2d_nchw_fchw
+func.func @conv_nchw(%x: memref<1x32x10x10xf16>, %w: memref<64x32x3x3xf16>, %y: memref<1x64x8x8xf32>) {
+  // expected-remark @below {{not mapped to tensor cores: only linalg.conv_2d_nhwc_hwcf convolutions are (as implicit GEMMs)}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : memref<1x32x10x10xf16>, memref<64x32x3x3xf16>) outs(%y : memref<1x64x8x8xf32>)
+  return
+}
+}

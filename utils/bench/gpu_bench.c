@@ -1,6 +1,7 @@
 /*===- gpu_bench.c - Tessel's GPU matmul kernels against cuBLAS -----------===*
  *
  *   tessel-gpu-bench --kernels DIR [--only NAME,...] [--reps N] [--json FILE]
+ *   tessel-gpu-bench --list        (the workloads, one line each, for --build)
  *
  * DIR holds one shared object per workload, compiled by tessel-compile for
  * the GPU (utils/bench/run-gpu-bench.sh --build makes it); each exports
@@ -14,10 +15,17 @@
  * their ratio (Tessel / cuBLAS; above 1 means Tessel is faster) and, with
  * --json, writes every row.
  *
- * cuBLAS is loaded at run time (dlopen of libcublas.so.13 or .so, or the
- * path in TESSEL_CUBLAS): its types come from the toolkit's headers, so this
- * builds where the toolkit's headers are and runs where a driver and
- * cuBLAS are.
+ * The ResNet-50 convolutions run against cuDNN's cudnnConvolutionForward
+ * (what torch's conv2d calls): fp16 NHWC in and out with f32 sums on both
+ * sides (cuDNN's pseudo-half configuration; Tessel converts in its kernel's
+ * epilogue), from the same padded input. cuDNN picks its algorithm by
+ * trying them (cudnnFindConvolutionForwardAlgorithm, as torch's benchmark
+ * mode does) and gets the workspace it asks for.
+ *
+ * cuBLAS and cuDNN are loaded at run time (dlopen of libcublas.so.13 and
+ * libcudnn.so.9, or the paths in TESSEL_CUBLAS and TESSEL_CUDNN): their
+ * types come from the toolkit's headers, so this builds where the headers
+ * are and runs where a driver and the libraries are.
  *
  *===----------------------------------------------------------------------===*/
 #define _POSIX_C_SOURCE 200809L
@@ -25,6 +33,7 @@
 #include "tessel/runtime.h"
 
 #include <cublas_v2.h>
+#include <cudnn.h>
 
 #include <dlfcn.h>
 #include <math.h>
@@ -56,6 +65,41 @@ static const workload kWorkloads[] = {
     {"mm_i8_i32_4096", IN_I8, ACC_I32, 4096, 4096, 4096},
     {"mm_i8_i32_8192", IN_I8, ACC_I32, 8192, 8192, 8192},
 };
+
+/* A ResNet-50 layer as in the CPU bench: an h x w x c input (given padded
+ * by `pad` on each side), f filters of k x k, a stride. */
+typedef struct {
+  const char *layer;
+  int64_t h, w, c, f, k, stride, pad;
+} conv_layer;
+
+static const conv_layer kConvLayers[] = {
+    {"stem", 224, 224, 3, 64, 7, 2, 3},
+    {"s1_1x1_reduce", 56, 56, 64, 64, 1, 1, 0},
+    {"s1_3x3", 56, 56, 64, 64, 3, 1, 1},
+    {"s1_1x1_expand", 56, 56, 64, 256, 1, 1, 0},
+    {"s2_3x3_s2", 56, 56, 128, 128, 3, 2, 1},
+    {"s2_3x3", 28, 28, 128, 128, 3, 1, 1},
+    {"s3_1x1_reduce", 14, 14, 1024, 256, 1, 1, 0},
+    {"s3_3x3", 14, 14, 256, 256, 3, 1, 1},
+    {"s4_3x3", 7, 7, 512, 512, 3, 1, 1},
+    {"s4_1x1_expand", 7, 7, 512, 2048, 1, 1, 0},
+};
+static const int64_t kConvBatches[] = {1, 8};
+
+typedef struct {
+  const conv_layer *layer;
+  int64_t n, hp, wp, oh, ow; /* batch, padded input, output */
+  char name[64];             /* conv_<layer>_b<n> */
+} conv_workload;
+
+static conv_workload conv_workload_at(const conv_layer *l, int64_t n) {
+  conv_workload c = {l, n, l->h + 2 * l->pad, l->w + 2 * l->pad, 0, 0, ""};
+  c.oh = (c.hp - l->k) / l->stride + 1;
+  c.ow = (c.wp - l->k) / l->stride + 1;
+  snprintf(c.name, sizeof c.name, "conv_%s_b%ld", l->layer, (long)n);
+  return c;
+}
 
 /* cuBLAS entry points, loaded at run time with the header's types. */
 static struct {
@@ -90,6 +134,67 @@ static bool load_cublas(void) {
   if (s != CUBLAS_STATUS_SUCCESS) {
     fprintf(stderr, "tessel-gpu-bench: cublasCreate failed: %s\n",
             cublas.status_name(s));
+    return false;
+  }
+  return true;
+}
+
+/* cuDNN entry points, likewise. */
+static struct {
+  __typeof__(cudnnCreate) *create;
+  __typeof__(cudnnGetErrorString) *error;
+  __typeof__(cudnnCreateTensorDescriptor) *create_tensor;
+  __typeof__(cudnnSetTensor4dDescriptor) *set_tensor;
+  __typeof__(cudnnCreateFilterDescriptor) *create_filter;
+  __typeof__(cudnnSetFilter4dDescriptor) *set_filter;
+  __typeof__(cudnnCreateConvolutionDescriptor) *create_conv;
+  __typeof__(cudnnSetConvolution2dDescriptor) *set_conv;
+  __typeof__(cudnnSetConvolutionMathType) *set_math;
+  __typeof__(cudnnFindConvolutionForwardAlgorithm) *find;
+  __typeof__(cudnnGetConvolutionForwardWorkspaceSize) *workspace_size;
+  __typeof__(cudnnConvolutionForward) *forward;
+  cudnnHandle_t handle;
+} cudnn;
+
+static bool load_cudnn(void) {
+  const char *candidates[] = {getenv("TESSEL_CUDNN"), "libcudnn.so.9",
+                              "libcudnn.so"};
+  void *lib = NULL;
+  for (size_t i = 0; i < sizeof candidates / sizeof *candidates && !lib; ++i)
+    if (candidates[i])
+      lib = dlopen(candidates[i], RTLD_NOW | RTLD_GLOBAL);
+  if (!lib) {
+    fprintf(stderr, "tessel-gpu-bench: cannot load cuDNN (%s); set "
+                    "TESSEL_CUDNN or LD_LIBRARY_PATH\n", dlerror());
+    return false;
+  }
+  void **fields[] = {(void **)&cudnn.create,        (void **)&cudnn.error,
+                     (void **)&cudnn.create_tensor, (void **)&cudnn.set_tensor,
+                     (void **)&cudnn.create_filter, (void **)&cudnn.set_filter,
+                     (void **)&cudnn.create_conv,   (void **)&cudnn.set_conv,
+                     (void **)&cudnn.set_math,      (void **)&cudnn.find,
+                     (void **)&cudnn.workspace_size, (void **)&cudnn.forward};
+  const char *names[] = {"cudnnCreate",
+                         "cudnnGetErrorString",
+                         "cudnnCreateTensorDescriptor",
+                         "cudnnSetTensor4dDescriptor",
+                         "cudnnCreateFilterDescriptor",
+                         "cudnnSetFilter4dDescriptor",
+                         "cudnnCreateConvolutionDescriptor",
+                         "cudnnSetConvolution2dDescriptor",
+                         "cudnnSetConvolutionMathType",
+                         "cudnnFindConvolutionForwardAlgorithm",
+                         "cudnnGetConvolutionForwardWorkspaceSize",
+                         "cudnnConvolutionForward"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
+    if (!(*fields[i] = dlsym(lib, names[i]))) {
+      fprintf(stderr, "tessel-gpu-bench: cuDNN lacks %s\n", names[i]);
+      return false;
+    }
+  cudnnStatus_t s = cudnn.create(&cudnn.handle);
+  if (s != CUDNN_STATUS_SUCCESS) {
+    fprintf(stderr, "tessel-gpu-bench: cudnnCreate failed: %s\n",
+            cudnn.error(s));
     return false;
   }
   return true;
@@ -200,71 +305,108 @@ static int cmp_double(const void *x, const void *y) {
 }
 
 typedef struct {
-  double tessel_ms, cublas_ms, max_rel_vs_cublas, max_rel_vs_ref;
+  double tessel_ms, peer_ms, max_rel_vs_peer, max_rel_vs_ref;
   bool ok;
 } result;
 
-static bool run(const workload *w, const char *dir, int reps, result *r) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s.so", dir, w->name);
-  void *lib = dlopen(path, RTLD_NOW);
-  if (!lib) {
-    fprintf(stderr, "tessel-gpu-bench: %s\n", dlerror());
-    return false;
-  }
-  char symbol[256];
-  snprintf(symbol, sizeof symbol, "_mlir_ciface_%s", w->name);
-  entry_2d fn = (entry_2d)dlsym(lib, symbol);
-  if (!fn) {
-    fprintf(stderr, "tessel-gpu-bench: %s has no %s\n", path, symbol);
-    return false;
-  }
-  size_t na = (size_t)(w->m * w->k), nb = (size_t)(w->k * w->n),
-         nc = (size_t)(w->m * w->n);
-  void *ha = random_input(w->in, na, 1), *hb = random_input(w->in, nb, 2);
-  void *da = device_copy(ha, na * input_bytes(w->in));
-  void *db = device_copy(hb, nb * input_bytes(w->in));
-  void *dc = device_copy(NULL, nc * acc_bytes(w->acc));
-  void *dref = device_copy(NULL, nc * acc_bytes(w->acc));
-  memref_2d va, vb, vc;
-  view_2d(&va, da, w->m, w->k);
-  view_2d(&vb, db, w->k, w->n);
-  view_2d(&vc, dc, w->m, w->n);
-
+/* Runs `tessel` and `peer` alternately, two warm-ups then `reps` timed
+ * pairs, each call to completion; medians into r. False if the peer
+ * failed. */
+static bool time_pair(int reps, void (*tessel)(void *), bool (*peer)(void *),
+                      void *context, result *r) {
   double *t = malloc(2 * (size_t)reps * sizeof *t);
   bool ok = true;
   for (int i = -2; i < reps && ok; ++i) {
     double t0 = tessel_now_seconds();
-    fn(&va, &vb, &vc); /* returns once the kernel has finished */
+    tessel(context); /* returns once the kernel has finished */
     double t1 = tessel_now_seconds();
-    ok = cublas_matmul(w, da, db, dref);
+    ok = peer(context);
     double t2 = tessel_now_seconds();
     if (i >= 0) {
       t[i] = (t1 - t0) * 1e3;
       t[reps + i] = (t2 - t1) * 1e3;
     }
   }
-  if (!ok)
-    return false;
-  qsort(t, (size_t)reps, sizeof *t, cmp_double);
-  qsort(t + reps, (size_t)reps, sizeof *t, cmp_double);
-  r->tessel_ms = t[reps / 2];
-  r->cublas_ms = t[reps + reps / 2];
+  if (ok) {
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    qsort(t + reps, (size_t)reps, sizeof *t, cmp_double);
+    r->tessel_ms = t[reps / 2];
+    r->peer_ms = t[reps + reps / 2];
+  }
   free(t);
+  return ok;
+}
+
+/* The largest |a[i] - b[i]| / scale over count elements (infinite on NaN). */
+static double max_difference(const void *a, const void *b, acc_kind kind,
+                             size_t count, double scale) {
+  double worst = 0;
+  for (size_t i = 0; i < count; ++i) {
+    double d = fabs(acc_at(a, kind, i) - acc_at(b, kind, i)) / scale;
+    if (!(d <= worst))
+      worst = isnan(d) ? INFINITY : d;
+  }
+  return worst;
+}
+
+static void *load_entry(const char *dir, const char *name) {
+  char path[4096], symbol[256];
+  snprintf(path, sizeof path, "%s/%s.so", dir, name);
+  void *lib = dlopen(path, RTLD_NOW);
+  if (!lib) {
+    fprintf(stderr, "tessel-gpu-bench: %s\n", dlerror());
+    return NULL;
+  }
+  snprintf(symbol, sizeof symbol, "_mlir_ciface_%s", name);
+  void *fn = dlsym(lib, symbol);
+  if (!fn)
+    fprintf(stderr, "tessel-gpu-bench: %s has no %s\n", path, symbol);
+  return fn;
+}
+
+typedef struct {
+  const workload *w;
+  entry_2d fn;
+  memref_2d va, vb, vc;
+  void *da, *db, *dref;
+} matmul_run;
+
+static void matmul_tessel(void *p) {
+  matmul_run *m = p;
+  m->fn(&m->va, &m->vb, &m->vc);
+}
+
+static bool matmul_cublas(void *p) {
+  matmul_run *m = p;
+  return cublas_matmul(m->w, m->da, m->db, m->dref);
+}
+
+static bool run(const workload *w, const char *dir, int reps, result *r) {
+  matmul_run m = {w, (entry_2d)load_entry(dir, w->name), {0}, {0}, {0},
+                  NULL, NULL, NULL};
+  if (!m.fn)
+    return false;
+  size_t na = (size_t)(w->m * w->k), nb = (size_t)(w->k * w->n),
+         nc = (size_t)(w->m * w->n);
+  void *ha = random_input(w->in, na, 1), *hb = random_input(w->in, nb, 2);
+  m.da = device_copy(ha, na * input_bytes(w->in));
+  m.db = device_copy(hb, nb * input_bytes(w->in));
+  void *dc = device_copy(NULL, nc * acc_bytes(w->acc));
+  m.dref = device_copy(NULL, nc * acc_bytes(w->acc));
+  view_2d(&m.va, m.da, w->m, w->k);
+  view_2d(&m.vb, m.db, w->k, w->n);
+  view_2d(&m.vc, dc, w->m, w->n);
+  if (!time_pair(reps, matmul_tessel, matmul_cublas, &m, r))
+    return false;
 
   /* Tessel against cuBLAS everywhere; both against double dot products at
    * 256 sampled elements. */
   void *hc = malloc(nc * acc_bytes(w->acc)), *href = malloc(nc * acc_bytes(w->acc));
   mgpuMemcpy(hc, dc, nc * acc_bytes(w->acc), NULL);
-  mgpuMemcpy(href, dref, nc * acc_bytes(w->acc), NULL);
+  mgpuMemcpy(href, m.dref, nc * acc_bytes(w->acc), NULL);
   double scale = w->in == IN_I8 ? 127.0 * 127.0 : 1.0;
-  double floor = scale * sqrt((double)w->k); /* a typical |C| */
-  r->max_rel_vs_cublas = 0;
-  for (size_t i = 0; i < nc; ++i) {
-    double d = fabs(acc_at(hc, w->acc, i) - acc_at(href, w->acc, i)) / floor;
-    if (!(d <= r->max_rel_vs_cublas))
-      r->max_rel_vs_cublas = isnan(d) ? INFINITY : d;
-  }
+  double typical = scale * sqrt((double)w->k); /* a typical |C| */
+  r->max_rel_vs_peer = max_difference(hc, href, w->acc, nc, typical);
   r->max_rel_vs_ref = 0;
   for (int s = 0; s < 256; ++s) {
     size_t i = (size_t)((s * 2654435761u) % nc), row = i / (size_t)w->n,
@@ -273,18 +415,211 @@ static bool run(const workload *w, const char *dir, int reps, result *r) {
     for (int64_t p = 0; p < w->k; ++p)
       dot += input_at(ha, w->in, row * (size_t)w->k + (size_t)p) *
              input_at(hb, w->in, (size_t)p * (size_t)w->n + col);
-    double d = fabs(acc_at(hc, w->acc, i) - dot) / floor;
+    double d = fabs(acc_at(hc, w->acc, i) - dot) / typical;
     if (!(d <= r->max_rel_vs_ref))
       r->max_rel_vs_ref = isnan(d) ? INFINITY : d;
   }
   /* f32 sums differ by rounding only; f16 results by f16 rounding of
    * values near sqrt(k); integers not at all. */
   double tol = w->in == IN_I8 ? 0.0 : w->acc == ACC_F16 ? 2e-2 : 1e-4;
-  r->ok = r->max_rel_vs_cublas <= tol && r->max_rel_vs_ref <= tol;
+  r->ok = r->max_rel_vs_peer <= tol && r->max_rel_vs_ref <= tol;
   free(ha); free(hb); free(hc); free(href);
-  mgpuMemFree(da, NULL); mgpuMemFree(db, NULL);
-  mgpuMemFree(dc, NULL); mgpuMemFree(dref, NULL);
+  mgpuMemFree(m.da, NULL); mgpuMemFree(m.db, NULL);
+  mgpuMemFree(dc, NULL); mgpuMemFree(m.dref, NULL);
   return true;
+}
+
+/* A rank-4 descriptor (NHWC input, HWCF filter, NHWC output). */
+typedef struct {
+  void *allocated, *aligned;
+  int64_t offset, sizes[4], strides[4];
+} memref_4d;
+
+static memref_4d view_4d(void *data, int64_t a, int64_t b, int64_t c,
+                         int64_t d) {
+  return (memref_4d){data, data, 0, {a, b, c, d}, {b * c * d, c * d, d, 1}};
+}
+
+typedef struct {
+  const conv_workload *cw;
+  void (*fn)(memref_4d *, memref_4d *, memref_4d *);
+  memref_4d vx, vw, vy;
+  void *dx, *dwk, *dref, *workspace;
+  size_t workspace_bytes;
+  cudnnTensorDescriptor_t x_desc, y_desc;
+  cudnnFilterDescriptor_t w_desc;
+  cudnnConvolutionDescriptor_t conv_desc;
+  cudnnConvolutionFwdAlgo_t algo;
+} conv_run;
+
+static void conv_tessel(void *p) {
+  conv_run *c = p;
+  c->fn(&c->vx, &c->vw, &c->vy);
+}
+
+static bool cudnn_ok(cudnnStatus_t s, const char *what) {
+  if (s == CUDNN_STATUS_SUCCESS)
+    return true;
+  fprintf(stderr, "tessel-gpu-bench: %s failed: %s\n", what, cudnn.error(s));
+  return false;
+}
+
+static bool conv_cudnn(void *p) {
+  conv_run *c = p;
+  float one = 1.0f, zero = 0.0f;
+  bool ok = cudnn_ok(cudnn.forward(cudnn.handle, &one, c->x_desc, c->dx,
+                                   c->w_desc, c->dwk, c->conv_desc, c->algo,
+                                   c->workspace, c->workspace_bytes, &zero,
+                                   c->y_desc, c->dref),
+                     "cudnnConvolutionForward");
+  mgpuStreamSynchronize(NULL);
+  return ok;
+}
+
+/* cuDNN's descriptors for the layer and its fastest algorithm, tried. */
+static bool cudnn_prepare(conv_run *c) {
+  const conv_workload *cw = c->cw;
+  const conv_layer *l = cw->layer;
+  if (!cudnn_ok(cudnn.create_tensor(&c->x_desc), "cudnnCreateTensorDescriptor") ||
+      !cudnn_ok(cudnn.create_tensor(&c->y_desc), "cudnnCreateTensorDescriptor") ||
+      !cudnn_ok(cudnn.create_filter(&c->w_desc), "cudnnCreateFilterDescriptor") ||
+      !cudnn_ok(cudnn.create_conv(&c->conv_desc), "cudnnCreateConvolutionDescriptor"))
+    return false;
+  /* NHWC tensors; an NHWC filter is [F][KH][KW][C]. The padding is in the
+   * input already. */
+  if (!cudnn_ok(cudnn.set_tensor(c->x_desc, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF,
+                                 (int)cw->n, (int)l->c, (int)cw->hp, (int)cw->wp),
+                "cudnnSetTensor4dDescriptor") ||
+      !cudnn_ok(cudnn.set_tensor(c->y_desc, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF,
+                                 (int)cw->n, (int)l->f, (int)cw->oh, (int)cw->ow),
+                "cudnnSetTensor4dDescriptor") ||
+      !cudnn_ok(cudnn.set_filter(c->w_desc, CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC,
+                                 (int)l->f, (int)l->c, (int)l->k, (int)l->k),
+                "cudnnSetFilter4dDescriptor") ||
+      !cudnn_ok(cudnn.set_conv(c->conv_desc, 0, 0, (int)l->stride,
+                               (int)l->stride, 1, 1, CUDNN_CROSS_CORRELATION,
+                               CUDNN_DATA_FLOAT),
+                "cudnnSetConvolution2dDescriptor") ||
+      !cudnn_ok(cudnn.set_math(c->conv_desc, CUDNN_TENSOR_OP_MATH),
+                "cudnnSetConvolutionMathType"))
+    return false;
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int found = 0;
+  if (!cudnn_ok(cudnn.find(cudnn.handle, c->x_desc, c->w_desc, c->conv_desc,
+                           c->y_desc, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
+                           perf),
+                "cudnnFindConvolutionForwardAlgorithm"))
+    return false;
+  for (int i = 0; i < found; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS) {
+      c->algo = perf[i].algo;
+      break;
+    }
+  if (!cudnn_ok(cudnn.workspace_size(cudnn.handle, c->x_desc, c->w_desc,
+                                     c->conv_desc, c->y_desc, c->algo,
+                                     &c->workspace_bytes),
+                "cudnnGetConvolutionForwardWorkspaceSize"))
+    return false;
+  if (c->workspace_bytes)
+    c->workspace = device_copy(NULL, c->workspace_bytes);
+  return true;
+}
+
+static bool run_conv(const conv_workload *cw, const char *dir, int reps,
+                     result *r) {
+  const conv_layer *l = cw->layer;
+  conv_run c = {0};
+  c.cw = cw;
+  c.fn = (void (*)(memref_4d *, memref_4d *, memref_4d *))load_entry(dir, cw->name);
+  if (!c.fn || !cudnn_prepare(&c))
+    return false;
+  size_t nx = (size_t)(cw->n * cw->hp * cw->wp * l->c);
+  size_t nw = (size_t)(l->k * l->k * l->c * l->f);
+  size_t ny = (size_t)(cw->n * cw->oh * cw->ow * l->f);
+  uint16_t *hx = random_input(IN_F16, nx, 3), *hw = random_input(IN_F16, nw, 4);
+  /* Zero the padding, as a padding copy would have. */
+  for (int64_t b = 0; b < cw->n; ++b)
+    for (int64_t y = 0; y < cw->hp; ++y)
+      for (int64_t x = 0; x < cw->wp; ++x)
+        if (y < l->pad || y >= cw->hp - l->pad || x < l->pad || x >= cw->wp - l->pad)
+          memset(hx + ((b * cw->hp + y) * cw->wp + x) * l->c, 0, (size_t)l->c * 2);
+  /* cuDNN's filter layout: [F][KH][KW][C] from Tessel's [KH][KW][C][F]. */
+  uint16_t *hwk = malloc(nw * 2);
+  for (int64_t i = 0; i < l->k; ++i)
+    for (int64_t j = 0; j < l->k; ++j)
+      for (int64_t ch = 0; ch < l->c; ++ch)
+        for (int64_t f = 0; f < l->f; ++f)
+          hwk[((f * l->k + i) * l->k + j) * l->c + ch] =
+              hw[((i * l->k + j) * l->c + ch) * l->f + f];
+  c.dx = device_copy(hx, nx * 2);
+  void *dw = device_copy(hw, nw * 2);
+  c.dwk = device_copy(hwk, nw * 2);
+  void *dy = device_copy(NULL, ny * 2);
+  c.dref = device_copy(NULL, ny * 2);
+  c.vx = view_4d(c.dx, cw->n, cw->hp, cw->wp, l->c);
+  c.vw = view_4d(dw, l->k, l->k, l->c, l->f);
+  c.vy = view_4d(dy, cw->n, cw->oh, cw->ow, l->f);
+  if (!time_pair(reps, conv_tessel, conv_cudnn, &c, r))
+    return false;
+
+  uint16_t *hy = malloc(ny * 2), *href = malloc(ny * 2);
+  mgpuMemcpy(hy, dy, ny * 2, NULL);
+  mgpuMemcpy(href, c.dref, ny * 2, NULL);
+  double typical = sqrt((double)(l->k * l->k * l->c));
+  r->max_rel_vs_peer = max_difference(hy, href, ACC_F16, ny, typical);
+  r->max_rel_vs_ref = 0;
+  for (int s = 0; s < 256; ++s) {
+    size_t i = (size_t)((s * 2654435761u) % ny);
+    int64_t f = (int64_t)(i % (size_t)l->f), pix = (int64_t)(i / (size_t)l->f);
+    int64_t ox = pix % cw->ow, oy = pix / cw->ow % cw->oh, b = pix / (cw->ow * cw->oh);
+    double sum = 0;
+    for (int64_t ki = 0; ki < l->k; ++ki)
+      for (int64_t kj = 0; kj < l->k; ++kj)
+        for (int64_t ch = 0; ch < l->c; ++ch)
+          sum += input_at(hx, IN_F16, (size_t)(((b * cw->hp + oy * l->stride + ki) *
+                                                    cw->wp + ox * l->stride + kj) *
+                                                       l->c + ch)) *
+                 input_at(hw, IN_F16, (size_t)(((ki * l->k + kj) * l->c + ch) * l->f + f));
+    double d = fabs(acc_at(hy, ACC_F16, i) - sum) / typical;
+    if (!(d <= r->max_rel_vs_ref))
+      r->max_rel_vs_ref = isnan(d) ? INFINITY : d;
+  }
+  /* f16 outputs of f32 sums: their rounding, relative to a typical sum. */
+  r->ok = r->max_rel_vs_peer <= 2e-3 && r->max_rel_vs_ref <= 2e-3;
+  free(hx); free(hw); free(hwk); free(hy); free(href);
+  mgpuMemFree(c.dx, NULL); mgpuMemFree(dw, NULL); mgpuMemFree(c.dwk, NULL);
+  mgpuMemFree(dy, NULL); mgpuMemFree(c.dref, NULL);
+  if (c.workspace)
+    mgpuMemFree(c.workspace, NULL);
+  return true;
+}
+
+static bool selected(const char *only, const char *name) {
+  if (!only)
+    return true;
+  size_t length = strlen(name);
+  for (const char *p = only; (p = strstr(p, name)); p += length)
+    if ((p == only || p[-1] == ',') && (p[length] == ',' || !p[length]))
+      return true;
+  return false;
+}
+
+/* One table row and one JSON row. */
+static void report(FILE *out, int *rows, const char *name, const char *shape,
+                   double flop, const char *peer, const result *r) {
+  double tt = flop / (r->tessel_ms * 1e-3) / 1e12;
+  double pt = flop / (r->peer_ms * 1e-3) / 1e12;
+  printf("%-22s %-20s %10.3f %10.1f %10.1f %8.3f  %s (vs %s %.1e, vs double "
+         "%.1e)\n",
+         name, shape, r->tessel_ms, tt, pt, tt / pt, r->ok ? "PASS" : "FAIL",
+         peer, r->max_rel_vs_peer, r->max_rel_vs_ref);
+  if (out)
+    fprintf(out,
+            "%s{\"name\": \"%s\", \"shape\": \"%s\", \"peer\": \"%s\", "
+            "\"tessel_ms\": %.6f, \"peer_ms\": %.6f, \"tessel_tflops\": "
+            "%.3f, \"peer_tflops\": %.3f, \"ratio\": %.4f, \"pass\": %s}",
+            (*rows)++ ? ", " : "", name, shape, peer, r->tessel_ms,
+            r->peer_ms, tt, pt, tt / pt, r->ok ? "true" : "false");
 }
 
 int main(int argc, char **argv) {
@@ -300,10 +635,23 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--json") && i + 1 < argc)
       json = argv[++i];
     else if (!strcmp(argv[i], "--list")) {
-      for (size_t w = 0; w < sizeof kWorkloads / sizeof *kWorkloads; ++w)
-        printf("%s %s %ldx%ldx%ld\n", kWorkloads[w].name,
-               kWorkloads[w].in == IN_F16 ? "f16" : "i8", (long)kWorkloads[w].m,
-               (long)kWorkloads[w].n, (long)kWorkloads[w].k);
+      /* matmul: NAME matmul IN ACC M N K; conv: NAME conv N HP WP C F K
+       * STRIDE OH OW (what run-gpu-bench.sh --build compiles). */
+      for (size_t w = 0; w < sizeof kWorkloads / sizeof *kWorkloads; ++w) {
+        const workload *x = &kWorkloads[w];
+        printf("%s matmul %s %s %ld %ld %ld\n", x->name,
+               x->in == IN_F16 ? "f16" : "i8",
+               x->acc == ACC_F32 ? "f32" : x->acc == ACC_F16 ? "f16" : "i32",
+               (long)x->m, (long)x->n, (long)x->k);
+      }
+      for (size_t l = 0; l < sizeof kConvLayers / sizeof *kConvLayers; ++l)
+        for (size_t b = 0; b < sizeof kConvBatches / sizeof *kConvBatches; ++b) {
+          conv_workload c = conv_workload_at(&kConvLayers[l], kConvBatches[b]);
+          printf("%s conv %ld %ld %ld %ld %ld %ld %ld %ld %ld\n", c.name,
+                 (long)c.n, (long)c.hp, (long)c.wp, (long)c.layer->c,
+                 (long)c.layer->f, (long)c.layer->k, (long)c.layer->stride,
+                 (long)c.oh, (long)c.ow);
+        }
       return 0;
     } else {
       fprintf(stderr, "usage: %s --kernels DIR [--only NAME,...] [--reps N] "
@@ -319,7 +667,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tessel-gpu-bench: no CUDA device: %s\n", tessel_cuda_status());
     return 1;
   }
-  if (!load_cublas())
+  if (!load_cublas() || !load_cudnn())
     return 1;
   int major = 0, minor = 0;
   tessel_cuda_compute_capability(0, &major, &minor);
@@ -331,40 +679,46 @@ int main(int argc, char **argv) {
   if (out)
     fprintf(out, "{\"device_sm\": %d%d, \"reps\": %d, \"rows\": [", major,
             minor, reps);
-  printf("sm_%d%d, %d repetitions (median), Tessel vs cublasGemmEx\n", major,
-         minor, reps);
-  printf("%-18s %-16s %10s %10s %10s %8s  %s\n", "workload", "shape",
-         "Tessel ms", "TFLOPS", "cuBLAS TF", "ratio", "check");
+  printf("sm_%d%d, %d repetitions (median); ratio: Tessel TFLOPS / peer's\n",
+         major, minor, reps);
+  printf("%-22s %-20s %10s %10s %10s %8s  %s\n", "workload", "shape",
+         "Tessel ms", "TFLOPS", "peer TF", "ratio", "check");
   int failures = 0, rows = 0;
   for (size_t i = 0; i < sizeof kWorkloads / sizeof *kWorkloads; ++i) {
     const workload *w = &kWorkloads[i];
-    if (only && !strstr(only, w->name))
+    if (!selected(only, w->name))
       continue;
     result r;
     if (!run(w, dir, reps, &r)) {
       ++failures;
       continue;
     }
-    double flop = 2.0 * (double)w->m * (double)w->n * (double)w->k;
-    double tt = flop / (r.tessel_ms * 1e-3) / 1e12;
-    double ct = flop / (r.cublas_ms * 1e-3) / 1e12;
     char shape[64];
     snprintf(shape, sizeof shape, "%ldx%ldx%ld", (long)w->m, (long)w->n,
              (long)w->k);
-    printf("%-18s %-16s %10.3f %10.1f %10.1f %8.3f  %s (vs cuBLAS %.1e, vs "
-           "double %.1e)\n",
-           w->name, shape, r.tessel_ms, tt, ct, tt / ct,
-           r.ok ? "PASS" : "FAIL", r.max_rel_vs_cublas, r.max_rel_vs_ref);
+    report(out, &rows, w->name, shape,
+           2.0 * (double)w->m * (double)w->n * (double)w->k, "cuBLAS", &r);
     failures += !r.ok;
-    if (out)
-      fprintf(out,
-              "%s{\"name\": \"%s\", \"m\": %ld, \"n\": %ld, \"k\": %ld, "
-              "\"tessel_ms\": %.6f, \"cublas_ms\": %.6f, \"tessel_tflops\": "
-              "%.3f, \"cublas_tflops\": %.3f, \"ratio\": %.4f, \"pass\": %s}",
-              rows++ ? ", " : "", w->name, (long)w->m, (long)w->n, (long)w->k,
-              r.tessel_ms, r.cublas_ms, tt, ct, tt / ct,
-              r.ok ? "true" : "false");
   }
+  for (size_t l = 0; l < sizeof kConvLayers / sizeof *kConvLayers; ++l)
+    for (size_t b = 0; b < sizeof kConvBatches / sizeof *kConvBatches; ++b) {
+      conv_workload c = conv_workload_at(&kConvLayers[l], kConvBatches[b]);
+      if (!selected(only, c.name))
+        continue;
+      result r;
+      if (!run_conv(&c, dir, reps, &r)) {
+        ++failures;
+        continue;
+      }
+      char shape[64];
+      snprintf(shape, sizeof shape, "%ldx%ldx%ldx%ld*%ldx%ld", (long)c.n,
+               (long)c.layer->h, (long)c.layer->w, (long)c.layer->c,
+               (long)c.layer->k, (long)c.layer->f);
+      double flop = 2.0 * (double)(c.n * c.oh * c.ow * c.layer->f) *
+                    (double)(c.layer->k * c.layer->k * c.layer->c);
+      report(out, &rows, c.name, shape, flop, "cuDNN", &r);
+      failures += !r.ok;
+    }
   if (out) {
     fprintf(out, "]}\n");
     fclose(out);

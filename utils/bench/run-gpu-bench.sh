@@ -14,8 +14,9 @@
 # With the device tool: put DIR under the repository, ignored by git (the
 # default .gpu is in .gitignore), carry it, and run
 #   utils/bench/run-gpu-bench.sh --run .gpu --json $OUT/gpu.json
-# The benchmark finds cuBLAS through TESSEL_CUBLAS, the library path, or the
-# Python environment's nvidia-cublas package (PyTorch's).
+# The benchmark finds cuBLAS and cuDNN through TESSEL_CUBLAS / TESSEL_CUDNN,
+# the library path, or the Python environment's nvidia-cublas and
+# nvidia-cudnn packages (PyTorch's).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${TESSEL_BUILD_DIR:-$root/build}"
@@ -36,7 +37,7 @@ done
 
 # The test programs: the integration inputs whose harnesses also run on a GPU
 # (HARNESS_GPU_MANAGED), as test/integration/gpu_*.test build them.
-tests=(gpu_matmul matmul_tensor elementwise)
+tests=(gpu_matmul gpu_conv matmul_tensor elementwise)
 
 if [[ "$mode" == build ]]; then
   ninja -C "$build" tessel-compile tessel_runtime tessel_cuda_runtime tessel-gpu-bench
@@ -48,15 +49,12 @@ if [[ "$mode" == build ]]; then
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
   # One shared object per benchmark workload, named as the harness lists.
-  while read -r name type shape; do
-    IFS=x read -r m n k <<<"$shape"
-    case "$name" in
-      *_f16_f32_*) in=f16 acc=f32 zero=0.0 ;;
-      *_f16_f16_*) in=f16 acc=f16 zero=0.0 ;;
-      *_i8_i32_*) in=i8 acc=i32 zero=0 ;;
-      *) echo "run-gpu-bench.sh: unknown workload type in $name" >&2; exit 2 ;;
-    esac
-    cat >"$work/$name.mlir" <<EOF
+  while read -r name kind rest; do
+    if [[ "$kind" == matmul ]]; then
+      read -r in acc m n k <<<"$rest"
+      zero=0.0
+      [[ "$acc" == i32 ]] && zero=0
+      cat >"$work/$name.mlir" <<EOF
 func.func @$name(%a: tensor<${m}x${k}x$in>, %b: tensor<${k}x${n}x$in>) -> tensor<${m}x${n}x$acc> {
   %zero = arith.constant $zero : $acc
   %e = tensor.empty() : tensor<${m}x${n}x$acc>
@@ -65,6 +63,31 @@ func.func @$name(%a: tensor<${m}x${k}x$in>, %b: tensor<${k}x${n}x$in>) -> tensor
   return %r : tensor<${m}x${n}x$acc>
 }
 EOF
+    else
+      # f16 NHWC convolution of a padded input: f32 sums, converted to f16
+      # (the kernel's epilogue does it).
+      read -r n hp wp c f k stride oh ow <<<"$rest"
+      x="${n}x${hp}x${wp}x${c}xf16" w="${k}x${k}x${c}x${f}xf16"
+      y32="${n}x${oh}x${ow}x${f}xf32" y16="${n}x${oh}x${ow}x${f}xf16"
+      cat >"$work/$name.mlir" <<EOF
+#nhwc = affine_map<(n, h, w, f) -> (n, h, w, f)>
+func.func @$name(%x: tensor<$x>, %w: tensor<$w>) -> tensor<$y16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<$y32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<$y32>) -> tensor<$y32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<$stride> : tensor<2xi64>}
+      ins(%x, %w : tensor<$x>, tensor<$w>) outs(%c : tensor<$y32>) -> tensor<$y32>
+  %o = tensor.empty() : tensor<$y16>
+  %h = linalg.generic {indexing_maps = [#nhwc, #nhwc], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%r : tensor<$y32>) outs(%o : tensor<$y16>) {
+  ^bb0(%v: f32, %z: f16):
+    %t = arith.truncf %v : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<$y16>
+  return %h : tensor<$y16>
+}
+EOF
+    fi
     "$tc" "$work/$name.mlir" --target=nvgpu --target-options="chip=$chip" \
       -o "$dir/$name.so" --no-header --remarks 2>"$dir/$name.remarks"
     grep -q "mapped to tensor cores" "$dir/$name.remarks" || {
@@ -90,9 +113,11 @@ fi
 # --run, on the GPU machine.
 dir="$(cd "$dir" && pwd)"
 export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if [[ -z "${TESSEL_CUBLAS:-}" ]] && command -v python3 >/dev/null; then
-  cublas_dir=$(python3 -c 'import os, nvidia.cublas as c; print(os.path.join(list(c.__path__)[0], "lib"))' 2>/dev/null || true)
-  [[ -n "$cublas_dir" ]] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$cublas_dir"
+if command -v python3 >/dev/null; then
+  for package in cublas cudnn; do
+    lib_dir=$(python3 -c "import os, nvidia.$package as p; print(os.path.join(list(p.__path__)[0], 'lib'))" 2>/dev/null || true)
+    [[ -n "$lib_dir" ]] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$lib_dir"
+  done
 fi
 command -v nvidia-smi >/dev/null && nvidia-smi -L || true
 status=0
@@ -106,7 +131,7 @@ for t in "${tests[@]}"; do
     grep -v '^PASS' <<<"$out" | head -20
   fi
 done
-echo "== Tessel vs cuBLAS"
+echo "== Tessel vs cuBLAS (matmul) and cuDNN (convolution)"
 args=(--kernels "$dir" --reps "$reps")
 [[ -n "$json" ]] && args+=(--json "$json")
 [[ -n "$only" ]] && args+=(--only "$only")

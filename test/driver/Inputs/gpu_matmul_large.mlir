@@ -35,3 +35,46 @@ func.func @bmm_f16_f32_8x512x64(%q: tensor<8x512x64xf16>, %k: tensor<8x64x512xf1
   %r = linalg.batch_matmul ins(%q, %k : tensor<8x512x64xf16>, tensor<8x64x512xf16>) outs(%c : tensor<8x512x512xf32>) -> tensor<8x512x512xf32>
   return %r : tensor<8x512x512xf32>
 }
+
+// ResNet-50 convolutions, fp16 NHWC at batch 8 (padded inputs as the
+// padding copy leaves them), f32 sums converted to f16.
+#nhwc = affine_map<(n, h, w, f) -> (n, h, w, f)>
+func.func @resnet_s1_3x3(%x: tensor<8x58x58x64xf16>, %w: tensor<3x3x64x64xf16>) -> tensor<8x56x56x64xf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x56x56x64xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<8x56x56x64xf32>) -> tensor<8x56x56x64xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<8x58x58x64xf16>, tensor<3x3x64x64xf16>) outs(%c : tensor<8x56x56x64xf32>) -> tensor<8x56x56x64xf32>
+  %o = tensor.empty() : tensor<8x56x56x64xf16>
+  %h = linalg.generic {indexing_maps = [#nhwc, #nhwc], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%r : tensor<8x56x56x64xf32>) outs(%o : tensor<8x56x56x64xf16>) {
+  ^bb0(%a: f32, %z: f16):
+    %t = arith.truncf %a : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<8x56x56x64xf16>
+  return %h : tensor<8x56x56x64xf16>
+}
+func.func @resnet_s4_3x3(%x: tensor<8x9x9x512xf16>, %w: tensor<3x3x512x512xf16>) -> tensor<8x7x7x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x7x7x512xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<8x7x7x512xf32>) -> tensor<8x7x7x512xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<8x9x9x512xf16>, tensor<3x3x512x512xf16>) outs(%c : tensor<8x7x7x512xf32>) -> tensor<8x7x7x512xf32>
+  return %r : tensor<8x7x7x512xf32>
+}
+func.func @resnet_s1_1x1(%x: tensor<8x56x56x64xf16>, %w: tensor<1x1x64x256xf16>) -> tensor<8x56x56x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x56x56x256xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<8x56x56x256xf32>) -> tensor<8x56x56x256xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<8x56x56x64xf16>, tensor<1x1x64x256xf16>) outs(%c : tensor<8x56x56x256xf32>) -> tensor<8x56x56x256xf32>
+  return %r : tensor<8x56x56x256xf32>
+}
+func.func @resnet_stem(%x: tensor<8x230x230x3xf16>, %w: tensor<7x7x3x64xf16>) -> tensor<8x112x112x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x112x112x64xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<8x112x112x64xf32>) -> tensor<8x112x112x64xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<8x230x230x3xf16>, tensor<7x7x3x64xf16>) outs(%c : tensor<8x112x112x64xf32>) -> tensor<8x112x112x64xf32>
+  return %r : tensor<8x112x112x64xf32>
+}
