@@ -97,8 +97,8 @@ static LogicalResult tileAndFuseGroup(RewriterBase &rewriter,
 /// when there are several cores and each gets at least a few tiles' worth
 /// of work (a fork/join costs microseconds: about 64K elements).
 static bool isWorthTilingAlone(linalg::LinalgOp op,
-                               const CPUModelParams &params) {
-  if (params.cores <= 1)
+                               const FusionTarget &target) {
+  if (target.parallelUnits <= 1)
     return false;
   int64_t volume = 1;
   for (int64_t e : op.getStaticLoopRanges())
@@ -248,13 +248,19 @@ struct FuseProducersPass
           candidates.push_back(linalgOp);
     if (candidates.empty())
       return;
-    if (!target || !target.isCPU()) {
+    // CPU tiles run on cores; NVIDIA GPU tiles are thread blocks, which
+    // tessel-map-tiles-to-gpu builds from the tile loops.
+    bool gpu = target && target.getKind() == "nvgpu";
+    if (!target || (!target.isCPU() && !gpu)) {
       candidates.back()->emitRemark()
-          << "not fused: no #tessel.target of kind cpu (run "
+          << "not fused: no #tessel.target of kind cpu or nvgpu (run "
              "tessel-attach-target first)";
       return;
     }
-    CPUModelParams params = cpuModelParams(target);
+    FusionTarget params =
+        gpu ? gpuFusionTarget(target.getSmCount(), target.getSmemPerBlock(),
+                              target.getWarpSize())
+            : cpuFusionTarget(cpuModelParams(target));
 
     IRRewriter rewriter(&getContext());
     llvm::SmallPtrSet<Operation *, 16> consumed;
@@ -264,6 +270,21 @@ struct FuseProducersPass
     for (linalg::LinalgOp root : llvm::reverse(candidates)) {
       if (consumed.contains(root))
         continue;
+      // On a GPU, contractions become kernels only after bufferization, and
+      // take the elementwise op that reads their result as their epilogue:
+      // it must stay the op right after them.
+      if (gpu && llvm::any_of(root->getOperands(), [](Value v) {
+            auto producer = v.getDefiningOp<linalg::LinalgOp>();
+            return producer &&
+                   (linalg::isaContractionOpInterface(producer) ||
+                    isa<linalg::ConvolutionOpInterface>(
+                        producer.getOperation()));
+          })) {
+        root->emitRemark() << "not tiled: it reads a contraction's result, "
+                              "which the contraction's GPU kernel applies it "
+                              "to as its epilogue";
+        continue;
+      }
       FusionGroup group = collectFusionGroup(root);
       for (auto &[op, why] : group.materialized)
         op->emitRemark() << "not fused into the tiles of "
@@ -275,7 +296,8 @@ struct FuseProducersPass
       if (group.producers.empty() && root->getNumResults() > 0 &&
           !isWorthTilingAlone(root, params)) {
         root->emitRemark() << "not tiled: no fusable producer and too little "
-                              "work to spread over the cores";
+                              "work to spread over the "
+                           << params.unitName;
         continue;
       }
       if (!tileSizes.empty()) {

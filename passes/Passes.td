@@ -559,6 +559,62 @@ def MapMatmulToGPUPass
   ];
 }
 
+def MapTilesToGPUPass
+    : Pass<"tessel-map-tiles-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map fused tile loops to one GPU kernel each";
+  let description = [{
+    `tessel-fuse-producers` leaves each fused group as an `scf.forall` over
+    the root's tiles, each tile computing its producers' slices (halos
+    included) into static tile buffers and then the root. Bufferized, this
+    pass makes each such loop one `gpu.launch`:
+
+    - a block per tile: the innermost loop on x, the next on y, the others
+      on z;
+    - the tile buffers in dynamic shared memory (views cast to the generic
+      address space, so their users keep their types);
+    - each linalg op shared by the block's threads round-robin, consecutive
+      threads on consecutive innermost iterations (coalesced), reductions
+      run by each thread alone;
+    - a `gpu.barrier` between consecutive ops (each reads what the previous
+      wrote);
+    - global constants the tile reads cloned into the kernel, so outlining
+      copies them to the device module.
+
+    Threads per block: a quarter of the largest op's iterations per tile,
+    in whole warps, at most 256. A tile loop whose body holds anything else
+    than subviews, tile buffers, index arithmetic and linalg ops is an error
+    at the loop (fusion does not produce one). A remark gives the sizes.
+
+    Before (bufferized blur_x_blur_y tile):
+
+    ```mlir
+    scf.forall (%c, %i, %j) = (0, 0, 0) to (3, 2044, 2044) step (1, 32, 128) {
+      %buf = memref.alloc() : memref<1x36x128xf32>
+      linalg.generic ... ins(%in_tile, %w ...) outs(%buf_tile ...)   // blur x
+      linalg.generic ... ins(%buf_tile, %w ...) outs(%out_tile ...)  // blur y
+      memref.dealloc %buf : memref<1x36x128xf32>
+    }
+    ```
+
+    After (abridged):
+
+    ```mlir
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c16, %gy = %c64, %gz = %c3)
+        threads(%tx, ...) in (%sx = %c256, ...) dynamic_shared_memory_size %c18432_i32 {
+      %buf = memref.memory_space_cast %view : memref<1x36x128xf32, #gpu.address_space<workgroup>> to memref<1x36x128xf32>
+      scf.for %t = %tx to %n step %c256 { ... blur x ... }
+      gpu.barrier
+      scf.for %t = %tx to %m step %c256 { ... blur y ... }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 def EmulateGPUOnCPUPass
     : Pass<"tessel-emulate-gpu-on-cpu", "::mlir::ModuleOp"> {
   let summary = "Run gpu.launch kernels on the host CPU (a test tool)";

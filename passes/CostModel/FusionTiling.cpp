@@ -38,7 +38,38 @@ using namespace mlir::tessel;
 /// target description has no memory bandwidth; 4 corresponds to a core
 /// that does 64 flop/cycle (two 16-lane FMA pipes) fed at about 16 B/cycle,
 /// the order of one core's DRAM share on current server and desktop parts.
-static constexpr double kWorkPerByte = 4.0;
+static constexpr double kCPUWorkPerByte = 4.0;
+/// Likewise for a GPU SM: 64 f32 FMAs (128 flop) per cycle on sm_80 and
+/// sm_90 against about 10-20 B/cycle of its DRAM share (A100: 1.6 TB/s
+/// over 108 SMs at 1.41 GHz is 10; H100: 3.3 TB/s over 132 at 1.83 is 14).
+static constexpr double kGPUWorkPerByte = 8.0;
+/// Thread blocks of a fused group one GPU SM runs at once: their shared
+/// memory is budgeted so that two fit.
+static constexpr int64_t kGPUBlocksPerSM = 2;
+
+FusionTarget mlir::tessel::cpuFusionTarget(const CPUModelParams &params) {
+  FusionTarget t;
+  t.quantumBytes = 4 * std::max<int64_t>(8, params.vectorBits / 8);
+  t.bufferBudget = (params.l2 > 0 ? params.l2 : 512 * 1024) / 2;
+  t.parallelUnits = std::max<int64_t>(1, params.cores);
+  t.workPerByte = kCPUWorkPerByte;
+  t.budgetName = "L2/2";
+  t.unitName = "cores";
+  return t;
+}
+
+FusionTarget mlir::tessel::gpuFusionTarget(int64_t smCount,
+                                           int64_t smemPerBlock,
+                                           int64_t warpSize) {
+  FusionTarget t;
+  t.quantumBytes = 4 * std::max<int64_t>(1, warpSize);
+  t.bufferBudget = smemPerBlock / kGPUBlocksPerSM;
+  t.parallelUnits = std::max<int64_t>(1, smCount) * kGPUBlocksPerSM;
+  t.workPerByte = kGPUWorkPerByte;
+  t.budgetName = "shared memory/2";
+  t.unitName = "block slots (2 per SM)";
+  return t;
+}
 /// Loop, slice and buffer set-up per tile, in arithmetic-op equivalents.
 static constexpr double kPerTileOverhead = 2000.0;
 
@@ -52,7 +83,7 @@ static SmallVector<int64_t> candidatesFor(int64_t extent, int64_t quantum) {
   return sizes;
 }
 
-bool mlir::tessel::computeFusionTiling(const CPUModelParams &target,
+bool mlir::tessel::computeFusionTiling(const FusionTarget &target,
                                        const FusionProblem &problem,
                                        FusionTiling &result,
                                        std::string &why) {
@@ -65,17 +96,17 @@ bool mlir::tessel::computeFusionTiling(const CPUModelParams &target,
     why = "no parallel loop of extent > 1 to tile";
     return false;
   }
-  int64_t lanes = std::max<int64_t>(
-      1, target.vectorBits / 8 / std::max<int64_t>(1, problem.elementBytes));
-  int64_t budget = (target.l2 > 0 ? target.l2 : 512 * 1024) / 2;
-  int64_t cores = std::max<int64_t>(1, target.cores);
+  int64_t quantum = std::max<int64_t>(
+      1, target.quantumBytes / std::max<int64_t>(1, problem.elementBytes));
+  int64_t budget = target.bufferBudget;
+  int64_t cores = target.parallelUnits;
 
   size_t inner = tileable.back();
   std::optional<size_t> second;
   if (tileable.size() > 1)
     second = tileable[tileable.size() - 2];
   SmallVector<int64_t> innerSizes =
-      candidatesFor(problem.extents[inner], 4 * lanes);
+      candidatesFor(problem.extents[inner], quantum);
   SmallVector<int64_t> secondSizes =
       second ? candidatesFor(problem.extents[*second], 1)
              : SmallVector<int64_t>{0};
@@ -110,7 +141,7 @@ bool mlir::tessel::computeFusionTiling(const CPUModelParams &target,
       for (size_t d : tileable)
         tiles *= ceilDiv(problem.extents[d], box[d]);
       double waves = static_cast<double>(ceilDiv(tiles, cores) * cores);
-      double c = waves * (cost->work + kWorkPerByte * cost->inputBytes +
+      double c = waves * (cost->work + target.workPerByte * cost->inputBytes +
                           kPerTileOverhead);
       if (found && c >= bestCost)
         continue;
@@ -131,8 +162,8 @@ bool mlir::tessel::computeFusionTiling(const CPUModelParams &target,
     return false;
   }
   if (!found) {
-    why = "no tile shape keeps the intermediates within half of L2 (" +
-          std::to_string(budget / 1024) + " KiB)";
+    why = "no tile shape keeps the intermediates within " +
+          target.budgetName + " (" + std::to_string(budget / 1024) + " KiB)";
     return false;
   }
   std::string text;
@@ -147,9 +178,10 @@ bool mlir::tessel::computeFusionTiling(const CPUModelParams &target,
           os << s;
       },
       "x");
-  os << " (" << result.tiles << " tiles over " << cores << " cores), "
+  os << " (" << result.tiles << " tiles over " << cores << " "
+     << target.unitName << "), "
      << "intermediates " << result.perTile.intermediateBytes << " B per tile "
-     << "(budget L2/2 = " << budget << " B), recomputed "
+     << "(budget " << target.budgetName << " = " << budget << " B), recomputed "
      << llvm::format("%.1f", 100 * std::max(0.0, result.recomputedFraction))
      << "% of the unfused work";
   result.rationale = text;

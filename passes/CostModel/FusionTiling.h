@@ -60,9 +60,31 @@ struct FusionTiling {
   std::string rationale;
 };
 
+/// What the model reads of the machine that runs the tiles: a CPU's cores
+/// (each tile's intermediates in its L2) or a GPU's thread blocks (each in
+/// shared memory).
+struct FusionTarget {
+  /// The innermost tile is a multiple of this many bytes of elements: four
+  /// CPU vectors, or one 4-byte access per lane of a GPU warp (coalesced).
+  int64_t quantumBytes = 0;
+  /// Bytes a tile's intermediates may take.
+  int64_t bufferBudget = 0;
+  /// Tiles that run at once: cores, or SMs x resident blocks.
+  int64_t parallelUnits = 1;
+  /// Arithmetic the machine could do per byte it waits for from memory.
+  double workPerByte = 4.0;
+  /// How remarks name the budget and the parallel units.
+  std::string budgetName, unitName;
+};
+
+FusionTarget cpuFusionTarget(const CPUModelParams &params);
+/// A GPU: tiles are thread blocks, their intermediates in shared memory.
+FusionTarget gpuFusionTarget(int64_t smCount, int64_t smemPerBlock,
+                             int64_t warpSize);
+
 /// Picks the root's tile sizes. Returns false with `why` set when no
 /// candidate fits (then the group should not be fused).
-bool computeFusionTiling(const CPUModelParams &target,
+bool computeFusionTiling(const FusionTarget &target,
                          const FusionProblem &problem, FusionTiling &result,
                          std::string &why);
 

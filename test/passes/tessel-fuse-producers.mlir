@@ -351,3 +351,70 @@ func.func @read_at_i_and_2i(%x: tensor<2048x512xf32>) -> tensor<1024x512xf32> {
   return %r : tensor<1024x512xf32>
 }
 }
+
+// -----
+
+// An NVIDIA target: tiles are thread blocks, their buffers budgeted in half
+// a block's shared memory, two blocks per SM counted as parallel units.
+#gx = affine_map<(c, i, j, t) -> (c, i, j + t)>
+#gy = affine_map<(c, i, j, t) -> (c, i + t, j)>
+#gw = affine_map<(c, i, j, t) -> (t)>
+#go = affine_map<(c, i, j, t) -> (c, i, j)>
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_80", sm_count = 108, warp_size = 32, smem_per_block = 166912>} {
+// CHECK-LABEL: func.func @gpu_blur(
+// CHECK-NOT: tensor<3x1024x1020xf32>
+// CHECK: scf.forall
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK: tensor.parallel_insert_slice
+func.func @gpu_blur(%img: tensor<3x1024x1024xf32>) -> tensor<3x1020x1020xf32> {
+  %w = arith.constant dense<[0.0625, 0.25, 0.375, 0.25, 0.0625]> : tensor<5xf32>
+  %zero = arith.constant 0.0 : f32
+  %ex = tensor.empty() : tensor<3x1024x1020xf32>
+  %ix = linalg.fill ins(%zero : f32) outs(%ex : tensor<3x1024x1020xf32>) -> tensor<3x1024x1020xf32>
+  %bx = linalg.generic {indexing_maps = [#gx, #gw, #go], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%img, %w : tensor<3x1024x1024xf32>, tensor<5xf32>) outs(%ix : tensor<3x1024x1020xf32>) {
+  ^bb0(%p: f32, %k: f32, %acc: f32):
+    %m = arith.mulf %p, %k : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<3x1024x1020xf32>
+  %ey = tensor.empty() : tensor<3x1020x1020xf32>
+  %iy = linalg.fill ins(%zero : f32) outs(%ey : tensor<3x1020x1020xf32>) -> tensor<3x1020x1020xf32>
+  // expected-remark @below {{tiles over 216 block slots (2 per SM)), intermediates}}
+  %by = linalg.generic {indexing_maps = [#gy, #gw, #go], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%bx, %w : tensor<3x1024x1020xf32>, tensor<5xf32>) outs(%iy : tensor<3x1020x1020xf32>) {
+  ^bb0(%p: f32, %k: f32, %acc: f32):
+    %m = arith.mulf %p, %k : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<3x1020x1020xf32>
+  return %by : tensor<3x1020x1020xf32>
+}
+}
+
+// -----
+
+// On a GPU the op after a matmul stays where it is, untiled: the matmul's
+// kernel applies it as its epilogue.
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_80", sm_count = 108, warp_size = 32, smem_per_block = 166912>} {
+// CHECK-LABEL: func.func @gpu_matmul_relu(
+// CHECK-NOT: scf.forall
+// CHECK: linalg.matmul
+// CHECK: linalg.generic
+// CHECK-NOT: scf.forall
+func.func @gpu_matmul_relu(%a: tensor<512x512xf16>, %b: tensor<512x512xf16>) -> tensor<512x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512x512xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<512x512xf16>, tensor<512x512xf16>) outs(%f : tensor<512x512xf32>) -> tensor<512x512xf32>
+  // expected-remark @below {{not tiled: it reads a contraction's result}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<512x512xf32>) outs(%e : tensor<512x512xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<512x512xf32>
+  return %r : tensor<512x512xf32>
+}
+}

@@ -8,8 +8,9 @@
 #       (tessel-compile --target=nvgpu) and the GPU test programs into DIR;
 #   utils/bench/run-gpu-bench.sh --run DIR [--reps N] [--json FILE] [--only A,B]
 #       on the GPU machine: runs the test programs (each must print "ALL N
-#       CHECKS PASSED"), then tessel-gpu-bench (Tessel vs cuBLAS), and prints
-#       the tables. Exit status 0 only when every check passed.
+#       CHECKS PASSED"), then tessel-gpu-bench (Tessel vs cuBLAS and cuDNN)
+#       and gpu_image_bench.py (fused blur vs PyTorch eager and
+#       torch.compile), and prints the tables. Exit status 0 only when every check passed.
 #
 # With the device tool: put DIR under the repository, ignored by git (the
 # default .gpu is in .gitignore), carry it, and run
@@ -37,7 +38,7 @@ done
 
 # The test programs: the integration inputs whose harnesses also run on a GPU
 # (HARNESS_GPU_MANAGED), as test/integration/gpu_*.test build them.
-tests=(gpu_matmul gpu_conv matmul_tensor elementwise)
+tests=(gpu_matmul gpu_conv matmul_tensor elementwise blur row_reductions reduction)
 
 if [[ "$mode" == build ]]; then
   ninja -C "$build" tessel-compile tessel_runtime tessel_cuda_runtime tessel-gpu-bench
@@ -96,6 +97,19 @@ EOF
       exit 1
     }
   done < <("$build/bin/tessel-gpu-bench" --list)
+  # The fused image kernel of gpu_image_bench.py: blur_x_blur_y at
+  # 3x4096x4096, which must be one kernel.
+  sed -e 's/2048x2048/4096x4096/g' -e 's/2048x2044/4096x4092/g' \
+      -e 's/2044x2044/4092x4092/g' "$root/utils/demo/blur_x_blur_y.mlir" \
+      >"$work/blur_x_blur_y_4096.mlir"
+  "$tc" "$work/blur_x_blur_y_4096.mlir" --target=nvgpu \
+    --target-options="chip=$chip" -o "$dir/blur_x_blur_y_4096.so" --no-header \
+    --remarks 2>"$dir/blur_x_blur_y_4096.remarks"
+  grep -q "tile loop mapped to one GPU kernel" "$dir/blur_x_blur_y_4096.remarks" || {
+    echo "run-gpu-bench.sh: blur_x_blur_y was not fused into one kernel:" >&2
+    cat "$dir/blur_x_blur_y_4096.remarks" >&2
+    exit 1
+  }
   # The test programs.
   for t in "${tests[@]}"; do
     "$tc" "$root/test/integration/Inputs/$t.mlir" --target=nvgpu \
@@ -136,4 +150,12 @@ args=(--kernels "$dir" --reps "$reps")
 [[ -n "$json" ]] && args+=(--json "$json")
 [[ -n "$only" ]] && args+=(--only "$only")
 "$dir/tessel-gpu-bench" "${args[@]}" || status=1
+echo "== Tessel vs PyTorch eager and torch.compile (fused image pipeline)"
+if python3 -c "import torch" 2>/dev/null; then
+  image_args=(--kernels "$dir" --reps "$reps")
+  [[ -n "$json" ]] && image_args+=(--json "${json%.json}-image.json")
+  python3 "$root/utils/bench/gpu_image_bench.py" "${image_args[@]}" || status=1
+else
+  echo "skipped: PyTorch is not installed on this machine"
+fi
 exit $status
