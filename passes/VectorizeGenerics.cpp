@@ -77,9 +77,16 @@ static std::string unsupportedReason(linalg::LinalgOp op) {
     return "it is a contraction (tessel-vectorize-matmul's)";
   if (linalg::isaConvolutionOpInterface(op) && !isa<linalg::GenericOp>(op))
     return "it is a convolution (tessel-convert-conv-to-matmul's)";
-  for (Value v : op->getOperands())
-    if (!getElementTypeOrSelf(v.getType()).isIntOrFloat())
+  for (Value v : op->getOperands()) {
+    Type element = getElementTypeOrSelf(v.getType());
+    if (!element.isIntOrFloat())
       return "an operand's element type is not an integer or float";
+    // A memref holds a byte per i1, but LLVM loads and stores vector<Nxi1>
+    // as N packed bits: vectorized accesses would read the wrong elements.
+    if (isa<ShapedType>(v.getType()) && element.getIntOrFloatBitWidth() < 8)
+      return "an operand holds elements narrower than a byte (i1): vector "
+             "accesses would pack them into bits";
+  }
   return {};
 }
 
