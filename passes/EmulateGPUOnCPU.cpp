@@ -16,6 +16,9 @@
 //     shared memory here too; with TESSEL_EMU_ASYNC_COPIES=eager at run
 //     time it is performed when issued (the earliest), so a copy into
 //     memory other threads still read corrupts it here too;
+//   - gpu.shuffle is an exchange among the warp's 32 threads
+//     (tessel_emu_shuffle: every lane waits for the others, so a shuffle
+//     reached by part of a warp aborts with a message after a timeout);
 //   - the addresses the GPU requires aligned are checked at run time
 //     (copies, fragment rows, vector accesses declared aligned), and a
 //     fragment's transposition must agree between its load and its use.
@@ -51,6 +54,10 @@ static constexpr StringLiteral kAsyncWait = "tessel_emu_async_wait";
 static constexpr StringLiteral kAsyncFlush = "tessel_emu_async_flush";
 static constexpr StringLiteral kCheckTeam = "tessel_emu_check_team";
 static constexpr StringLiteral kCheckAligned = "tessel_emu_check_aligned";
+static constexpr StringLiteral kWarpsCreate = "tessel_emu_warps_create";
+static constexpr StringLiteral kWarpsDestroy = "tessel_emu_warps_destroy";
+static constexpr StringLiteral kShuffle = "tessel_emu_shuffle";
+static constexpr StringLiteral kShuffleValid = "tessel_emu_shuffle_valid";
 static constexpr StringLiteral kThreadNum = "omp_get_thread_num";
 static constexpr StringLiteral kNumThreads = "omp_get_num_threads";
 
@@ -390,6 +397,43 @@ static void checkDeclaredAlignments(Region &region) {
   }
 }
 
+/// Replaces `shuffle` by the runtime's exchange among the warp's threads,
+/// its value moved as the 64 bits of an i64.
+static void emulateShuffle(IRRewriter &b, gpu::ShuffleOp shuffle, Value warps,
+                           Value threadIndex) {
+  Location loc = shuffle.getLoc();
+  Type type = shuffle.getValue().getType();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Type bitsType = b.getIntegerType(bits);
+  Value value = shuffle.getValue();
+  if (isa<FloatType>(type))
+    value = arith::BitcastOp::create(b, loc, bitsType, value);
+  if (bits < 64)
+    value = arith::ExtUIOp::create(b, loc, i64, value);
+  Value thread = arith::IndexCastOp::create(b, loc, i32, threadIndex);
+  Value mode = arith::ConstantIntOp::create(
+      b, loc, i32, static_cast<int64_t>(shuffle.getMode()));
+  Value result = call(b, loc, kShuffle, i64,
+                      {warps, thread, value, shuffle.getOffset(),
+                       shuffle.getWidth(), mode});
+  if (bits < 64)
+    result = arith::TruncIOp::create(b, loc, bitsType, result);
+  if (isa<FloatType>(type))
+    result = arith::BitcastOp::create(b, loc, type, result);
+  Value valid;
+  if (!shuffle.getValid().use_empty()) {
+    Value flag = call(b, loc, kShuffleValid, i32,
+                      {thread, shuffle.getOffset(), shuffle.getWidth(), mode});
+    valid = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne, flag,
+        arith::ConstantIntOp::create(b, loc, i32, 0));
+  } else {
+    valid = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  }
+  b.replaceOp(shuffle, {result, valid});
+}
+
 /// Replaces `launch` by loops over its blocks, each running an OpenMP team of
 /// the block's threads over a copy of the body.
 static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
@@ -408,8 +452,12 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
               alloc.getType().getMemorySpace());
           space && space.getValue() == gpu::AddressSpace::Workgroup)
         unsupported = op;
-    if (isa<gpu::ShuffleOp, gpu::SubgroupReduceOp, gpu::AllReduceOp,
+    if (isa<gpu::SubgroupReduceOp, gpu::AllReduceOp,
             gpu::SubgroupMmaElementwiseOp>(op))
+      unsupported = op;
+    if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op);
+        shuffle && (!shuffle.getValue().getType().isIntOrFloat() ||
+                    shuffle.getValue().getType().getIntOrFloatBitWidth() > 64))
       unsupported = op;
   });
   if (unsupported)
@@ -444,10 +492,18 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
       b, loc, block.x, arith::MulIOp::create(b, loc, block.y, block.z));
   Value threadsI32 =
       arith::IndexCastOp::create(b, loc, b.getI32Type(), threads);
+  // The warps' exchange state, where the block shuffles.
+  bool shuffles = false;
+  launch.getBody().walk([&](gpu::ShuffleOp) { shuffles = true; });
+  Value warps =
+      shuffles ? call(b, loc, kWarpsCreate, b.getIndexType(), {threadsI32})
+               : Value();
   auto team = omp::ParallelOp::create(b, loc);
   team.getNumThreadsMutable().assign(threadsI32);
   if (sharedBuffer)
     memref::DeallocOp::create(b, loc, sharedBuffer);
+  if (warps)
+    call(b, loc, kWarpsDestroy, Type(), {warps});
 
   // The body, moved into the team's region.
   Region &region = team.getRegion();
@@ -473,7 +529,8 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   SmallVector<Operation *> toRewrite;
   region.walk([&](Operation *op) {
     if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp,
-            gpu::BarrierOp, gpu::DynamicSharedMemoryOp, gpu::TerminatorOp>(op))
+            gpu::BarrierOp, gpu::DynamicSharedMemoryOp, gpu::TerminatorOp,
+            gpu::ShuffleOp>(op))
       toRewrite.push_back(op);
   });
   for (Operation *op : toRewrite) {
@@ -492,6 +549,8 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
       b.replaceOp(op, pick(dim.getDimension(), grid.x, grid.y, grid.z));
     else if (isa<gpu::BarrierOp>(op))
       b.replaceOpWithNewOp<omp::BarrierOp>(op);
+    else if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op))
+      emulateShuffle(b, shuffle, warps, t);
     else if (isa<gpu::DynamicSharedMemoryOp>(op)) {
       if (!sharedBuffer)
         return op->emitError(
@@ -538,6 +597,14 @@ struct EmulateGPUOnCPUPass
     declareFunction(module, kAsyncCommit, FunctionType::get(ctx, {}, {}));
     declareFunction(module, kAsyncWait, FunctionType::get(ctx, {i32}, {}));
     declareFunction(module, kAsyncFlush, FunctionType::get(ctx, {}, {}));
+    Type i64 = IntegerType::get(ctx, 64);
+    declareFunction(module, kWarpsCreate, FunctionType::get(ctx, {i32}, {index}));
+    declareFunction(module, kWarpsDestroy, FunctionType::get(ctx, {index}, {}));
+    declareFunction(module, kShuffle,
+                    FunctionType::get(ctx, {index, i32, i64, i32, i32, i32},
+                                      {i64}));
+    declareFunction(module, kShuffleValid,
+                    FunctionType::get(ctx, {i32, i32, i32, i32}, {i32}));
 
     for (gpu::LaunchOp launch : launches)
       if (failed(emulateLaunch(launch)))

@@ -32,6 +32,9 @@ using namespace mlir::tessel;
 static constexpr int64_t kMaxThreads = 256;
 /// Alignment of each tile buffer in shared memory.
 static constexpr int64_t kBufferAlignment = 16;
+/// CUDA's grid limits: x, and y and z.
+static constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
+static constexpr int64_t kMaxGridYZ = 65535;
 
 /// Why `forall`'s body cannot be a kernel, or empty.
 static std::string unsupportedReason(scf::ForallOp forall) {
@@ -54,39 +57,59 @@ static std::string unsupportedReason(scf::ForallOp forall) {
         why = "a linalg op is not on memrefs";
       return;
     }
+    // Index arithmetic only: anything with regions or side effects (an
+    // affine.for around a linalg op, a store) would run unshared in every
+    // thread.
     if (isa<memref::DeallocOp, memref::SubViewOp, memref::CastOp,
             memref::ExpandShapeOp, memref::CollapseShapeOp,
-            memref::GetGlobalOp, scf::InParallelOp>(op) ||
-        isa<affine::AffineDialect, arith::ArithDialect>(op->getDialect()))
+            memref::GetGlobalOp, scf::InParallelOp, affine::AffineApplyOp,
+            affine::AffineMinOp, affine::AffineMaxOp>(op) ||
+        (isa<arith::ArithDialect>(op->getDialect()) &&
+         op->getNumRegions() == 0))
       return;
     why = ("'" + op->getName().getStringRef() + "' in the tile").str();
   });
   return why;
 }
 
-/// Maps `forall` to a kernel; a remark says how.
+/// Bytes of one element of `type` in memory (i1 takes a byte, index the
+/// pointer width).
+static int64_t elementBytes(MemRefType type, const DataLayout &layout) {
+  return std::max<int64_t>(
+      1, static_cast<int64_t>(layout.getTypeSize(type.getElementType())));
+}
+
+/// Maps `forall` to a kernel; a remark says how, or why not (then the IR is
+/// unchanged). Fails only on an op that linalg cannot generalize.
 static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
                                  TargetAttr target) {
   Location loc = forall.getLoc();
   MLIRContext *ctx = rewriter.getContext();
   Block *body = forall.getBody();
 
-  // Threads: enough for the largest op (a quarter of its iterations each
-  // at least), in whole warps.
+  // Threads: as many as the most demanding op asks for, in whole warps.
+  auto decline = [&](const Twine &why) {
+    forall.emitRemark() << "tile loop not mapped to a GPU kernel: " << why;
+    return success();
+  };
+  GPUBlockLimits limits =
+      gpuBlockLimits(target.getWarpSize(), target.getMaxThreadsPerBlock());
+  int64_t warp = limits.warpSize;
+  int64_t maxThreads = llvm::alignDown(
+      std::min<int64_t>(kMaxThreads, limits.maxThreadsPerBlock), warp);
+  if (maxThreads < warp)
+    return decline("the target's blocks hold less than a warp");
   int64_t largest = 0;
   for (auto op : body->getOps<linalg::LinalgOp>()) {
-    int64_t bound = parallelIterationBound(op);
-    if (!bound)
-      return forall.emitError("cannot map this tile loop to a GPU kernel: "
-                              "an op in its tile has unbounded extents");
-    largest = std::max(largest, bound);
+    if (!parallelIterationBound(op))
+      return decline("an op in its tile has unbounded extents");
+    largest = std::max(largest, wantedThreads(op, maxThreads, warp));
   }
-  int64_t warp = target.getWarpSize();
-  int64_t threads = std::clamp<int64_t>(
-      llvm::alignTo(llvm::divideCeil(largest, 4), warp), warp,
-      std::min<int64_t>(kMaxThreads, target.getMaxThreadsPerBlock()));
+  int64_t threads =
+      std::clamp<int64_t>(llvm::alignTo(largest, warp), warp, maxThreads);
 
   // Tile buffers: one shared buffer, each at a 16-byte aligned offset.
+  DataLayout layout = DataLayout::closest(forall);
   SmallVector<memref::AllocOp> buffers(body->getOps<memref::AllocOp>());
   SmallVector<int64_t> offsets;
   int64_t sharedBytes = 0;
@@ -94,17 +117,53 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
     sharedBytes = llvm::alignTo(sharedBytes, kBufferAlignment);
     offsets.push_back(sharedBytes);
     sharedBytes += alloc.getType().getNumElements() *
-                   alloc.getType().getElementTypeBitWidth() / 8;
+                   elementBytes(alloc.getType(), layout);
+  }
+  // Per output of an op reduced by the whole block, a slot per warp.
+  SmallVector<SmallVector<std::pair<int64_t, Type>>> scratchSlots;
+  for (auto op : body->getOps<linalg::LinalgOp>()) {
+    SmallVector<std::pair<int64_t, Type>> slots;
+    if (chooseThreadMapping(op, threads, warp) == ThreadMapping::PerBlock) {
+      for (BlockArgument arg : op.getRegionOutputArgs()) {
+        sharedBytes = llvm::alignTo(sharedBytes, kBufferAlignment);
+        slots.push_back({sharedBytes, arg.getType()});
+        sharedBytes += threads / warp * 4;
+      }
+    }
+    scratchSlots.push_back(std::move(slots));
   }
   if (sharedBytes > target.getSmemPerBlock())
-    return forall.emitError() << "cannot map this tile loop to a GPU kernel: "
-                                 "its tile buffers take "
-                              << sharedBytes << " bytes of shared memory, "
-                              << "more than the block's "
-                              << target.getSmemPerBlock();
+    return decline("its tile buffers take " + Twine(sharedBytes) +
+                   " bytes of shared memory, more than the block's " +
+                   Twine(target.getSmemPerBlock()));
 
   // The grid: the innermost loop on x (its tiles are adjacent in memory),
-  // the next on y, all others on z.
+  // the next on y, all others on z; all on x where y or z would exceed
+  // their 65535 blocks or a count is not static.
+  int64_t rank = forall.getRank();
+  SmallVector<int64_t> staticCounts;
+  for (auto [lb, ub, step] :
+       llvm::zip(forall.getMixedLowerBound(), forall.getMixedUpperBound(),
+                 forall.getMixedStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lb),
+                           u = getConstantIntValue(ub),
+                           st = getConstantIntValue(step);
+    if (l && u && st && *st > 0)
+      staticCounts.push_back(std::max<int64_t>(0, llvm::divideCeil(*u - *l, *st)));
+  }
+  bool allStatic = static_cast<int64_t>(staticCounts.size()) == rank;
+  bool linear = !allStatic;
+  if (allStatic) {
+    int64_t y = rank > 1 ? staticCounts[rank - 2] : 1, z = 1, total = 1;
+    for (int64_t d = 0; d + 2 < rank; ++d)
+      z *= staticCounts[d];
+    for (int64_t c : staticCounts)
+      total = total > kMaxGridX ? total : total * c;
+    linear = y > kMaxGridYZ || z > kMaxGridYZ;
+    if (linear && total > kMaxGridX)
+      return decline("its tiles exceed a grid's " + Twine(kMaxGridX) +
+                     " blocks");
+  }
   rewriter.setInsertionPoint(forall);
   SmallVector<Value> counts;
   for (auto [lb, ub, step] :
@@ -118,13 +177,17 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
             rewriter, loc, AffineMap::get(0, 3, (u - l).ceilDiv(s)),
             {lb, ub, step})));
   }
-  int64_t rank = forall.getRank();
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   Value gridX = counts[rank - 1];
-  Value gridY = rank > 1 ? counts[rank - 2] : one;
+  Value gridY = rank > 1 && !linear ? counts[rank - 2] : one;
   Value gridZ = one;
   for (int64_t d = 0; d + 2 < rank; ++d)
     gridZ = arith::MulIOp::create(rewriter, loc, gridZ, counts[d]);
+  if (linear) {
+    for (int64_t d = rank - 2; d >= 0; --d)
+      gridX = arith::MulIOp::create(rewriter, loc, gridX, counts[d]);
+    gridZ = one;
+  }
   Value smem = sharedBytes
                    ? arith::ConstantIntOp::create(rewriter, loc,
                                                   rewriter.getI32Type(),
@@ -141,15 +204,23 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   IRMapping map;
   // Loop indices from the block's position.
   SmallVector<Value> blockIndex(rank);
-  blockIndex[rank - 1] = launch.getBlockIds().x;
-  if (rank > 1)
-    blockIndex[rank - 2] = launch.getBlockIds().y;
-  Value rest = launch.getBlockIds().z;
-  for (int64_t d = rank - 3; d >= 0; --d) {
-    blockIndex[d] = d == 0 ? rest : arith::RemUIOp::create(rewriter, loc, rest,
-                                                            counts[d]);
-    if (d > 0)
-      rest = arith::DivUIOp::create(rewriter, loc, rest, counts[d]);
+  // Delinearizes `rest` over loops `last` down to 0, `last` fastest.
+  auto decode = [&](Value rest, int64_t last) {
+    for (int64_t d = last; d >= 0; --d) {
+      blockIndex[d] = d == 0 ? rest
+                             : arith::RemUIOp::create(rewriter, loc, rest,
+                                                      counts[d]);
+      if (d > 0)
+        rest = arith::DivUIOp::create(rewriter, loc, rest, counts[d]);
+    }
+  };
+  if (linear) {
+    decode(launch.getBlockIds().x, rank - 1);
+  } else {
+    blockIndex[rank - 1] = launch.getBlockIds().x;
+    if (rank > 1)
+      blockIndex[rank - 2] = launch.getBlockIds().y;
+    decode(launch.getBlockIds().z, rank - 3);
   }
   for (auto [iv, index, lb, step] :
        llvm::zip(forall.getInductionVars(), blockIndex,
@@ -195,6 +266,18 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   }
 
   Value tid = launch.getThreadIds().x;
+  SmallVector<SmallVector<Value>> scratch;
+  for (auto &slots : scratchSlots) {
+    SmallVector<Value> views;
+    for (auto [offset, type] : slots)
+      views.push_back(memref::ViewOp::create(
+          rewriter, loc,
+          MemRefType::get({threads / warp}, type, AffineMap(),
+                          cast<MemRefType>(shared.getType()).getMemorySpace()),
+          shared, arith::ConstantIndexOp::create(rewriter, loc, offset),
+          ValueRange()));
+    scratch.push_back(std::move(views));
+  }
   SmallVector<linalg::LinalgOp> linalgOps;
   for (Operation &op : body->without_terminator()) {
     if (isa<memref::AllocOp, memref::DeallocOp>(op))
@@ -205,18 +288,25 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   }
   gpu::TerminatorOp::create(rewriter, loc);
   // Each op reads what the ones before it wrote: a barrier between them.
+  int64_t perWarp = 0, perBlock = 0;
   for (auto [i, op] : llvm::enumerate(linalgOps)) {
     if (i + 1 < linalgOps.size()) {
       rewriter.setInsertionPointAfter(op);
       gpu::BarrierOp::create(rewriter, op.getLoc());
     }
-    if (failed(distributeOverThreads(rewriter, op, tid, threads)))
+    FailureOr<ThreadMapping> mapping =
+        distributeOverThreads(rewriter, op, tid, threads, warp, scratch[i]);
+    if (failed(mapping))
       return op->emitError("cannot distribute this op over a block's threads");
+    perWarp += *mapping == ThreadMapping::PerWarp;
+    perBlock += *mapping == ThreadMapping::PerBlock;
   }
   forall->emitRemark() << "tile loop mapped to one GPU kernel: a block of "
                        << threads << " threads per tile, "
                        << linalgOps.size() << " op(s) per tile with barriers "
-                          "between them, "
+                          "between them ("
+                       << perWarp << " reduced per warp, " << perBlock
+                       << " per block, by shuffles), "
                        << sharedBytes << " bytes of tile buffers in shared "
                                          "memory";
   rewriter.eraseOp(forall);
@@ -236,11 +326,13 @@ struct MapTilesToGPUPass
       loops.push_back(forall);
     IRRewriter rewriter(&getContext());
     for (scf::ForallOp forall : loops) {
+      // A loop fusion did not build (a user's own forall) stays as it is:
+      // the parallel-loop mapping after this pass takes it.
       std::string why = unsupportedReason(forall);
       if (!why.empty()) {
-        forall.emitError() << "cannot map this tile loop to a GPU kernel: "
-                           << why;
-        return signalPassFailure();
+        forall.emitRemark() << "tile loop not mapped to a GPU kernel: "
+                            << why;
+        continue;
       }
       if (failed(mapTileLoop(rewriter, forall, target)))
         return signalPassFailure();

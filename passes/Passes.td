@@ -615,6 +615,58 @@ def MapTilesToGPUPass
                            "::mlir::affine::AffineDialect"];
 }
 
+def MapReductionsToGPUPass
+    : Pass<"tessel-map-reductions-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map linalg ops without parallel loops (full reductions) to GPU kernels";
+  let description = [{
+    `convert-linalg-to-parallel-loops` gives an op without parallel loops no
+    `scf.parallel`, so nothing maps it to the GPU and it would run on the
+    host, reading buffers that may live in device memory only. On an
+    `nvgpu` target this pass makes each such op (buffer semantics, outside
+    kernels) a kernel:
+
+    - a reduction whose every output is combined by one associative,
+      commutative arith op (add, mul, min, max, and, or, xor) on f32 or i32
+      is split over threads: each thread folds a strided share of the
+      iterations (consecutive threads on consecutive iterations of the
+      innermost loop), warps combine by `gpu.shuffle` and the block's warps
+      through shared memory. Past 16 iterations per thread of one block it
+      is two kernels: up to 8 blocks per SM fold chunks into partial
+      results in a device buffer, then one block combines them with the
+      outputs' values. A remark gives the sizes;
+    - any other such op (a fill of a 0-d buffer, a reduction of another
+      kind, with a remark saying why) runs in one GPU thread.
+
+    Before:
+
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>],
+                    iterator_types = ["reduction"]}
+        ins(%x : memref<1048576xf32>) outs(%sum : memref<f32>) { ... addf ... }
+    ```
+
+    After (abridged):
+
+    ```mlir
+    %partials = memref.alloc() : memref<256xf32>
+    gpu.launch blocks(%b, ...) in (%c256, ...) threads(%t, ...) in (%c256, ...) {
+      %p = scf.for %r = ... step %c256 iter_args(%acc = %zero) -> (f32) { ... }
+      %s1, %v1 = gpu.shuffle xor %p, %c16_i32, %c32_i32 : f32   // ... to 1
+      ... warps' results through shared memory, shuffled again ...
+      scf.if %first { memref.store %total, %partials[%b] : memref<256xf32> }
+    }
+    gpu.launch blocks(...) in (%c1, ...) threads(...) in (%c256, ...) {
+      ... the 256 partials folded the same way, combined with %sum[] ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 def EmulateGPUOnCPUPass
     : Pass<"tessel-emulate-gpu-on-cpu", "::mlir::ModuleOp"> {
   let summary = "Run gpu.launch kernels on the host CPU (a test tool)";

@@ -46,6 +46,11 @@ static constexpr double kGPUWorkPerByte = 8.0;
 /// Thread blocks of a fused group one GPU SM runs at once: their shared
 /// memory is budgeted so that two fit.
 static constexpr int64_t kGPUBlocksPerSM = 2;
+/// Shared memory the CUDA driver reserves per resident block (1 KiB on
+/// sm_80 and sm_90), and room for tessel-map-tiles-to-gpu's 16-byte
+/// alignment of each tile buffer.
+static constexpr int64_t kGPUReservedSharedBytes = 1024;
+static constexpr int64_t kGPUBufferPaddingBytes = 512;
 
 FusionTarget mlir::tessel::cpuFusionTarget(const CPUModelParams &params) {
   FusionTarget t;
@@ -63,10 +68,15 @@ FusionTarget mlir::tessel::gpuFusionTarget(int64_t smCount,
                                            int64_t warpSize) {
   FusionTarget t;
   t.quantumBytes = 4 * std::max<int64_t>(1, warpSize);
-  t.bufferBudget = smemPerBlock / kGPUBlocksPerSM;
+  // A block's limit stands for the SM's, which is 1 KiB more on sm_80 and
+  // sm_90 (A100: 163 and 164 KiB): two blocks of this budget plus the
+  // driver's reserve fit.
+  t.bufferBudget = std::max<int64_t>(
+      0, smemPerBlock / kGPUBlocksPerSM - kGPUReservedSharedBytes -
+             kGPUBufferPaddingBytes);
   t.parallelUnits = std::max<int64_t>(1, smCount) * kGPUBlocksPerSM;
   t.workPerByte = kGPUWorkPerByte;
-  t.budgetName = "shared memory/2";
+  t.budgetName = "shared memory/2 - reserve";
   t.unitName = "block slots (2 per SM)";
   return t;
 }

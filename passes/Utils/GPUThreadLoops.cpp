@@ -3,30 +3,111 @@
 // Written here rather than through scf.parallel and upstream's
 // convert-parallel-loops-to-gpu: that conversion maps one loop nest to a
 // launch, not several nests in sequence within one block (a fused tile runs
-// its ops one after the other, sharing shared-memory buffers), and it
-// cannot give a loop more iterations than the block has threads.
+// its ops one after the other, sharing shared-memory buffers), it cannot
+// give a loop more iterations than the block has threads, and it runs a
+// reduction in one thread. Upstream's gpu.all_reduce reduces over a whole
+// block, not per output over a warp.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Utils/GPUThreadLoops.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tessel;
 
-int64_t mlir::tessel::parallelIterationBound(linalg::LinalgOp op) {
+//===----------------------------------------------------------------------===//
+// Matching and bounds
+//===----------------------------------------------------------------------===//
+
+GPUBlockLimits mlir::tessel::gpuBlockLimits(int64_t warpSize,
+                                            int64_t maxThreadsPerBlock) {
+  GPUBlockLimits limits;
+  if (warpSize > 0)
+    limits.warpSize = warpSize;
+  if (maxThreadsPerBlock > 0)
+    limits.maxThreadsPerBlock = maxThreadsPerBlock;
+  return limits;
+}
+
+static std::optional<arith::AtomicRMWKind> combiningKind(Operation *op) {
+  using K = arith::AtomicRMWKind;
+  return TypeSwitch<Operation *, std::optional<K>>(op)
+      .Case([](arith::AddFOp) { return K::addf; })
+      .Case([](arith::AddIOp) { return K::addi; })
+      .Case([](arith::MulFOp) { return K::mulf; })
+      .Case([](arith::MulIOp) { return K::muli; })
+      .Case([](arith::MaximumFOp) { return K::maximumf; })
+      .Case([](arith::MinimumFOp) { return K::minimumf; })
+      .Case([](arith::MaxNumFOp) { return K::maxnumf; })
+      .Case([](arith::MinNumFOp) { return K::minnumf; })
+      .Case([](arith::MaxSIOp) { return K::maxs; })
+      .Case([](arith::MinSIOp) { return K::mins; })
+      .Case([](arith::MaxUIOp) { return K::maxu; })
+      .Case([](arith::MinUIOp) { return K::minu; })
+      .Case([](arith::AndIOp) { return K::andi; })
+      .Case([](arith::OrIOp) { return K::ori; })
+      .Case([](arith::XOrIOp) { return K::xori; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<SmallVector<arith::AtomicRMWKind>>
+mlir::tessel::matchSplittableReduction(linalg::LinalgOp op, std::string &why) {
+  if (op.getNumReductionLoops() == 0) {
+    why = "it has no reduction loop";
+    return std::nullopt;
+  }
+  if (!op.hasPureBufferSemantics() && !op.hasPureTensorSemantics()) {
+    why = "it mixes tensors and memrefs";
+    return std::nullopt;
+  }
+  Block *body = op.getBlock();
+  SmallVector<BlockArgument> outputs(op.getRegionOutputArgs());
+  SmallVector<arith::AtomicRMWKind> kinds;
+  for (auto [i, arg] : llvm::enumerate(outputs)) {
+    Type type = arg.getType();
+    if (!(type.isF32() || type.isInteger(32))) {
+      why = "its output element type is not 32-bit (f32 or i32)";
+      return std::nullopt;
+    }
+    SmallVector<Operation *> combiners;
+    if (!matchReduction(outputs, i, combiners) || combiners.size() != 1 ||
+        combiners.front()->getBlock() != body) {
+      why = "an output is not combined by one op with the value computed "
+            "for it";
+      return std::nullopt;
+    }
+    std::optional<arith::AtomicRMWKind> kind =
+        combiningKind(combiners.front());
+    if (!kind) {
+      why = ("'" + combiners.front()->getName().getStringRef() +
+             "' is not an associative, commutative combiner")
+                .str();
+      return std::nullopt;
+    }
+    kinds.push_back(*kind);
+  }
+  return kinds;
+}
+
+static int64_t iterationBound(linalg::LinalgOp op, utils::IteratorType kind) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   int64_t total = 1;
   for (auto [d, type] : llvm::enumerate(op.getIteratorTypesArray())) {
-    if (type != utils::IteratorType::parallel)
+    if (type != kind)
       continue;
     int64_t bound = ranges[d];
     // A dynamic extent (an edge tile's slice): the upper bound of an
@@ -58,6 +139,67 @@ int64_t mlir::tessel::parallelIterationBound(linalg::LinalgOp op) {
   return total;
 }
 
+int64_t mlir::tessel::parallelIterationBound(linalg::LinalgOp op) {
+  return iterationBound(op, utils::IteratorType::parallel);
+}
+
+int64_t mlir::tessel::reductionIterationBound(linalg::LinalgOp op) {
+  return iterationBound(op, utils::IteratorType::reduction);
+}
+
+/// A block-wide barrier, in the sequential steps chooseThreadMapping counts.
+static constexpr int64_t kBarrierSteps = 16;
+
+/// Whether `op` may reduce per warp at all, and its bounds.
+static bool mayReducePerWarp(linalg::LinalgOp op, int64_t &parallel,
+                             int64_t &reduction) {
+  std::string why;
+  parallel = parallelIterationBound(op);
+  reduction = reductionIterationBound(op);
+  return parallel > 0 && reduction > 1 && matchSplittableReduction(op, why);
+}
+
+ThreadMapping mlir::tessel::chooseThreadMapping(linalg::LinalgOp op,
+                                                int64_t threads,
+                                                int64_t warpSize,
+                                                bool perBlockAllowed) {
+  int64_t p, r;
+  if (threads < warpSize || threads % warpSize != 0 ||
+      !mayReducePerWarp(op, p, r))
+    return ThreadMapping::PerThread;
+  int64_t warps = threads / warpSize;
+  int64_t halvings = llvm::Log2_64(warpSize);
+  int64_t perThread = llvm::divideCeil(p, threads) * r;
+  int64_t perWarp =
+      llvm::divideCeil(p, warps) * (llvm::divideCeil(r, warpSize) + 2 * halvings);
+  int64_t perBlock = warps > 1 && perBlockAllowed
+                         ? p * (llvm::divideCeil(r, threads) +
+                                4 * halvings + 2 * kBarrierSteps)
+                         : std::numeric_limits<int64_t>::max();
+  if (perBlock < perWarp && perBlock < perThread)
+    return ThreadMapping::PerBlock;
+  return perWarp < perThread ? ThreadMapping::PerWarp
+                             : ThreadMapping::PerThread;
+}
+
+int64_t mlir::tessel::wantedThreads(linalg::LinalgOp op, int64_t maxThreads,
+                                    int64_t warpSize) {
+  int64_t p = parallelIterationBound(op);
+  switch (chooseThreadMapping(op, maxThreads, warpSize)) {
+  case ThreadMapping::PerBlock:
+    return maxThreads;
+  case ThreadMapping::PerWarp:
+    return p * warpSize;
+  case ThreadMapping::PerThread:
+    break;
+  }
+  return llvm::divideCeil(p, 4);
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
 /// The indices `map` names at loop indices `ivs`.
 static SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
                                    ArrayRef<Value> ivs) {
@@ -71,88 +213,229 @@ static SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
   return indices;
 }
 
-LogicalResult mlir::tessel::distributeOverThreads(RewriterBase &rewriter,
-                                                  linalg::LinalgOp linalgOp,
-                                                  Value tid, int64_t threads) {
-  Location loc = linalgOp.getLoc();
-  rewriter.setInsertionPoint(linalgOp);
-  auto op = dyn_cast<linalg::GenericOp>(linalgOp.getOperation());
-  if (!op) {
-    FailureOr<linalg::GenericOp> generic =
-        linalg::generalizeNamedOp(rewriter, linalgOp);
-    if (failed(generic))
-      return failure();
-    op = *generic;
+/// Sets ivs[d] for `dims` from their linearized index `linear`, the last of
+/// `dims` fastest. The first is not reduced modulo its size: `linear` is
+/// below the product of the sizes.
+static void delinearizeInto(OpBuilder &b, Location loc, Value linear,
+                        ArrayRef<unsigned> dims, ArrayRef<Value> sizes,
+                        SmallVectorImpl<Value> &ivs) {
+  Value rest = linear;
+  for (auto [i, d] : llvm::enumerate(llvm::reverse(dims))) {
+    bool outermost = i + 1 == dims.size();
+    ivs[d] = outermost ? rest : arith::RemUIOp::create(b, loc, rest, sizes[d]);
+    if (!outermost)
+      rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
   }
-  SmallVector<Range> ranges =
-      cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(rewriter, loc);
-  auto sizeOf = [&](unsigned d) {
-    return getValueOrCreateConstantIndexOp(rewriter, loc, ranges[d].size);
-  };
-  SmallVector<unsigned> parallel, reduction;
-  for (auto [d, type] : llvm::enumerate(op.getIteratorTypesArray()))
-    (type == utils::IteratorType::parallel ? parallel : reduction)
-        .push_back(d);
+}
 
-  Value total = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  for (unsigned d : parallel)
-    total = arith::MulIOp::create(rewriter, loc, total, sizeOf(d));
+static Value product(OpBuilder &b, Location loc, ArrayRef<unsigned> dims,
+                     ArrayRef<Value> sizes) {
+  Value total = arith::ConstantIndexOp::create(b, loc, 1);
+  for (unsigned d : dims)
+    total = arith::MulIOp::create(b, loc, total, sizes[d]);
+  return total;
+}
+
+/// The body of `op` at loop indices `ivs`, the outputs' values being `accs`
+/// (null where the body does not read the output): what it yields.
+static SmallVector<Value> emitBody(OpBuilder &b, Location loc,
+                                   linalg::GenericOp op, ArrayRef<Value> ivs,
+                                   ValueRange accs) {
+  IRMapping map;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Value value = input->get();
+    if (isa<MemRefType>(value.getType()))
+      value = memref::LoadOp::create(
+          b, loc, value,
+          applyMap(b, loc, op.getMatchingIndexingMap(input), ivs));
+    map.map(op.getMatchingBlockArgument(input), value);
+  }
+  for (auto [init, acc] : llvm::zip(op.getDpsInitsMutable(), accs))
+    if (acc)
+      map.map(op.getMatchingBlockArgument(&init), acc);
+  Block *body = op.getBlock();
+  for (Operation &o : body->without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(o)) {
+      map.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    b.clone(o, map);
+  }
+  SmallVector<Value> yields;
+  for (Value v : body->getTerminator()->getOperands())
+    yields.push_back(map.lookupOrDefault(v));
+  return yields;
+}
+
+/// `op`'s loop sizes and its parallel and reduction loops.
+struct LoopStructure {
+  SmallVector<Value> sizes;
+  SmallVector<unsigned> parallel, reduction;
+};
+
+static LoopStructure loopStructure(OpBuilder &b, Location loc,
+                                   linalg::GenericOp op) {
+  LoopStructure s;
+  for (Range range : cast<linalg::LinalgOp>(op.getOperation())
+                         .createLoopRanges(b, loc))
+    s.sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
+  for (auto [d, type] : llvm::enumerate(op.getIteratorTypesArray()))
+    (type == utils::IteratorType::parallel ? s.parallel : s.reduction)
+        .push_back(d);
+  return s;
+}
+
+static SmallVector<Value> identities(OpBuilder &b, Location loc,
+                                     ArrayRef<arith::AtomicRMWKind> kinds,
+                                     TypeRange types) {
+  SmallVector<Value> values;
+  for (auto [kind, type] : llvm::zip(kinds, types))
+    values.push_back(arith::getIdentityValue(kind, type, b, loc));
+  return values;
+}
+
+SmallVector<Value> mlir::tessel::emitWarpReduce(
+    OpBuilder &b, Location loc, ArrayRef<arith::AtomicRMWKind> kinds,
+    ValueRange values, int64_t warpSize) {
+  SmallVector<Value> results(values);
+  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), warpSize);
+  for (int64_t offset = warpSize / 2; offset >= 1; offset /= 2) {
+    Value distance =
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
+    for (size_t i = 0; i < results.size(); ++i) {
+      Value other = gpu::ShuffleOp::create(b, loc, results[i], distance, width,
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      results[i] = arith::getReductionOp(kinds[i], b, loc, results[i], other);
+    }
+  }
+  return results;
+}
+
+SmallVector<Value> mlir::tessel::emitBlockReduce(
+    OpBuilder &b, Location loc, ArrayRef<arith::AtomicRMWKind> kinds,
+    TypeRange types, Value tid, int64_t threads, int64_t warpSize, Value begin,
+    Value end, ArrayRef<Value> scratch, ReductionStep step) {
+  Value start = arith::AddIOp::create(b, loc, begin, tid);
+  Value stride = arith::ConstantIndexOp::create(b, loc, threads);
+  auto loop = scf::ForOp::create(b, loc, start, end, stride,
+                                 identities(b, loc, kinds, types));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    scf::YieldOp::create(b, loc,
+                         step(b, loc, loop.getInductionVar(),
+                              loop.getRegionIterArgs()));
+  }
+  SmallVector<Value> warpResults =
+      emitWarpReduce(b, loc, kinds, loop.getResults(), warpSize);
+  int64_t warps = threads / warpSize;
+  if (warps == 1)
+    return warpResults;
+
+  // Each warp's first lane publishes the warp's results; after the barrier
+  // every warp combines them (all warps alike: no divergent shuffles).
+  Value warpSizeValue = arith::ConstantIndexOp::create(b, loc, warpSize);
+  Value warp = arith::DivUIOp::create(b, loc, tid, warpSizeValue);
+  Value lane = arith::RemUIOp::create(b, loc, tid, warpSizeValue);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value firstLane =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
+  auto publish = scf::IfOp::create(b, loc, firstLane, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(publish.thenBlock());
+    for (auto [value, buffer] : llvm::zip(warpResults, scratch))
+      memref::StoreOp::create(b, loc, value, buffer, warp);
+  }
+  gpu::BarrierOp::create(b, loc);
+  Value warpCount = arith::ConstantIndexOp::create(b, loc, warps);
+  Value lastWarp = arith::ConstantIndexOp::create(b, loc, warps - 1);
+  Value holds =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane, warpCount);
+  Value slot = arith::MinUIOp::create(b, loc, lane, lastWarp);
+  SmallVector<Value> identity = identities(b, loc, kinds, types);
+  SmallVector<Value> published;
+  for (auto [buffer, neutral] : llvm::zip(scratch, identity))
+    published.push_back(arith::SelectOp::create(
+        b, loc, holds, memref::LoadOp::create(b, loc, buffer, slot), neutral));
+  return emitWarpReduce(b, loc, kinds, published, warpSize);
+}
+
+FailureOr<linalg::GenericOp> mlir::tessel::asGeneric(RewriterBase &rewriter,
+                                                     linalg::LinalgOp op) {
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+    return generic;
+  rewriter.setInsertionPoint(op);
+  return linalg::generalizeNamedOp(rewriter, op);
+}
+
+SmallVector<Type> mlir::tessel::outputElementTypes(linalg::LinalgOp op) {
+  SmallVector<Type> types;
+  for (BlockArgument arg : op.getRegionOutputArgs())
+    types.push_back(arg.getType());
+  return types;
+}
+
+void mlir::tessel::emitCombineIntoOutputs(OpBuilder &b, Location loc,
+                                          linalg::GenericOp op,
+                                          ArrayRef<arith::AtomicRMWKind> kinds,
+                                          ValueRange totals,
+                                          ArrayRef<Value> ivs, Value index) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index, zero);
+  auto store = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(store.thenBlock());
+  for (auto [init, kind, total] :
+       llvm::zip(op.getDpsInitsMutable(), kinds, totals)) {
+    SmallVector<Value> indices =
+        applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs);
+    Value initial = memref::LoadOp::create(b, loc, init.get(), indices);
+    memref::StoreOp::create(b, loc,
+                            arith::getReductionOp(kind, b, loc, initial, total),
+                            init.get(), indices);
+  }
+}
+
+SmallVector<Value> mlir::tessel::emitReductionBody(OpBuilder &b, Location loc,
+                                                   linalg::GenericOp op,
+                                                   ArrayRef<Value> sizes,
+                                                   Value iteration,
+                                                   ValueRange accs) {
+  SmallVector<unsigned> reduction;
+  for (auto [d, type] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (type == utils::IteratorType::reduction)
+      reduction.push_back(d);
+  SmallVector<Value> ivs(op.getNumLoops());
+  delinearizeInto(b, loc, iteration, reduction, sizes, ivs);
+  return emitBody(b, loc, op, ivs, accs);
+}
+
+/// Per thread: a loop over the parallel iterations strided by `threads`,
+/// the reduction loops inside it.
+static void emitPerThread(RewriterBase &rewriter, Location loc,
+                          linalg::GenericOp op, const LoopStructure &loops,
+                          Value tid, int64_t threads) {
+  Value total = product(rewriter, loc, loops.parallel, loops.sizes);
   Value step = arith::ConstantIndexOp::create(rewriter, loc, threads);
   auto loop = scf::ForOp::create(rewriter, loc, tid, total, step);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(loop.getBody());
-
-  // Innermost parallel dimension fastest.
   SmallVector<Value> ivs(op.getNumLoops());
-  Value rest = loop.getInductionVar();
-  for (auto [i, d] : llvm::enumerate(llvm::reverse(parallel))) {
-    Value size = sizeOf(d);
-    bool outermost = i + 1 == parallel.size();
-    ivs[d] = outermost ? rest : arith::RemUIOp::create(rewriter, loc, rest, size);
-    if (!outermost)
-      rest = arith::DivUIOp::create(rewriter, loc, rest, size);
-  }
+  delinearizeInto(rewriter, loc, loop.getInductionVar(), loops.parallel,
+              loops.sizes, ivs);
 
-  Block *body = op.getBlock();
   SmallVector<OpOperand *> inits;
   for (OpOperand &init : op.getDpsInitsMutable())
     inits.push_back(&init);
   // An output's current value is read only when the body uses it (all
   // reductions do).
-  auto readsOutput = [&](OpOperand *init) {
-    return !op.getMatchingBlockArgument(init).use_empty();
-  };
-
-  // The body at `ivs` with the outputs' values `accs`; returns the yields.
-  auto emitBody = [&](OpBuilder &b, ValueRange accs) {
-    IRMapping map;
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      Value value = input->get();
-      if (isa<MemRefType>(value.getType()))
-        value = memref::LoadOp::create(
-            b, loc, value,
-            applyMap(b, loc, op.getMatchingIndexingMap(input), ivs));
-      map.map(op.getMatchingBlockArgument(input), value);
-    }
-    for (auto [init, acc] : llvm::zip(inits, accs))
-      if (acc)
-        map.map(op.getMatchingBlockArgument(init), acc);
-    for (Operation &o : body->without_terminator()) {
-      if (auto index = dyn_cast<linalg::IndexOp>(o)) {
-        map.map(index.getResult(), ivs[index.getDim()]);
-        continue;
-      }
-      b.clone(o, map);
-    }
-    SmallVector<Value> yields;
-    for (Value v : body->getTerminator()->getOperands())
-      yields.push_back(map.lookupOrDefault(v));
-    return yields;
-  };
-
   SmallVector<Value> accs;
   for (OpOperand *init : inits)
-    accs.push_back(readsOutput(init) || !reduction.empty()
+    accs.push_back(!op.getMatchingBlockArgument(init).use_empty() ||
+                           !loops.reduction.empty()
                        ? memref::LoadOp::create(
                              rewriter, loc, init->get(),
                              applyMap(rewriter, loc,
@@ -160,32 +443,119 @@ LogicalResult mlir::tessel::distributeOverThreads(RewriterBase &rewriter,
                              .getResult()
                        : Value());
   SmallVector<Value> results;
-  if (reduction.empty()) {
-    results = emitBody(rewriter, accs);
+  if (loops.reduction.empty()) {
+    results = emitBody(rewriter, loc, op, ivs, accs);
   } else {
     // Reduction loops, outermost first, carrying the outputs' values.
-    SmallVector<scf::ForOp> loops;
+    SmallVector<scf::ForOp> nest;
     ValueRange carried = accs;
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    for (unsigned d : reduction) {
-      auto inner = scf::ForOp::create(rewriter, loc, zero, sizeOf(d), one,
+    for (unsigned d : loops.reduction) {
+      auto inner = scf::ForOp::create(rewriter, loc, zero, loops.sizes[d], one,
                                       carried);
       ivs[d] = inner.getInductionVar();
-      if (!loops.empty())
+      if (!nest.empty())
         scf::YieldOp::create(rewriter, loc, inner.getResults());
       rewriter.setInsertionPointToStart(inner.getBody());
       carried = inner.getRegionIterArgs();
-      loops.push_back(inner);
+      nest.push_back(inner);
     }
-    scf::YieldOp::create(rewriter, loc, emitBody(rewriter, carried));
-    rewriter.setInsertionPointAfter(loops.front());
-    results = loops.front().getResults();
+    scf::YieldOp::create(rewriter, loc,
+                         emitBody(rewriter, loc, op, ivs, carried));
+    rewriter.setInsertionPointAfter(nest.front());
+    results = nest.front().getResults();
   }
   for (auto [init, value] : llvm::zip(inits, results))
     memref::StoreOp::create(
         rewriter, loc, value, init->get(),
         applyMap(rewriter, loc, op.getMatchingIndexingMap(init), ivs));
+}
+
+/// Per warp: warps take the parallel iterations in turn; a warp's lanes
+/// fold strided shares of the reduction, shuffles combine them, and the
+/// first lane combines the result with the output's value and stores it.
+/// Per block (`scratch` given): the whole block takes each parallel
+/// iteration, emitBlockReduce combines its warps, thread 0 stores, and a
+/// barrier closes each iteration before `scratch` is reused.
+static void emitPerWarpOrBlock(RewriterBase &rewriter, Location loc,
+                               linalg::GenericOp op, const LoopStructure &loops,
+                               ArrayRef<arith::AtomicRMWKind> kinds, Value tid,
+                               int64_t threads, int64_t warpSize,
+                               ArrayRef<Value> scratch) {
+  bool wholeBlock = !scratch.empty();
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value warpSizeValue = arith::ConstantIndexOp::create(rewriter, loc, warpSize);
+  Value lane = arith::RemUIOp::create(rewriter, loc, tid, warpSizeValue);
+  Value first = wholeBlock
+                    ? zero
+                    : arith::DivUIOp::create(rewriter, loc, tid, warpSizeValue)
+                          .getResult();
+  Value step = arith::ConstantIndexOp::create(
+      rewriter, loc, wholeBlock ? 1 : threads / warpSize);
+  Value outputs = product(rewriter, loc, loops.parallel, loops.sizes);
+  // The trip count is the same for every lane of a warp (every thread of
+  // the block): its shuffles converge.
+  auto loop = scf::ForOp::create(rewriter, loc, first, outputs, step);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> ivs(op.getNumLoops());
+  delinearizeInto(rewriter, loc, loop.getInductionVar(), loops.parallel,
+                  loops.sizes, ivs);
+  SmallVector<Type> types = outputElementTypes(op);
+  Value iterations = product(rewriter, loc, loops.reduction, loops.sizes);
+  auto foldIteration = [&](OpBuilder &b, Location l, Value r,
+                           ValueRange partials) {
+    SmallVector<Value> at(ivs);
+    delinearizeInto(b, l, r, loops.reduction, loops.sizes, at);
+    return emitBody(b, l, op, at, partials);
+  };
+  if (wholeBlock) {
+    SmallVector<Value> totals =
+        emitBlockReduce(rewriter, loc, kinds, types, tid, threads, warpSize,
+                        zero, iterations, scratch, foldIteration);
+    emitCombineIntoOutputs(rewriter, loc, op, kinds, totals, ivs, tid);
+    gpu::BarrierOp::create(rewriter, loc);
+    return;
+  }
+  auto fold = scf::ForOp::create(rewriter, loc, lane, iterations,
+                                 warpSizeValue,
+                                 identities(rewriter, loc, kinds, types));
+  {
+    OpBuilder::InsertionGuard inner(rewriter);
+    rewriter.setInsertionPointToStart(fold.getBody());
+    scf::YieldOp::create(rewriter, loc,
+                         foldIteration(rewriter, loc, fold.getInductionVar(),
+                                       fold.getRegionIterArgs()));
+  }
+  SmallVector<Value> totals =
+      emitWarpReduce(rewriter, loc, kinds, fold.getResults(), warpSize);
+  emitCombineIntoOutputs(rewriter, loc, op, kinds, totals, ivs, lane);
+}
+
+FailureOr<ThreadMapping> mlir::tessel::distributeOverThreads(
+    RewriterBase &rewriter, linalg::LinalgOp linalgOp, Value tid,
+    int64_t threads, int64_t warpSize, ArrayRef<Value> scratch) {
+  Location loc = linalgOp.getLoc();
+  ThreadMapping mapping =
+      chooseThreadMapping(linalgOp, threads, warpSize,
+                          scratch.size() == linalgOp.getNumDpsInits());
+  std::string why;
+  std::optional<SmallVector<arith::AtomicRMWKind>> kinds =
+      matchSplittableReduction(linalgOp, why);
+  FailureOr<linalg::GenericOp> generic = asGeneric(rewriter, linalgOp);
+  if (failed(generic))
+    return failure();
+  linalg::GenericOp op = *generic;
+  rewriter.setInsertionPoint(op);
+  LoopStructure loops = loopStructure(rewriter, loc, op);
+  if (mapping != ThreadMapping::PerThread)
+    emitPerWarpOrBlock(rewriter, loc, op, loops, *kinds, tid, threads,
+                       warpSize,
+                       mapping == ThreadMapping::PerBlock ? scratch
+                                                          : ArrayRef<Value>());
+  else
+    emitPerThread(rewriter, loc, op, loops, tid, threads);
   rewriter.eraseOp(op);
-  return success();
+  return mapping;
 }

@@ -1,31 +1,133 @@
 //===- GPUThreadLoops.h - A linalg op run by a block's threads -*- C++ -*-===//
 //
-// Inside a gpu.launch, a linalg op on memrefs becomes a loop over its
-// parallel iterations that the block's threads share round-robin:
-// consecutive threads take consecutive iterations of the innermost parallel
-// dimension (row-major memrefs: their accesses coalesce); each thread runs
-// the op's reduction dimensions alone, its results in registers until the
-// last reduction step.
+// Inside a gpu.launch, a linalg op on memrefs becomes loops that the block's
+// threads share. Two mappings:
+//
+//   - per thread: consecutive threads take consecutive iterations of the
+//     innermost parallel dimension (row-major memrefs: their accesses
+//     coalesce); each runs the op's reduction dimensions alone, its results
+//     in registers until the last reduction step;
+//   - per warp, for reductions over many iterations with few outputs (a
+//     softmax row's max and sum): a warp takes an output, its lanes fold
+//     strided shares of the reduction (consecutive lanes on consecutive
+//     iterations), and gpu.shuffle combines the lanes' partial results;
+//   - per block, for fewer outputs than warps (a tile of one softmax row):
+//     the whole block takes each output in turn, its warps' results
+//     combined through shared memory.
+//
+// emitBlockReduce combines a whole block's partial results (warps by
+// shuffles, then the warps' results through shared memory), for reductions
+// without parallel loops (tessel-map-reductions-to-gpu).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_PASSES_UTILS_GPUTHREADLOOPS_H
 #define TESSEL_PASSES_UTILS_GPUTHREADLOOPS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <optional>
+
 namespace mlir::tessel {
 
-/// Replaces `op` (buffer semantics) by that loop, `tid` being the thread's
-/// index in a block of `threads` threads. Fails (IR unchanged) when `op`
-/// cannot be generalized.
-LogicalResult distributeOverThreads(RewriterBase &rewriter,
-                                    linalg::LinalgOp op, Value tid,
-                                    int64_t threads);
+/// A target's warp size and most threads per block, with NVIDIA's 32 and
+/// 1024 where a hand-written #tessel.target leaves them unset (0).
+struct GPUBlockLimits {
+  int64_t warpSize = 32;
+  int64_t maxThreadsPerBlock = 1024;
+};
+GPUBlockLimits gpuBlockLimits(int64_t warpSize, int64_t maxThreadsPerBlock);
 
-/// The number of parallel iterations of `op` at most (the product of its
-/// parallel loops' static upper bounds), or 0 when one is unbounded.
+/// How a block's threads share a linalg op.
+enum class ThreadMapping { PerThread, PerWarp, PerBlock };
+
+/// The combining kind of each output of `op` when every output is a
+/// reduction that threads may split and recombine: the output's value is
+/// used only by one associative, commutative arith op (add, mul, min, max,
+/// and, or, xor) whose result is yielded for it, and its element type is a
+/// 32-bit integer or float (what gpu.shuffle moves in one instruction).
+/// std::nullopt otherwise, with `why` set.
+std::optional<SmallVector<arith::AtomicRMWKind>>
+matchSplittableReduction(linalg::LinalgOp op, std::string &why);
+
+/// The number of parallel (reduction) iterations of `op` at most: the
+/// product of those loops' static upper bounds, or 0 when one is unbounded.
 int64_t parallelIterationBound(linalg::LinalgOp op);
+int64_t reductionIterationBound(linalg::LinalgOp op);
+
+/// The mapping for `op` in a block of `threads` threads, by the number of
+/// sequential steps of the busiest thread, for P outputs and R reduction
+/// iterations: per thread, ⌈P / threads⌉ · R; per warp,
+/// ⌈P / warps⌉ · (⌈R / warpSize⌉ + 2 log2 warpSize) (a shuffle and a
+/// combine per halving); per block, P · (⌈R / threads⌉ + 4 log2 warpSize +
+/// 2 · 16) (two rounds of shuffles, two barriers taken as 16 steps each).
+/// Per warp and per block only for splittable reductions.
+ThreadMapping chooseThreadMapping(linalg::LinalgOp op, int64_t threads,
+                                  int64_t warpSize, bool perBlockAllowed = true);
+
+/// The threads `op` asks for in a block of at most `maxThreads`: a warp per
+/// output where it would reduce per warp, else a quarter of its parallel
+/// iterations (each thread taking four, which hides some of the loads'
+/// latency behind the others).
+int64_t wantedThreads(linalg::LinalgOp op, int64_t maxThreads,
+                      int64_t warpSize);
+
+/// Replaces `op` (buffer semantics) by loops that the block's `threads`
+/// threads (a multiple of `warpSize`) share, `tid` being the thread's index,
+/// with the mapping chooseThreadMapping picks. Per block needs `scratch`:
+/// per output, a shared memref of one element per warp (else per warp is
+/// used). Returns the mapping used; fails (IR unchanged) when `op` cannot
+/// be generalized. Every thread of the block must reach the loops (per
+/// block holds barriers).
+FailureOr<ThreadMapping>
+distributeOverThreads(RewriterBase &rewriter, linalg::LinalgOp op, Value tid,
+                      int64_t threads, int64_t warpSize,
+                      ArrayRef<Value> scratch = {});
+
+/// Combines `values` (one per kind) across the lanes of each warp by
+/// butterfly shuffles: every lane gets its warp's result.
+SmallVector<Value> emitWarpReduce(OpBuilder &b, Location loc,
+                                  ArrayRef<arith::AtomicRMWKind> kinds,
+                                  ValueRange values, int64_t warpSize);
+
+/// Folds iterations [begin, end) in a block of `threads` threads: thread t
+/// takes begin + t, begin + t + threads, ..., `step` folding iteration r
+/// into the thread's partial results (one per kind, starting from the
+/// kinds' identities); then warps combine by shuffles and the warps'
+/// results go through `scratch` (per kind, a shared memref of one element
+/// per warp). Returns the block's results, the same in every thread.
+/// Every thread of the block must reach it (it holds a gpu.barrier).
+using ReductionStep = function_ref<SmallVector<Value>(
+    OpBuilder &, Location, Value iteration, ValueRange partials)>;
+SmallVector<Value> emitBlockReduce(OpBuilder &b, Location loc,
+                                   ArrayRef<arith::AtomicRMWKind> kinds,
+                                   TypeRange types, Value tid, int64_t threads,
+                                   int64_t warpSize, Value begin, Value end,
+                                   ArrayRef<Value> scratch,
+                                   ReductionStep step);
+
+/// `op` as a linalg.generic (itself, or generalized in its place).
+FailureOr<linalg::GenericOp> asGeneric(RewriterBase &rewriter,
+                                       linalg::LinalgOp op);
+
+/// The element types of `op`'s outputs, in order.
+SmallVector<Type> outputElementTypes(linalg::LinalgOp op);
+
+/// Where `index` is 0 (thread 0, or a warp's first lane): each output of
+/// `op` at loop indices `ivs` combined by its kind with `totals`, stored.
+void emitCombineIntoOutputs(OpBuilder &b, Location loc, linalg::GenericOp op,
+                            ArrayRef<arith::AtomicRMWKind> kinds,
+                            ValueRange totals, ArrayRef<Value> ivs,
+                            Value index);
+
+/// The body of `op` (a generic without parallel loops) at its linearized
+/// reduction iteration `iteration` (innermost loop fastest), the outputs'
+/// values being `accs`: what it yields. `sizes` are the op's loop sizes.
+SmallVector<Value> emitReductionBody(OpBuilder &b, Location loc,
+                                     linalg::GenericOp op,
+                                     ArrayRef<Value> sizes, Value iteration,
+                                     ValueRange accs);
 
 } // namespace mlir::tessel
 

@@ -1,4 +1,4 @@
-/*===- gpu_emulation.c - cp.async for GPU kernels run on the CPU ----------===*
+/*===- gpu_emulation.c - cp.async and shuffles for GPU kernels on the CPU --===*
  *
  * tessel-emulate-gpu-on-cpu runs every GPU thread of a block as one OpenMP
  * thread. Each thread's asynchronous copies wait in a thread-local queue
@@ -9,12 +9,19 @@
  * earliest a GPU may: a copy that overwrites shared memory other threads
  * still read (a missing barrier) then corrupts their data here as well.
  *
+ * A warp shuffle is an exchange among the 32 threads of a warp: each
+ * writes its value to the warp's slot, waits for the others, reads its
+ * source lane's slot, and waits again before the slots are reused.
+ *
  *===----------------------------------------------------------------------===*/
 #include "tessel/runtime.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct {
   uintptr_t dst, src;
@@ -135,4 +142,121 @@ void tessel_emu_check_team(int32_t team_size, int32_t block_threads) {
           "OMP_THREAD_LIMIT or OMP_DYNAMIC set?)\n",
           team_size, block_threads);
   abort();
+}
+
+/* --- Warp shuffles --------------------------------------------------------- */
+
+enum { kWarpSize = 32, kShuffleTimeoutSeconds = 60 };
+
+typedef struct {
+  pthread_mutex_t mutex;
+  pthread_cond_t changed;
+  int32_t lanes;      /* threads of the block in this warp */
+  int32_t arrived;    /* lanes waiting at the current phase */
+  uint64_t phase;     /* completed phases */
+  uint64_t slots[kWarpSize];
+} emu_warp;
+
+typedef struct {
+  int32_t count;
+  emu_warp warps[];
+} emu_warps;
+
+uintptr_t tessel_emu_warps_create(int32_t threads) {
+  int32_t count = threads > 0 ? (threads + kWarpSize - 1) / kWarpSize : 0;
+  emu_warps *all =
+      calloc(1, sizeof(emu_warps) + (size_t)count * sizeof(emu_warp));
+  if (!all)
+    return 0;
+  all->count = count;
+  for (int32_t w = 0; w < count; ++w) {
+    emu_warp *warp = &all->warps[w];
+    pthread_mutex_init(&warp->mutex, NULL);
+    pthread_cond_init(&warp->changed, NULL);
+    int32_t rest = threads - w * kWarpSize;
+    warp->lanes = rest < kWarpSize ? rest : kWarpSize;
+  }
+  return (uintptr_t)all;
+}
+
+void tessel_emu_warps_destroy(uintptr_t handle) {
+  emu_warps *all = (emu_warps *)handle;
+  if (!all)
+    return;
+  for (int32_t w = 0; w < all->count; ++w) {
+    pthread_mutex_destroy(&all->warps[w].mutex);
+    pthread_cond_destroy(&all->warps[w].changed);
+  }
+  free(all);
+}
+
+/* Waits, the warp's mutex held, until all its lanes have arrived. */
+static void warp_barrier(emu_warp *warp, int32_t warp_index) {
+  uint64_t phase = warp->phase;
+  if (++warp->arrived == warp->lanes) {
+    warp->arrived = 0;
+    ++warp->phase;
+    pthread_cond_broadcast(&warp->changed);
+    return;
+  }
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += kShuffleTimeoutSeconds;
+  while (warp->phase == phase) {
+    int rc = pthread_cond_timedwait(&warp->changed, &warp->mutex, &deadline);
+    if (rc == ETIMEDOUT && warp->phase == phase) {
+      fprintf(stderr,
+              "tessel-emu: %d of the %d lanes of warp %d reached a shuffle "
+              "and waited %d s for the others (a shuffle in divergent "
+              "code?)\n",
+              warp->arrived, warp->lanes, warp_index, kShuffleTimeoutSeconds);
+      abort();
+    }
+  }
+}
+
+static int32_t source_lane(int32_t lane, int32_t offset, int32_t mode) {
+  switch (mode) {
+  case 0: return lane ^ offset;
+  case 1: return lane + offset;
+  case 2: return lane - offset;
+  default: return offset;
+  }
+}
+
+int32_t tessel_emu_shuffle_valid(int32_t thread, int32_t offset,
+                                 int32_t width, int32_t mode) {
+  int32_t lane = thread % kWarpSize;
+  int32_t source = source_lane(lane, offset, mode);
+  return lane < width && source >= 0 && source < width;
+}
+
+uint64_t tessel_emu_shuffle(uintptr_t handle, int32_t thread, uint64_t value,
+                            int32_t offset, int32_t width, int32_t mode) {
+  emu_warps *all = (emu_warps *)handle;
+  int32_t index = thread / kWarpSize, lane = thread % kWarpSize;
+  if (!all || index >= all->count || width < 1 || width > kWarpSize) {
+    fprintf(stderr,
+            "tessel-emu: shuffle of thread %d (width %d) outside the block's "
+            "warps\n",
+            thread, width);
+    abort();
+  }
+  emu_warp *warp = &all->warps[index];
+  int valid = tessel_emu_shuffle_valid(thread, offset, width, mode);
+  int32_t source = source_lane(lane, offset, mode);
+  if (valid && source >= warp->lanes) {
+    fprintf(stderr,
+            "tessel-emu: lane %d of warp %d shuffles from lane %d, which the "
+            "block does not have (%d lanes in that warp)\n",
+            lane, index, source, warp->lanes);
+    abort();
+  }
+  pthread_mutex_lock(&warp->mutex);
+  warp->slots[lane] = value;
+  warp_barrier(warp, index);
+  uint64_t result = valid ? warp->slots[source] : value;
+  warp_barrier(warp, index);
+  pthread_mutex_unlock(&warp->mutex);
+  return result;
 }

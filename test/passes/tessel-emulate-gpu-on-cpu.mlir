@@ -93,18 +93,52 @@ func.func @shared_alloc(%out: memref<32xf32>) {
 
 // -----
 
-func.func @shuffle(%out: memref<32xf32>) {
+func.func @vector_shuffle(%out: memref<32xf32>) {
   %c1 = arith.constant 1 : index
   %c32 = arith.constant 32 : index
   %one = arith.constant 1 : i32
   %w = arith.constant 32 : i32
-  %v = arith.constant 1.0 : f32
+  %v = arith.constant dense<1.0> : vector<2xf32>
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
     // expected-error @below {{cannot emulate this op on the CPU}}
-    %r, %ok = gpu.shuffle xor %v, %one, %w : f32
+    %r, %ok = gpu.shuffle xor %v, %one, %w : vector<2xf32>
     gpu.terminator
   }
   return
+}
+
+// -----
+
+// A scalar shuffle is an exchange among the warp's threads: the block's
+// warps are created before its team and destroyed after it; the value
+// travels as 64 bits, the predicate is asked for where it is used.
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_80">} {
+// CHECK-LABEL: func.func @shuffle(
+// CHECK: %[[WARPS:.*]] = call @tessel_emu_warps_create(%{{.*}}) : (i32) -> index
+// CHECK: omp.parallel num_threads(
+// CHECK: %[[T:.*]] = func.call @omp_get_thread_num()
+// CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK: %[[WIDE:.*]] = arith.extui %[[BITS]] : i32 to i64
+// CHECK: %[[R:.*]] = func.call @tessel_emu_shuffle(%[[WARPS]], %{{.*}}, %[[WIDE]], %{{.*}}, %{{.*}}, %c1_i32) : (index, i32, i64, i32, i32, i32) -> i64
+// CHECK: arith.trunci %[[R]] : i64 to i32
+// CHECK: arith.bitcast %{{.*}} : i32 to f32
+// CHECK: func.call @tessel_emu_shuffle_valid(
+// CHECK: omp.terminator
+// CHECK: call @tessel_emu_warps_destroy(%[[WARPS]]) : (index) -> ()
+func.func @shuffle(%in: memref<64xf32>, %out: memref<64xf32>, %ok: memref<64xi1>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %one = arith.constant 1 : i32
+  %w = arith.constant 32 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %v = memref.load %in[%tx] : memref<64xf32>
+    %r, %valid = gpu.shuffle down %v, %one, %w : f32
+    memref.store %r, %out[%tx] : memref<64xf32>
+    memref.store %valid, %ok[%tx] : memref<64xi1>
+    gpu.terminator
+  }
+  return
+}
 }
 
 // -----

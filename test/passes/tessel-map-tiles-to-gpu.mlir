@@ -46,7 +46,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
   func.func @blur(%arg0: memref<3x132x260xf32>, %arg1: memref<3x128x256xf32>) {
     %cst = arith.constant 0.000000e+00 : f32
     %0 = memref.get_global @weights : memref<5xf32>
-    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 160 threads per tile, 4 op(s) per tile with barriers between them, 2560 bytes of tile buffers in shared memory}}
+    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 160 threads per tile, 4 op(s) per tile with barriers between them (0 reduced per warp, 0 per block, by shuffles), 2560 bytes of tile buffers in shared memory}}
     scf.forall (%c, %i, %j) = (0, 0, 0) to (3, 128, 256) step (1, 16, 32) {
       %in = memref.subview %arg0[%c, %i, %j] [1, 20, 36] [1, 1, 1] : memref<3x132x260xf32> to memref<1x20x36xf32, strided<[34320, 260, 1], offset: ?>>
       %buf = memref.alloc() {alignment = 64 : i64} : memref<1x20x32xf32>
@@ -73,15 +73,129 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
 
 // -----
 
-// A tile loop holding something fusion never leaves there is an error at
-// the loop (it would otherwise run on the host).
+// A loop holding what fusion never leaves in a tile (a call; a linalg op
+// under an affine.for, which every thread would run whole) is left alone
+// with a remark: the parallel-loop mapping later in the pipeline takes it.
 
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>} {
   func.func private @helper(index)
+// CHECK-LABEL: func.func @odd_tile(
+// CHECK-NOT: gpu.launch
+// CHECK: scf.forall
   func.func @odd_tile(%arg0: memref<64xf32>) {
-    // expected-error @below {{cannot map this tile loop to a GPU kernel: 'func.call' in the tile}}
+    // expected-remark @below {{tile loop not mapped to a GPU kernel: 'func.call' in the tile}}
     scf.forall (%i) = (0) to (64) step (16) {
       func.call @helper(%i) : (index) -> ()
+    }
+    return
+  }
+// CHECK-LABEL: func.func @nested_op(
+// CHECK-NOT: gpu.launch
+// CHECK: scf.forall
+// CHECK: affine.for
+// CHECK: linalg.fill
+  func.func @nested_op(%arg0: memref<64x4xf32>) {
+    %cst = arith.constant 1.0 : f32
+    // expected-remark @below {{tile loop not mapped to a GPU kernel: 'affine.for' in the tile}}
+    scf.forall (%i) = (0) to (64) step (16) {
+      affine.for %k = 0 to 4 {
+        %s = memref.subview %arg0[%i, %k] [16, 1] [1, 1] : memref<64x4xf32> to memref<16xf32, strided<[4], offset: ?>>
+        linalg.fill ins(%cst : f32) outs(%s : memref<16xf32, strided<[4], offset: ?>>)
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// Tile buffers are laid out by their bytes in memory: 100 i1 take 100 bytes
+// (the f32 buffer after them starts at 112, the next multiple of 16), and
+// index elements 8 bytes each.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>} {
+// CHECK-LABEL: func.func @mixed_buffers(
+// CHECK: dynamic_shared_memory_size %c944_i32
+// CHECK: memref.view %{{.*}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<100xi1, #gpu.address_space<workgroup>>
+// CHECK: memref.view %{{.*}}[%c112][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<100xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.view %{{.*}}[%c512][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<54xindex, #gpu.address_space<workgroup>>
+  func.func @mixed_buffers(%in: memref<400xf32>, %out: memref<400xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %c0 = arith.constant 0 : index
+    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 32 threads per tile, 4 op(s) per tile with barriers between them (0 reduced per warp, 0 per block, by shuffles), 944 bytes of tile buffers in shared memory}}
+    scf.forall (%i) = (0) to (400) step (100) {
+      %x = memref.subview %in[%i] [100] [1] : memref<400xf32> to memref<100xf32, strided<[1], offset: ?>>
+      %y = memref.subview %out[%i] [100] [1] : memref<400xf32> to memref<100xf32, strided<[1], offset: ?>>
+      %mask = memref.alloc() : memref<100xi1>
+      %pos = memref.alloc() : memref<100xf32>
+      %idx = memref.alloc() : memref<54xindex>
+      linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+          ins(%x : memref<100xf32, strided<[1], offset: ?>>) outs(%mask : memref<100xi1>) {
+      ^bb0(%v: f32, %o: i1):
+        %c = arith.cmpf ogt, %v, %zero : f32
+        linalg.yield %c : i1
+      }
+      linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+          ins(%mask, %x : memref<100xi1>, memref<100xf32, strided<[1], offset: ?>>) outs(%pos : memref<100xf32>) {
+      ^bb0(%c: i1, %v: f32, %o: f32):
+        %r = arith.select %c, %v, %zero : f32
+        linalg.yield %r : f32
+      }
+      linalg.fill ins(%c0 : index) outs(%idx : memref<54xindex>)
+      linalg.copy ins(%pos : memref<100xf32>) outs(%y : memref<100xf32, strided<[1], offset: ?>>)
+      memref.dealloc %mask : memref<100xi1>
+      memref.dealloc %pos : memref<100xf32>
+      memref.dealloc %idx : memref<54xindex>
+    }
+    return
+  }
+}
+
+// -----
+
+// Tile buffers beyond a block's shared memory: the loop is left alone.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 1024, warp_size = 32, max_threads_per_block = 1024>} {
+// CHECK-LABEL: func.func @too_big(
+// CHECK-NOT: gpu.launch
+// CHECK: scf.forall
+  func.func @too_big(%out: memref<4096xf32>) {
+    %one = arith.constant 1.0 : f32
+    // expected-remark @below {{tile loop not mapped to a GPU kernel: its tile buffers take 4096 bytes of shared memory, more than the block's 1024}}
+    scf.forall (%i) = (0) to (4096) step (1024) {
+      %buf = memref.alloc() : memref<1024xf32>
+      %y = memref.subview %out[%i] [1024] [1] : memref<4096xf32> to memref<1024xf32, strided<[1], offset: ?>>
+      linalg.fill ins(%one : f32) outs(%buf : memref<1024xf32>)
+      linalg.copy ins(%buf : memref<1024xf32>) outs(%y : memref<1024xf32, strided<[1], offset: ?>>)
+      memref.dealloc %buf : memref<1024xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+// A target without warp size and block limit (a hand-written
+// #tessel.target) gets NVIDIA's 32 and 1024. A grid whose y would exceed
+// 65535 blocks runs every tile on x, the loop indices decoded from it; an
+// edge tile's extent (affine.min) bounds its threads' loop.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", smem_per_block = 166912>} {
+// CHECK-LABEL: func.func @tall(
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c200000, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c32,
+// CHECK: %[[COL:.*]] = arith.remui %[[BX]], %c2
+// CHECK: %[[ROW:.*]] = arith.divui %[[BX]], %c2
+// CHECK: %[[J:.*]] = affine.apply #{{.*}}()[%[[COL]]]
+// CHECK: %[[N:.*]] = affine.min #{{.*}}()[%[[COL]]]
+// CHECK: memref.subview %{{.*}}[%[[ROW]], %[[J]]] [1, %[[N]]]
+// CHECK: scf.for %{{.*}} = %[[TX]] to %[[N]] step %c32
+  func.func @tall(%out: memref<100000x100xf32>) {
+    %one = arith.constant 1.0 : f32
+    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 32 threads per tile}}
+    scf.forall (%i, %j) = (0, 0) to (100000, 100) step (1, 64) {
+      %n = affine.min affine_map<(j) -> (64, 100 - j)>(%j)
+      %y = memref.subview %out[%i, %j] [1, %n] [1, 1] : memref<100000x100xf32> to memref<1x?xf32, strided<[100, 1], offset: ?>>
+      linalg.fill ins(%one : f32) outs(%y : memref<1x?xf32, strided<[100, 1], offset: ?>>)
     }
     return
   }
@@ -99,6 +213,72 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
     scf.forall (%i) = (0) to (64) step (16) {
       %s = memref.subview %arg0[%i] [16] [1] : memref<64xf32> to memref<16xf32, strided<[1], offset: ?>>
       linalg.fill ins(%cst : f32) outs(%s : memref<16xf32, strided<[1], offset: ?>>)
+    }
+    return
+  }
+}
+
+// -----
+
+// Row maxima of 8-row tiles of 1024 columns go per warp: warp w takes rows
+// w, w + 8, ...; its lanes fold columns lane, lane + 32, ... (coalesced);
+// five xor shuffles combine the lanes and lane 0 stores. One row of 4096
+// columns per tile goes per block: all 256 threads fold it, and the 8
+// warps' results meet in 32 bytes of shared memory.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>} {
+// CHECK-LABEL: func.func @row_max_per_warp(
+// CHECK: gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK: %[[LANE:.*]] = arith.remui %[[T]], %c32
+// CHECK: %[[WARP:.*]] = arith.divui %[[T]], %c32
+// CHECK: scf.for %[[ROW:.*]] = %[[WARP]] to %c8 step %c8 {
+// CHECK: %[[M:.*]] = scf.for %[[COL:.*]] = %[[LANE]] to %c1024 step %c32 iter_args(%[[ACC:.*]] = %cst{{.*}}) -> (f32) {
+// CHECK: memref.load %{{.*}}[%[[ROW]], %[[COL]]]
+// CHECK: arith.maximumf
+// CHECK: gpu.shuffle  xor %[[M]], %c16_i32, %c32_i32 : f32
+// CHECK-COUNT-4: gpu.shuffle  xor
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: arith.maximumf
+// CHECK: memref.store
+  func.func @row_max_per_warp(%x: memref<64x1024xf32>, %m: memref<64xf32>) {
+    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 256 threads per tile, 1 op(s) per tile with barriers between them (1 reduced per warp, 0 per block, by shuffles), 0 bytes of tile buffers in shared memory}}
+    scf.forall (%i) = (0) to (64) step (8) {
+      %xs = memref.subview %x[%i, 0] [8, 1024] [1, 1] : memref<64x1024xf32> to memref<8x1024xf32, strided<[1024, 1], offset: ?>>
+      %ms = memref.subview %m[%i] [8] [1] : memref<64xf32> to memref<8xf32, strided<[1], offset: ?>>
+      linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+          ins(%xs : memref<8x1024xf32, strided<[1024, 1], offset: ?>>) outs(%ms : memref<8xf32, strided<[1], offset: ?>>) {
+      ^bb0(%v: f32, %acc: f32):
+        %r = arith.maximumf %v, %acc : f32
+        linalg.yield %r : f32
+      }
+    }
+    return
+  }
+// CHECK-LABEL: func.func @row_sum_per_block(
+// CHECK: gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, {{.*}} dynamic_shared_memory_size %c32_i32 {
+// CHECK: %[[SLOTS:.*]] = memref.view %{{.*}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[P:.*]] = scf.for %{{.*}} = %[[T]] to %c4096 step %c256 iter_args
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: memref.store %{{.*}}, %[[SLOTS]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[SLOTS]]
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: scf.if
+// CHECK: arith.addf
+// CHECK: memref.store
+// CHECK: gpu.barrier
+  func.func @row_sum_per_block(%x: memref<64x4096xf32>, %s: memref<64xf32>) {
+    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 256 threads per tile, 1 op(s) per tile with barriers between them (0 reduced per warp, 1 per block, by shuffles), 32 bytes of tile buffers in shared memory}}
+    scf.forall (%i) = (0) to (64) step (1) {
+      %xs = memref.subview %x[%i, 0] [1, 4096] [1, 1] : memref<64x4096xf32> to memref<1x4096xf32, strided<[4096, 1], offset: ?>>
+      %ss = memref.subview %s[%i] [1] [1] : memref<64xf32> to memref<1xf32, strided<[1], offset: ?>>
+      linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+          ins(%xs : memref<1x4096xf32, strided<[4096, 1], offset: ?>>) outs(%ss : memref<1xf32, strided<[1], offset: ?>>) {
+      ^bb0(%v: f32, %acc: f32):
+        %r = arith.addf %v, %acc : f32
+        linalg.yield %r : f32
+      }
     }
     return
   }

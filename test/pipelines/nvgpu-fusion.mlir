@@ -32,7 +32,7 @@
 // CHECK-NOT: gpu.binary
 // CHECK-SAME: .shared
 
-// REMARKS: fused 1 producer(s) [linalg.generic at {{.*}}] into its tiles: tile {{.*}} tiles over 216 block slots (2 per SM)), intermediates {{[0-9]+}} B per tile (budget shared memory/2 = 83456 B)
+// REMARKS: fused 1 producer(s) [linalg.generic at {{.*}}] into its tiles: tile {{.*}} tiles over 216 block slots (2 per SM)), intermediates {{[0-9]+}} B per tile (budget shared memory/2 - reserve = 81920 B)
 // REMARKS: tile loop mapped to one GPU kernel: a block of {{[0-9]+}} threads per tile, 4 op(s) per tile with barriers between them
 
 // ONE-COUNT-1: gpu.launch_func

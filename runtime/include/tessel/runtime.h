@@ -259,6 +259,25 @@ TESSEL_RT_EXPORT void tessel_emu_check_aligned(uintptr_t address,
 TESSEL_RT_EXPORT void tessel_emu_check_team(int32_t team_size,
                                             int32_t block_threads);
 
+/* Warp shuffles (gpu.shuffle). A block of `threads` threads is cut into
+ * warps of 32 in thread order; tessel_emu_warps_create returns the block's
+ * exchange state (0 when out of memory), tessel_emu_warps_destroy frees it.
+ * tessel_emu_shuffle is called by every thread of a warp alike, `thread`
+ * being its index in the block; it returns the `value` of the lane that
+ * `mode` (0 xor, 1 down, 2 up, 3 idx: gpu.shuffle's) and `offset` name, or
+ * the caller's own when that lane is outside `width` lanes (then
+ * tessel_emu_shuffle_valid is 0). It aborts with a message when the lanes
+ * of a warp do not all reach it within 60 seconds (a divergent shuffle)
+ * or name a lane the block does not have. */
+TESSEL_RT_EXPORT uintptr_t tessel_emu_warps_create(int32_t threads);
+TESSEL_RT_EXPORT void tessel_emu_warps_destroy(uintptr_t warps);
+TESSEL_RT_EXPORT uint64_t tessel_emu_shuffle(uintptr_t warps, int32_t thread,
+                                             uint64_t value, int32_t offset,
+                                             int32_t width, int32_t mode);
+TESSEL_RT_EXPORT int32_t tessel_emu_shuffle_valid(int32_t thread,
+                                                  int32_t offset,
+                                                  int32_t width, int32_t mode);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,3 +24,39 @@ func.func @rotate_rows(%in: memref<32x4xf32>, %out: memref<32x4xf32>) {
   }
   return
 }
+
+// Shuffles in each mode over a block of two warps: row m of `out` holds
+// what thread t received in mode m (xor 5, down 3, up 3, idx 7, width 32),
+// row m of `valid` whether the source lane was in range.
+func.func @shuffles(%in: memref<64xf32>, %out: memref<4x64xf32>, %valid: memref<4x64xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c64 = arith.constant 64 : index
+  %w = arith.constant 32 : i32
+  %i3 = arith.constant 3 : i32
+  %i5 = arith.constant 5 : i32
+  %i7 = arith.constant 7 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %v = memref.load %in[%tx] : memref<64xf32>
+    %r0, %ok0 = gpu.shuffle xor %v, %i5, %w : f32
+    %r1, %ok1 = gpu.shuffle down %v, %i3, %w : f32
+    %r2, %ok2 = gpu.shuffle up %v, %i3, %w : f32
+    %r3, %ok3 = gpu.shuffle idx %v, %i7, %w : f32
+    memref.store %r0, %out[%c0, %tx] : memref<4x64xf32>
+    memref.store %r1, %out[%c1, %tx] : memref<4x64xf32>
+    memref.store %r2, %out[%c2, %tx] : memref<4x64xf32>
+    memref.store %r3, %out[%c3, %tx] : memref<4x64xf32>
+    %f0 = arith.extui %ok0 : i1 to i32
+    %f1 = arith.extui %ok1 : i1 to i32
+    %f2 = arith.extui %ok2 : i1 to i32
+    %f3 = arith.extui %ok3 : i1 to i32
+    memref.store %f0, %valid[%c0, %tx] : memref<4x64xi32>
+    memref.store %f1, %valid[%c1, %tx] : memref<4x64xi32>
+    memref.store %f2, %valid[%c2, %tx] : memref<4x64xi32>
+    memref.store %f3, %valid[%c3, %tx] : memref<4x64xi32>
+    gpu.terminator
+  }
+  return
+}
