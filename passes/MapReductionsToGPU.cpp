@@ -271,7 +271,7 @@ struct MapReductionsToGPUPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     TargetAttr target = TargetAttr::lookup(func);
-    if (!target || target.getKind() != "nvgpu")
+    if (!target || (target.getKind() != "nvgpu" && target.getKind() != "amdgpu"))
       return;
     SmallVector<linalg::LinalgOp> ops;
     func.walk([&](linalg::LinalgOp op) {

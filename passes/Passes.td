@@ -622,8 +622,9 @@ def MapReductionsToGPUPass
     `convert-linalg-to-parallel-loops` gives an op without parallel loops no
     `scf.parallel`, so nothing maps it to the GPU and it would run on the
     host, reading buffers that may live in device memory only. On an
-    `nvgpu` target this pass makes each such op (buffer semantics, outside
-    kernels) a kernel:
+    `nvgpu` or `amdgpu` target this pass makes each such op (buffer
+    semantics, outside kernels) a kernel, warps being the target's (AMD:
+    wavefronts):
 
     - a reduction whose every output is combined by one associative,
       commutative arith op (add, mul, min, max, and, or, xor) on f32 or i32

@@ -138,3 +138,24 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
     return
   }
 }
+
+// -----
+
+// AMD: the warp is the target's 64-lane wavefront (six xor steps, width 64).
+
+module attributes {tessel.target = #tessel.target<kind = "amdgpu", sm_count = 110, smem_per_block = 65536, warp_size = 64, max_threads_per_block = 1024>} {
+// CHECK-LABEL: func.func @amd_sum(
+// CHECK: memref.view {{.*}} to memref<4xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.shuffle  xor %{{.*}}, %c32_i32, %c64_i32 : f32
+// CHECK-COUNT-5: gpu.shuffle  xor %{{.*}}, %c{{[0-9]+}}_i32, %c64_i32
+  func.func @amd_sum(%x: memref<1000xf32>, %s: memref<f32>) {
+    // expected-remark @below {{reduction of 1000 iterations mapped to the GPU: one block, 256 threads per block}}
+    linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x : memref<1000xf32>) outs(%s : memref<f32>) {
+    ^bb0(%v: f32, %acc: f32):
+      %r = arith.addf %v, %acc : f32
+      linalg.yield %r : f32
+    }
+    return
+  }
+}
