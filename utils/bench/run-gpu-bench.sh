@@ -9,8 +9,8 @@
 #   utils/bench/run-gpu-bench.sh --run DIR [--reps N] [--json FILE] [--only A,B]
 #       on the GPU machine: runs the test programs (each must print "ALL N
 #       CHECKS PASSED"), then tessel-gpu-bench (Tessel vs cuBLAS and cuDNN)
-#       and gpu_image_bench.py (fused blur vs PyTorch eager and
-#       torch.compile), and prints the tables. Exit status 0 only when every check passed.
+#       and gpu_fusion_bench.py (fused blur, softmax and layernorm vs
+#       PyTorch eager and torch.compile), and prints the tables. Exit status 0 only when every check passed.
 #
 # With the device tool: put DIR under the repository, ignored by git (the
 # default .gpu is in .gitignore), carry it, and run
@@ -49,6 +49,18 @@ if [[ "$mode" == build ]]; then
   tc="$build/bin/tessel-compile"
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
+  # compile_expecting NAME REMARK: compiles $work/NAME.mlir to $dir/NAME.so and
+  # fails the build unless the compiler's remarks contain REMARK (a workload
+  # that silently fell back to a slow path would make the table meaningless).
+  compile_expecting() {
+    "$tc" "$work/$1.mlir" --target=nvgpu --target-options="chip=$chip" \
+      -o "$dir/$1.so" --no-header --remarks 2>"$dir/$1.remarks"
+    grep -q "$2" "$dir/$1.remarks" || {
+      echo "run-gpu-bench.sh: $1: no remark \"$2\":" >&2
+      cat "$dir/$1.remarks" >&2
+      exit 1
+    }
+  }
   # One shared object per benchmark workload, named as the harness lists.
   while read -r name kind rest; do
     if [[ "$kind" == matmul ]]; then
@@ -89,27 +101,19 @@ func.func @$name(%x: tensor<$x>, %w: tensor<$w>) -> tensor<$y16> {
 }
 EOF
     fi
-    "$tc" "$work/$name.mlir" --target=nvgpu --target-options="chip=$chip" \
-      -o "$dir/$name.so" --no-header --remarks 2>"$dir/$name.remarks"
-    grep -q "mapped to tensor cores" "$dir/$name.remarks" || {
-      echo "run-gpu-bench.sh: $name was not mapped to tensor cores:" >&2
-      cat "$dir/$name.remarks" >&2
-      exit 1
-    }
+    compile_expecting "$name" "mapped to tensor cores"
   done < <("$build/bin/tessel-gpu-bench" --list)
-  # The fused image kernel of gpu_image_bench.py: blur_x_blur_y at
-  # 3x4096x4096, which must be one kernel.
+  # The fused kernels of gpu_fusion_bench.py: blur_x_blur_y at 3x4096x4096,
+  # softmax and layernorm at the row-reduction benchmark's shapes; each must
+  # be one kernel.
   sed -e 's/2048x2048/4096x4096/g' -e 's/2048x2044/4096x4092/g' \
       -e 's/2044x2044/4092x4092/g' "$root/utils/demo/blur_x_blur_y.mlir" \
       >"$work/blur_x_blur_y_4096.mlir"
-  "$tc" "$work/blur_x_blur_y_4096.mlir" --target=nvgpu \
-    --target-options="chip=$chip" -o "$dir/blur_x_blur_y_4096.so" --no-header \
-    --remarks 2>"$dir/blur_x_blur_y_4096.remarks"
-  grep -q "tile loop mapped to one GPU kernel" "$dir/blur_x_blur_y_4096.remarks" || {
-    echo "run-gpu-bench.sh: blur_x_blur_y was not fused into one kernel:" >&2
-    cat "$dir/blur_x_blur_y_4096.remarks" >&2
-    exit 1
-  }
+  cp "$root/utils/bench/image/workloads/softmax.mlir" "$work/softmax_4096.mlir"
+  cp "$root/utils/bench/image/workloads/layernorm.mlir" "$work/layernorm_16384.mlir"
+  for fused in blur_x_blur_y_4096 softmax_4096 layernorm_16384; do
+    compile_expecting "$fused" "tile loop mapped to one GPU kernel"
+  done
   # The test programs.
   for t in "${tests[@]}"; do
     "$tc" "$root/test/integration/Inputs/$t.mlir" --target=nvgpu \
@@ -150,11 +154,11 @@ args=(--kernels "$dir" --reps "$reps")
 [[ -n "$json" ]] && args+=(--json "$json")
 [[ -n "$only" ]] && args+=(--only "$only")
 "$dir/tessel-gpu-bench" "${args[@]}" || status=1
-echo "== Tessel vs PyTorch eager and torch.compile (fused image pipeline)"
+echo "== Tessel vs PyTorch eager and torch.compile (fused kernels)"
 if python3 -c "import torch" 2>/dev/null; then
-  image_args=(--kernels "$dir" --reps "$reps")
-  [[ -n "$json" ]] && image_args+=(--json "${json%.json}-image.json")
-  python3 "$root/utils/bench/gpu_image_bench.py" "${image_args[@]}" || status=1
+  fusion_args=(--kernels "$dir" --reps "$reps")
+  [[ -n "$json" ]] && fusion_args+=(--json "${json%.json}-fusion.json")
+  python3 "$root/utils/bench/gpu_fusion_bench.py" "${fusion_args[@]}" || status=1
 else
   echo "skipped: PyTorch is not installed on this machine"
 fi

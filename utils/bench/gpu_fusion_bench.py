@@ -1,0 +1,190 @@
+"""Tessel's fused kernels on an NVIDIA GPU against PyTorch, same process.
+
+    python3 utils/bench/gpu_fusion_bench.py --kernels DIR [--reps N]
+                                            [--only blur,softmax,layernorm]
+                                            [--json FILE]
+
+DIR holds the kernels `run-gpu-bench.sh --build DIR` compiles with
+tessel-compile --target=nvgpu: blur_x_blur_y at 3x4096x4096 (the x and y
+blurs in one kernel), softmax over 4096x4096 and layernorm over 16384x1024
+(utils/bench/image/workloads; each one kernel, rows reduced by warps or
+blocks with shuffles). Peers: the same computation in PyTorch eager and
+torch.compile (Inductor's Triton kernels). Every result is checked against
+eager before anything is timed. Timing: wall clock around one call and a
+device synchronization, backends interleaved, median of the repetitions
+after warm-ups. Tessel's entry points synchronize their own stream before
+they return. Bandwidth is counted over the compulsory bytes (inputs read
+once, output written once).
+
+Python only because the peers are PyTorch's; the Tessel kernels are called
+through their C interface (ctypes), as a C program would.
+"""
+import argparse
+import ctypes
+import json
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+TAPS = [0.0625, 0.25, 0.375, 0.25, 0.0625]
+
+
+def memref_type(rank):
+    """tessel_memref_f32_<rank>d (docs/ABI.md)."""
+    class Memref(ctypes.Structure):
+        _fields_ = [("allocated", ctypes.c_void_p),
+                    ("aligned", ctypes.c_void_p),
+                    ("offset", ctypes.c_int64),
+                    ("sizes", ctypes.c_int64 * rank),
+                    ("strides", ctypes.c_int64 * rank)]
+    return Memref
+
+
+MEMREFS = {rank: memref_type(rank) for rank in (1, 2, 3)}
+
+
+def descriptor(t):
+    assert t.is_cuda and t.is_contiguous() and t.dtype == torch.float32
+    d = MEMREFS[t.dim()]()
+    d.allocated = d.aligned = t.data_ptr()
+    d.offset = 0
+    for i in range(t.dim()):
+        d.sizes[i] = t.shape[i]
+        d.strides[i] = t.stride(i)
+    return d
+
+
+def tessel_function(kernels, library, symbol, out_shape):
+    """The compiled function as f(*inputs) -> output (a fresh tensor)."""
+    lib = ctypes.CDLL(os.path.join(kernels, library))
+    fn = getattr(lib, "_mlir_ciface_" + symbol)
+    fn.restype = None
+
+    def run(*inputs):
+        out = torch.empty(out_shape, device=inputs[0].device,
+                          dtype=torch.float32)
+        # Tessel's stream is not PyTorch's: the inputs must be ready.
+        torch.cuda.current_stream().synchronize()
+        descriptors = [descriptor(t) for t in inputs + (out,)]
+        fn(*[ctypes.byref(d) for d in descriptors])
+        return out
+    return run
+
+
+# --- Workloads: (inputs, torch definition, Tessel library, symbol) -------------
+
+def blur_workload():
+    c, h, w = 3, 4096, 4096
+
+    def blur(img):
+        kernel = torch.tensor(TAPS, device=img.device, dtype=torch.float32)
+        blurx = F.conv2d(img.view(c, 1, h, w), kernel.view(1, 1, 1, 5))
+        blury = F.conv2d(blurx, kernel.view(1, 1, 5, 1))
+        return blury.view(c, h - 4, w - 4)
+    inputs = (torch.rand(c, h, w, device="cuda"),)
+    return (f"blur_x_blur_y {c}x{h}x{w}", inputs, blur,
+            "blur_x_blur_y_4096.so", "blur_x_blur_y", (c, h - 4, w - 4))
+
+
+def softmax_workload():
+    m = n = 4096
+    inputs = (torch.randn(m, n, device="cuda") * 4,)
+    return (f"softmax {m}x{n}", inputs, lambda x: torch.softmax(x, dim=1),
+            "softmax_4096.so", "softmax", (m, n))
+
+
+def layernorm_workload():
+    m, n = 16384, 1024
+    inputs = (torch.randn(m, n, device="cuda"), torch.rand(n, device="cuda"),
+              torch.randn(n, device="cuda"))
+
+    def layernorm(x, gamma, beta):
+        return F.layer_norm(x, (n,), gamma, beta, eps=1e-5)
+    return (f"layernorm {m}x{n}", inputs, layernorm, "layernorm_16384.so",
+            "layernorm", (m, n))
+
+
+WORKLOADS = {"blur": blur_workload, "softmax": softmax_workload,
+             "layernorm": layernorm_workload}
+
+
+def time_call(f, inputs):
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    f(*inputs)
+    torch.cuda.synchronize()
+    return time.perf_counter() - start
+
+
+def run_workload(name, make, kernels, reps):
+    title, inputs, reference_fn, library, symbol, out_shape = make()
+    backends = {"tessel": tessel_function(kernels, library, symbol, out_shape),
+                "eager": reference_fn,
+                "inductor": torch.compile(reference_fn, dynamic=False)}
+    reference = reference_fn(*inputs)
+    scale = reference.abs().max().item()
+    for backend, f in backends.items():
+        err = (f(*inputs) - reference).abs().max().item()
+        ok = err <= 1e-4 * scale
+        print(f"check {name} {backend}: max error {err:.3g} "
+              f"({'PASS' if ok else 'FAIL'})")
+        if not ok:
+            return None
+    for f in backends.values():  # warm-ups (Inductor compiled above)
+        for _ in range(2):
+            f(*inputs)
+    times = {backend: [] for backend in backends}
+    for _ in range(reps):
+        for backend, f in backends.items():
+            times[backend].append(time_call(f, inputs))
+    median = {backend: statistics.median(t) for backend, t in times.items()}
+    gbytes = (sum(t.numel() for t in inputs) + reference.numel()) * 4 / 1e9
+    print(f"{title} (f32, {torch.cuda.get_device_name()}), median of {reps}:")
+    for backend, t in median.items():
+        print(f"  {backend:9s} {t * 1e3:8.3f} ms  {gbytes / t:7.1f} GB/s")
+    speedup = {peer: median[peer] / median["tessel"]
+               for peer in ("eager", "inductor")}
+    for peer, ratio in speedup.items():
+        print(f"  tessel vs {peer}: {ratio:.2f}x")
+    return {"workload": title, "median_s": median, "speedup": speedup,
+            "compulsory_gbytes": gbytes}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kernels", required=True)
+    parser.add_argument("--reps", type=int, default=21)
+    parser.add_argument("--only", default=",".join(WORKLOADS))
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        print("gpu_fusion_bench: no CUDA device visible to PyTorch",
+              file=sys.stderr)
+        return 1
+    torch.backends.cudnn.benchmark = True
+    torch.manual_seed(0)
+    results, failed = [], False
+    with torch.no_grad():
+        for name in args.only.split(","):
+            if name not in WORKLOADS:
+                print(f"gpu_fusion_bench: unknown workload '{name}' "
+                      f"(known: {', '.join(WORKLOADS)})", file=sys.stderr)
+                return 2
+            result = run_workload(name, WORKLOADS[name], args.kernels,
+                                  args.reps)
+            failed |= result is None
+            if result:
+                results.append(result)
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"device": torch.cuda.get_device_name(),
+                       "reps": args.reps, "results": results}, out, indent=2)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
