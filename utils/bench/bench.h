@@ -124,6 +124,10 @@ typedef struct peer_info {
   char omp_binding[256];
 } peer_info;
 
+/* Re-runs the program (execv of /proc/self/exe with `argv`) when OpenBLAS
+ * loaded kernels without AVX-512 on a CPU that has it; see peers.c. Call
+ * first thing in main. */
+void peers_prefer_avx512_openblas(const char *tool, char **argv);
 void peers_init(peer_info *info);
 void peers_shutdown(void);
 

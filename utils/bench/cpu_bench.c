@@ -746,6 +746,7 @@ static int write_json(const options *o, const peer_info *pi, const row *rows,
 /* --- Main --------------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
+  peers_prefer_avx512_openblas("tessel-bench", argv);
   options o;
   if (parse_options(argc, argv, &o) != 0)
     return 2;

@@ -11,8 +11,10 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if TESSEL_BENCH_HAVE_OPENBLAS
 #include <cblas.h>
@@ -51,6 +53,60 @@ void peers_set_threads(int threads) {
 static dnnl_engine_t engine;
 static dnnl_stream_t stream;
 #endif
+
+/* OpenBLAS picks its kernels once, when the library loads, from cpuid or
+ * from OPENBLAS_CORETYPE. Its 0.3.21 does not know every AVX-512 CPU (Zen
+ * 5 is taken for Haswell), and an environment may pin OPENBLAS_CORETYPE to
+ * an AVX2 core; either halves the peer's sgemm rate, which would make every
+ * ratio overstate Tessel. On a CPU with AVX-512 whose OpenBLAS core has no
+ * AVX-512 kernels, the harness re-runs itself once with the AVX-512 core
+ * (Cooperlake when the CPU has AVX512-BF16, else SkylakeX), unless
+ * TESSEL_BENCH_KEEP_OPENBLAS_CORE is set. */
+#if TESSEL_BENCH_HAVE_OPENBLAS
+static bool core_has_avx512(const char *core) {
+  static const char *const avx512_cores[] = {"skylakex", "cooperlake",
+                                             "sapphirerapids"};
+  char lower[64];
+  size_t n = 0;
+  for (; core[n] && n + 1 < sizeof lower; ++n)
+    lower[n] = (char)(core[n] >= 'A' && core[n] <= 'Z' ? core[n] - 'A' + 'a'
+                                                       : core[n]);
+  lower[n] = 0;
+  for (size_t i = 0; i < sizeof avx512_cores / sizeof *avx512_cores; ++i)
+    if (strstr(lower, avx512_cores[i]))
+      return true;
+  return false;
+}
+#endif
+
+void peers_prefer_avx512_openblas(const char *tool, char **argv) {
+#if TESSEL_BENCH_HAVE_OPENBLAS && (defined(__x86_64__) || defined(__i386__))
+  if (getenv("TESSEL_BENCH_KEEP_OPENBLAS_CORE") ||
+      getenv("TESSEL_BENCH_OPENBLAS_REEXEC"))
+    return;
+  __builtin_cpu_init();
+  const char *core = openblas_get_corename();
+  if (!__builtin_cpu_supports("avx512f") || !core || core_has_avx512(core))
+    return;
+  const char *wanted =
+      __builtin_cpu_supports("avx512bf16") ? "Cooperlake" : "SkylakeX";
+  fprintf(stderr,
+          "%s: OpenBLAS chose its %s kernels on a CPU with AVX-512%s; "
+          "re-running with OPENBLAS_CORETYPE=%s (set "
+          "TESSEL_BENCH_KEEP_OPENBLAS_CORE=1 to keep them)\n",
+          tool, core,
+          getenv("OPENBLAS_CORETYPE") ? " (OPENBLAS_CORETYPE is set)" : "",
+          wanted);
+  setenv("OPENBLAS_CORETYPE", wanted, 1);
+  setenv("TESSEL_BENCH_OPENBLAS_REEXEC", "1", 1);
+  execv("/proc/self/exe", argv);
+  fprintf(stderr, "%s: re-running failed; OpenBLAS keeps its %s kernels\n",
+          tool, core);
+#else
+  (void)tool;
+  (void)argv;
+#endif
+}
 
 void peers_init(peer_info *info) {
   memset(info, 0, sizeof *info);
