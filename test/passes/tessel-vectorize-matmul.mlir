@@ -8,10 +8,16 @@
 // A convolution's patches read through its input, bufferized: no copy.
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul),canonicalize,one-shot-bufferize{bufferize-function-boundaries})' 2>/dev/null | FileCheck %s --check-prefix=IMPLICIT-BUF
 // Epilogues applied to the register tiles, and left alone on request:
-// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul))' | FileCheck %s --check-prefix=EPI
-// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{fuse-epilogue=false}))' 2>/dev/null | FileCheck %s --check-prefix=NOEPI
-// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul))' 2>/dev/null | FileCheck %s --check-prefix=PADSKIP
-// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{skip-padding=false}))' 2>&1 | FileCheck %s --check-prefix=NOSKIP
+// (nr=32 keeps the 8 x 32 tiles the EPI checks spell out; EPIWIDE checks
+// an epilogue on the model's 4 x 64 tiles):
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{nr=32}))' | FileCheck %s --check-prefix=EPI
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul))' 2>/dev/null | FileCheck %s --check-prefix=EPIWIDE
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{nr=32 fuse-epilogue=false}))' 2>/dev/null | FileCheck %s --check-prefix=NOEPI
+// Padding skipped, and not (nr=32 keeps the 7 x 32 tiles and kc 256 whose
+// block structure the checks spell out; the model's own 7 x 64 tiles are in
+// the REMARK check):
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{nr=32}))' 2>/dev/null | FileCheck %s --check-prefix=PADSKIP
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{nr=32 skip-padding=false}))' 2>&1 | FileCheck %s --check-prefix=NOSKIP
 
 // An AVX-512 machine: 32 x 512-bit registers, 32 KiB L1, 1 MiB L2, 32 MiB L3.
 // The model picks an 8 x 32 register tile (16 accumulators), k unrolled by
@@ -111,14 +117,22 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 // A buffer [2][32][128][2][8] and keeps it in its core's L2.
 
 // The model's choices: with 2 B micro-panels (N = 64) A is read in place,
-// k not unrolled; with 8 register tiles of M (M = 64) B is too.
-// REMARK: matmul M=64 N=64 K=128: register tile 8x32: {{.*}}; A read in place (not packed: only 2 B micro-panels sweep it); k unrolled by 1; B read in place (not packed: only 8 register tiles of M sweep it); {{.*}}; not parallel (too little work); C's fill folded into the first kc block (its register tiles start from the fill value)
+// k not unrolled; with 8 register tiles of M (M = 64) B is too, and then
+// each k step's B row feeds a wider tile: 4 vectors per row, 4 rows (the
+// largest dividing M of at most (32 - 4) / 4 = 7 that keeps A's tiles
+// whole).
+// REMARK: matmul M=64 N=64 K=128: register tile 8x32: {{.*}}; A read in place (not packed: only 2 B micro-panels sweep it); k unrolled by 1; B read in place (not packed: only 8 register tiles of M sweep it); so 4 vectors per row, register tile 4x64 (16 accumulators: each k step's strided B row feeds 16 FMAs); kc 128: {{.*}}; not parallel (too little work); C's fill folded into the first kc block (its register tiles start from the fill value)
 // REMARK-NOT: packing
 // REMARK: matmul M=512 N=64 K=512: {{.*}}; A read in place {{.*}}; parallel: the mc loop (2 blocks of 256 rows for 2 cores; {{.*}}; packing per block: B 256x64 per (nc, kc) (over the cores){{$}}
 // REMARK-NOT: A 256x256
-// M = 4: a 4 x 32 register tile (not 8 rows with 4 thrown away).
-// REMARK: matmul M=4 N=1024 K=512: register tile 4x32: {{.*}}; k unrolled by 2; B read in place (not packed: only 1 register tiles of M sweep it); {{.*}}; parallel: the nc loop (2 blocks of 512 columns for 2 cores; M has too few rows); packing per block: A 4x256 per mc block (by each core for its nc blocks)
-// REMARK: matmul M=64 N=1024 K=300: {{.*}}; packing per block: A 32x256 per mc block (by its core)
+// M = 4: 4 rows (not 8 with 4 thrown away), and B read in place: 4
+// vectors per row (at most (32 - 2 x 4) / 4 = 6 rows with k unrolled by 2),
+// so kc 128 keeps the 4 x 64 micro-panel's rows in L1.
+// REMARK: matmul M=4 N=1024 K=512: register tile 4x32: {{.*}}; k unrolled by 2; B read in place (not packed: only 1 register tiles of M sweep it); so 4 vectors per row, register tile 4x64 (16 accumulators: each k step's strided B row feeds 16 FMAs); kc 128: {{.*}}; parallel: the nc loop (2 blocks of 512 columns for 2 cores; M has too few rows); packing per block: A 4x128 per mc block (by each core for its nc blocks)
+// M = 64: 8 register tiles of 8 rows, so B is read in place, 6 x 64 tiles
+// (11, the last padded by 2 rows: less than M / 16), split over the cores
+// by columns (11 tiles of M would split 6 / 5).
+// REMARK: matmul M=64 N=1024 K=300: {{.*}}; B read in place (not packed: only 8 register tiles of M sweep it); so 4 vectors per row, register tile 6x64 (24 accumulators: {{.*}}); kc 128: {{.*}}; mc 66: {{.*}}; parallel: the nc loop (2 blocks of 512 columns for 2 cores; it splits more evenly); packing per block: A 66x128 per mc block (by each core for its nc blocks)
 // NONE-LABEL: func.func @parallel_m(
 // NONE-NOT: scf.forall
 // NONE: vector.fma
@@ -466,7 +480,7 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 // element is one load broadcast to the 32 lanes). B (28 register tiles of
 // M) is still packed.
 // REMARK: matmul M=196 N=64 K=512: register tile 7x32: {{.*}}; A read in place (not packed: only 2 B micro-panels sweep it); k unrolled by 1; {{.*}}; packing per block: B 256x64 per (nc, kc) (over the cores)
-// REMARK: matmul M=49 N=512 K=512: register tile 7x32: {{.*}}; k unrolled by 2; B read in place (not packed: only 7 register tiles of M sweep it); {{.*}}; parallel: the nc loop (2 blocks of 256 columns for 2 cores; it splits more evenly); packing per block: A 49x256 per mc block (by each core for its nc blocks)
+// REMARK: matmul M=49 N=512 K=512: register tile 7x32: {{.*}}; k unrolled by 2; B read in place (not packed: only 7 register tiles of M sweep it); so 4 vectors per row, register tile 5x64 (20 accumulators: {{.*}}); kc 128: {{.*}}; mc 50: {{.*}}; parallel: the mc loop (2 blocks of 25 rows for 2 cores; {{.*}}); packing per block: A 25x128 per mc block (by its core)
 // INPLACE-LABEL: func.func @a_in_place(
 // INPLACE-NOT: tensor<{{.*}}x1x7xf32>
 // INPLACE: tensor.empty() : tensor<1x2x256x1x32xf32>
@@ -479,20 +493,22 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 // INPLACE-NOT: vector.fma
 
 // 49 rows: 7 x 32 register tiles (8 would compute 7 rows for nothing), 7 of
-// them per B micro-panel, so B is read in place through a [128][2][8][32]
-// view of each 256 x 256 block; A (16 B micro-panels) is packed. The nc
-// loop is the parallel one: it splits 16 micro-panels evenly, the mc loop
-// would split 7 register tiles 4 / 3.
+// them per B micro-panel, so B is read in place; each k step's B row then
+// feeds 4 vectors per row: 5 x 64 tiles (at most (32 - 2 x 4) / 4 = 6 rows
+// with k unrolled by 2; 5 pads 49 to 50, 6 to 54), kc 128 (a 128 x 64
+// micro-panel in the 32 KiB L1), B read through a [64][2][8][64] view of
+// each 128 x 512 block; A (8 B micro-panels: N / 64) is packed. The mc loop
+// is the parallel one: 10 tiles split 5 / 5.
 // INPLACE-LABEL: func.func @b_in_place(
-// INPLACE: scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}}) -> (tensor<49x512xf32>)
-// INPLACE: tensor.empty() : tensor<1x7x128x2x7xf32>
+// INPLACE: tensor.empty() : tensor<2x5x64x2x5xf32>
 // INPLACE-NOT: tensor.empty
-// INPLACE: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [128, 2, 8, 32] : tensor<256x256xf32> into tensor<128x2x8x32xf32>
+// INPLACE: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [64, 2, 8, 64] : tensor<128x512xf32> into tensor<64x2x8x64xf32>
+// INPLACE: scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}}, %{{.*}}) -> (tensor<50x512xf32>, tensor<2x5x64x2x5xf32>)
 // INPLACE: vector.transpose
-// INPLACE: scf.for %{{.*}} = %c0 to %c128 step %c1 iter_args(%{{.*}}) -> (vector<7x32xf32>)
-// INPLACE: vector.transfer_read %{{.*}} : tensor<2x32xf32>, vector<2x32xf32>
-// INPLACE: tensor.extract %{{.*}}[%c0, %c0] : tensor<2x7xf32>
-// INPLACE-COUNT-14: vector.fma %{{.*}} : vector<32xf32>
+// INPLACE: scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}}) -> (vector<5x64xf32>)
+// INPLACE: vector.transfer_read %{{.*}} : tensor<2x64xf32>, vector<2x64xf32>
+// INPLACE: tensor.extract %{{.*}}[%c0, %c0] : tensor<2x5xf32>
+// INPLACE-COUNT-10: vector.fma %{{.*}} : vector<64xf32>
 // INPLACE-NOT: vector.fma
 module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
   func.func @a_in_place(%a: tensor<196x512xf32>, %b: tensor<512x64xf32>, %c: tensor<196x64xf32>) -> tensor<196x64xf32> {
@@ -521,7 +537,11 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 // row and every pixel read the input there, on pixels 1-6 or 0-5 (6-row
 // products inserted into the tile) when the first or last reads only
 // padding, and not at all when the row does.
-// REMARK: matmul M=49 N=64 K=2304: register tile 7x32: {{.*}}; register tiles skip the kc blocks of filter rows their output row reads only as zero padding (2 of 21 (output row, filter row) pairs) and leave out their pixels whose filter column reads only padding (2 of 21 (output column, filter column) pairs, 2 partial tile(s)), kc blocks from block 4
+// The model's own choice: B read in place (7 register tiles of M), so 7 x
+// 64 tiles (A read in place: k not unrolled, (32 - 4) / 4 = 7 rows, one
+// output row each) and kc 128, two blocks per tap; with nr=32 (PADSKIP)
+// 7 x 32 and kc 256 as described above.
+// REMARK: matmul M=49 N=64 K=2304: register tile 7x32: {{.*}}; B read in place {{.*}}; so 4 vectors per row, register tile 7x64 {{.*}}; kc 128: {{.*}}; register tiles skip the kc blocks of filter rows their output row reads only as zero padding (2 of 21 (output row, filter row) pairs) and leave out their pixels whose filter column reads only padding (2 of 21 (output column, filter column) pairs, 2 partial tile(s)), kc blocks from block 9
 // PADSKIP-DAG: #[[BLOCK:.*]] = affine_map<(d0) -> (d0 * 256 - ((d0 + 4) floordiv 9) * 2304 + 1024)>
 // PADSKIP-DAG: #[[INROW:.*]] = affine_map<(d0, d1) -> (d0 mod 7 + (d1 - ((d1 + 4) floordiv 9) * 9 + 4) floordiv 3 - 1)>
 // PADSKIP-DAG: #[[LO:.*]] = affine_map<(d0) -> (0, -d0 + ((d0 + 4) floordiv 9) * 9 + ((d0 - ((d0 + 4) floordiv 9) * 9 + 4) floordiv 3) * 3 - 3)>
@@ -643,6 +663,18 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 
 // K = 1024 is four kc blocks of 256: the first three accumulate in an
 // scf.for, the last one is peeled off it and alone applies the ReLU.
+// The model's own tiles for it: B read in place (8 register tiles of M), so
+// 4 x 64 tiles and kc 128: eight blocks, the first seven in the scf.for,
+// the ReLU on the last one's 4 x 64 tiles.
+// EPIWIDE-LABEL: func.func @k_blocks(
+// EPIWIDE: scf.for %{{.*}} = %c0 to %c7 step %c1
+// EPIWIDE: scf.for %{{.*}} = %c0 to %c128 step %c1 iter_args(%{{.*}}) -> (vector<4x64xf32>)
+// EPIWIDE-COUNT-4: vector.fma %{{.*}} : vector<64xf32>
+// EPIWIDE-NOT: arith.maximumf
+// EPIWIDE: scf.yield
+// EPIWIDE: arith.maximumf %{{.*}} : vector<4x64xf32>
+// EPIWIDE-NOT: arith.maximumf
+// EPIWIDE: return
 // EPI-LABEL: func.func @k_blocks(
 // EPI: scf.for %{{.*}} = %c0 to %c3 step %c1
 // EPI-NOT: arith.maximumf
