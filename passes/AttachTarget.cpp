@@ -43,6 +43,7 @@ struct AttachTargetPass
     override(desc.smemBytesPerCycle, smemBytesPerCycle);
     override(desc.l2BytesPerCycle, l2BytesPerCycle);
     override(desc.memoryLatency, memoryLatency);
+    override(desc.stridePrefetch, stridePrefetch);
   }
 
   void runOnOperation() override {
@@ -77,7 +78,8 @@ struct AttachTargetPass
         {"mma-fma-per-cycle", mmaFmaPerCycle},
         {"smem-bytes-per-cycle", smemBytesPerCycle},
         {"l2-bytes-per-cycle", l2BytesPerCycle},
-        {"memory-latency", memoryLatency}};
+        {"memory-latency", memoryLatency},
+        {"stride-prefetch", stridePrefetch}};
     for (auto [name, value] : sizes)
       if (value < 0) {
         module.emitOpError() << "option '" << name

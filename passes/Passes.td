@@ -78,7 +78,10 @@ def AttachTargetPass : Pass<"tessel-attach-target", "::mlir::ModuleOp"> {
     Option<"l2BytesPerCycle", "l2-bytes-per-cycle", "int64_t", "0",
            "Override the L2 bytes per cycle per SM (0: keep)">,
     Option<"memoryLatency", "memory-latency", "int64_t", "0",
-           "Override the device-memory latency in cycles (0: keep)">
+           "Override the device-memory latency in cycles (0: keep)">,
+    Option<"stridePrefetch", "stride-prefetch", "int64_t", "0",
+           "Override the largest row stride in bytes the CPU's hardware "
+           "prefetcher follows (0: keep)">
   ];
 }
 

@@ -24,6 +24,9 @@ struct TargetDescription {
           maxThreadsPerBlock = 0;
   int64_t mmaFmaPerCycle = 0, smemBytesPerCycle = 0, l2BytesPerCycle = 0,
           memoryLatency = 0;
+  /// CPU: the largest row stride (bytes) the hardware prefetcher follows
+  /// for streams of short rows; 0: unknown.
+  int64_t stridePrefetch = 0;
   SmallVector<std::string> mma;
 
   /// Builds the attribute; null (after reporting through `emitError`) when

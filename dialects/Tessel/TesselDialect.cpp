@@ -30,7 +30,7 @@ TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    int64_t warpSize, int64_t maxThreadsPerBlock,
                    int64_t mmaFmaPerCycle, int64_t smemBytesPerCycle,
                    int64_t l2BytesPerCycle, int64_t memoryLatency,
-                   ArrayAttr mma) {
+                   int64_t stridePrefetch, ArrayAttr mma) {
   if (kind != "cpu" && kind != "nvgpu" && kind != "amdgpu")
     return emitError() << "unknown target kind '" << kind
                        << "' (expected cpu, nvgpu or amdgpu)";
@@ -46,7 +46,8 @@ TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       {"mma_fma_per_cycle", mmaFmaPerCycle},
       {"smem_bytes_per_cycle", smemBytesPerCycle},
       {"l2_bytes_per_cycle", l2BytesPerCycle},
-      {"memory_latency", memoryLatency}};
+      {"memory_latency", memoryLatency},
+      {"stride_prefetch", stridePrefetch}};
   for (auto [name, value] : sizes)
     if (value < 0)
       return emitError() << "target field '" << name

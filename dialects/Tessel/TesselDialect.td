@@ -44,6 +44,11 @@ def Tessel_TargetAttr : AttrDef<Tessel_Dialect, "Target"> {
     multiply-adds, `smem_bytes_per_cycle` shared memory (LDS) bandwidth,
     `l2_bytes_per_cycle` the SM's share of the L2 bandwidth;
     `memory_latency` is the cycles a global load takes from device memory.
+    For CPUs, `stride_prefetch` is the largest row stride in bytes at which
+    the core's hardware prefetcher follows a stream of short rows (a matmul
+    kernel reading one or two cache lines of each row of an operand in
+    place); 0 means unknown, and software prefetches are issued for such
+    rows from 1 KiB apart.
 
     Example:
 
@@ -75,6 +80,7 @@ def Tessel_TargetAttr : AttrDef<Tessel_Dialect, "Target"> {
     DefaultValuedParameter<"int64_t", "0", "shared memory bytes per cycle per SM">:$smem_bytes_per_cycle,
     DefaultValuedParameter<"int64_t", "0", "L2 bytes per cycle per SM">:$l2_bytes_per_cycle,
     DefaultValuedParameter<"int64_t", "0", "device memory load latency, cycles">:$memory_latency,
+    DefaultValuedParameter<"int64_t", "0", "largest row stride (bytes) the CPU's hardware prefetcher follows">:$stride_prefetch,
     OptionalParameter<"::mlir::ArrayAttr", "tensor-core shapes and types (strings)">:$mma
   );
   let assemblyFormat = "`<` struct(params) `>`";

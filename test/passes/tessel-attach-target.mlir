@@ -7,6 +7,9 @@
 // RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=cpu chip=host})' | FileCheck %s --check-prefix=HOST
 // RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=cpu l2=524288 cores=3})' | FileCheck %s --check-prefix=CPU-PARTIAL
 // RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=cpu chip=sapphirerapids triple=x86_64-unknown-linux-gnu features=+avx2,+fma vector-bits=256 vector-registers=16 cache-line=128 l1=49152 l2=2097152 l3=16777216 cores=7})' | FileCheck %s --check-prefix=CPU-OVERRIDE
+// RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=cpu chip=znver5})' | FileCheck %s --check-prefix=ZEN5
+// RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=cpu chip=znver4})' | FileCheck %s --check-prefix=ZEN4
+// RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=cpu chip=znver4 stride-prefetch=4096})' | FileCheck %s --check-prefix=STRIDE
 // RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=nvgpu})' | FileCheck %s --check-prefix=SM80
 // RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=nvgpu chip=sm_80})' | FileCheck %s --check-prefix=SM80
 // RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=nvgpu chip=sm_90a})' | FileCheck %s --check-prefix=SM90A
@@ -43,7 +46,7 @@
 // HOST-SAME: {{(features = "[^"]+", )?}}vector_bits = {{[1-9][0-9]*}},
 // HOST-SAME: vector_registers = {{[1-9][0-9]*}}, cache_line = {{[1-9][0-9]*}},
 // HOST-SAME: l1 = {{[1-9][0-9]*}}, l2 = {{[1-9][0-9]*}}, l3 = {{[1-9][0-9]*}},
-// HOST-SAME: cores = {{[1-9][0-9]*}}>} {
+// HOST-SAME: cores = {{[1-9][0-9]*}}{{(, stride_prefetch = [1-9][0-9]*)?}}>} {
 // HOST-NEXT: func.func @f()
 
 // An override replaces its field; the others keep the host's values.
@@ -51,7 +54,17 @@
 // CPU-PARTIAL-LABEL: module @m attributes
 // CPU-PARTIAL-SAME: tessel.target = #tessel.target<kind = "cpu",
 // CPU-PARTIAL-SAME: cache_line = {{[1-9][0-9]*}}, l1 = {{[1-9][0-9]*}},
-// CPU-PARTIAL-SAME: l2 = 524288, l3 = {{[1-9][0-9]*}}, cores = 3>} {
+// CPU-PARTIAL-SAME: l2 = 524288, l3 = {{[1-9][0-9]*}}, cores = 3{{(, stride_prefetch = [1-9][0-9]*)?}}>} {
+
+// The hardware prefetcher's reach comes with the chip (measured on Zen 5:
+// rows up to 16 KiB apart; unknown elsewhere, so not printed), and can be
+// set.
+// ZEN5: chip = "znver5"
+// ZEN5-SAME: stride_prefetch = 16384>
+// ZEN4: chip = "znver4"
+// ZEN4-NOT: stride_prefetch
+// STRIDE: chip = "znver4"
+// STRIDE-SAME: stride_prefetch = 4096>
 
 // CPU-OVERRIDE-LABEL: module @m attributes
 // CPU-OVERRIDE-SAME: tessel.target = #tessel.target<kind = "cpu",

@@ -88,3 +88,51 @@ func.func @no_fma(%b: memref<128x512xf32>, %out: memref<32xf32>) {
   vector.transfer_write %r, %out[%c0] {in_bounds = [true]} : vector<32xf32>, memref<32xf32>
   return
 }
+
+// -----
+
+// A target whose hardware prefetcher follows rows up to 4 KiB apart
+// (stride_prefetch): the 2 KiB rows are left to it, and a remark says so;
+// rows 8 KiB apart are still prefetched.
+// CHECK-LABEL: func.func @hardware_follows(
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.fma
+// CHECK-LABEL: func.func @beyond_hardware(
+// CHECK: memref.prefetch
+// CHECK: vector.fma
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 49152, l2 = 1048576, l3 = 33554432, cores = 2, stride_prefetch = 4096>} {
+  // expected-remark @below {{not prefetching 1 strided row(s) at most 4096 B apart: the target's hardware prefetcher follows them (stride_prefetch)}}
+  func.func @hardware_follows(%b: memref<128x512xf32>, %a: vector<32xf32>, %out: memref<32xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    %pad = arith.constant 0.0 : f32
+    %zero = arith.constant dense<0.0> : vector<32xf32>
+    %r = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %zero) -> (vector<32xf32>) {
+      %row = memref.subview %b[%k, 0] [1, 32] [1, 1] : memref<128x512xf32> to memref<1x32xf32, strided<[512, 1], offset: ?>>
+      %v = vector.transfer_read %row[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x32xf32, strided<[512, 1], offset: ?>>, vector<1x32xf32>
+      %x = vector.extract %v[0] : vector<32xf32> from vector<1x32xf32>
+      %f = vector.fma %a, %x, %acc : vector<32xf32>
+      scf.yield %f : vector<32xf32>
+    }
+    vector.transfer_write %r, %out[%c0] {in_bounds = [true]} : vector<32xf32>, memref<32xf32>
+    return
+  }
+  // expected-remark @below {{prefetching 1 strided row(s) 16 k steps ahead in 1 kernel loop(s)}}
+  func.func @beyond_hardware(%b: memref<128x2048xf32>, %a: vector<32xf32>, %out: memref<32xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    %pad = arith.constant 0.0 : f32
+    %zero = arith.constant dense<0.0> : vector<32xf32>
+    %r = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %zero) -> (vector<32xf32>) {
+      %row = memref.subview %b[%k, 0] [1, 32] [1, 1] : memref<128x2048xf32> to memref<1x32xf32, strided<[2048, 1], offset: ?>>
+      %v = vector.transfer_read %row[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x32xf32, strided<[2048, 1], offset: ?>>, vector<1x32xf32>
+      %x = vector.extract %v[0] : vector<32xf32> from vector<1x32xf32>
+      %f = vector.fma %a, %x, %acc : vector<32xf32>
+      scf.yield %f : vector<32xf32>
+    }
+    vector.transfer_write %r, %out[%c0] {in_bounds = [true]} : vector<32xf32>, memref<32xf32>
+    return
+  }
+}
