@@ -212,11 +212,13 @@ def ConvertConvToMatmulPass
       collapses to `[KH*KW*C, F]`. The copy is tiled with
       `scf::tileUsingSCF`: an `scf.forall` over the `(n, oh)` rows (the
       CPU pipeline runs it on OpenMP threads), in it `scf.for` loops over
-      `ow`, `kh` (and `kw` where needed) around pieces that
-      `linalg::vectorize` turns into one `vector.transfer_read` /
-      `vector.transfer_write` each: all of `KW*C` when the filter is not
-      dilated along W and `KW*C <= 64` (the ResNet stem's 7x3), otherwise
-      `C` in chunks of at most 64 that divide it, one per `kw` tap. When
+      `ow`, `kh` (and `kw` where needed) around pieces: all of `KW*C` when
+      the filter is not dilated along W and `KW*C <= 64` (the ResNet
+      stem's 7x3), copied on collapsed 1-D views in vectors of 16 (the
+      last one overlapping the one before where 16 does not divide it:
+      21 floats as [0, 16) and [5, 21)), otherwise `C` in chunks of at
+      most 64 that divide it, one per `kw` tap, that `linalg::vectorize`
+      turns into one `vector.transfer_read` / `vector.transfer_write`. When
       the patches of the whole batch exceed a quarter of the target's
       last-level cache, they are copied and multiplied a chunk of whole
       images at a time: an `scf.for` over the images carries the output

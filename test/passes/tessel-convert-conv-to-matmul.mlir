@@ -104,8 +104,17 @@ func.func @conv_3x3_pad(%x: tensor<1x16x16x32xf32>, %w: tensor<3x3x32x64xf32>) -
 // CHECK-NOT: scf.for
 // CHECK: %[[W:.*]] = affine.apply #[[X2]](%[[OW]])
 // CHECK: tensor.extract_slice %{{.*}}[0, %[[KH]], %[[W]], 0] [1, 1, 3, 16] [1, 1, 1, 1] : tensor<1x3x17x16xf32> to tensor<1x1x3x16xf32>
-// CHECK: vector.transfer_read {{.*}} : tensor<1x1x3x16xf32>, vector<1x1x1x1x3x16xf32>
-// CHECK: vector.transfer_write {{.*}} : vector<1x1x1x1x3x16xf32>, tensor<1x1x1x1x3x16xf32>
+// The piece (3 taps of 16 channels, contiguous in both) is copied on
+// collapsed 1-D views in vectors of 16.
+// CHECK: %[[SRC:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2, 3]] : tensor<1x1x3x16xf32> into tensor<48xf32>
+// CHECK: %[[DST:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2, 3, 4, 5]] : tensor<1x1x1x1x3x16xf32> into tensor<48xf32>
+// CHECK: %[[P0:.*]] = vector.transfer_read %[[SRC]][%c0{{[_0-9]*}}], %{{.*}} {in_bounds = [true]} : tensor<48xf32>, vector<16xf32>
+// CHECK: %[[D0:.*]] = vector.transfer_write %[[P0]], %[[DST]][%c0{{[_0-9]*}}] {in_bounds = [true]} : vector<16xf32>, tensor<48xf32>
+// CHECK: %[[P1:.*]] = vector.transfer_read %[[SRC]][%c16{{[_0-9]*}}], %{{.*}} {in_bounds = [true]} : tensor<48xf32>, vector<16xf32>
+// CHECK: %[[D1:.*]] = vector.transfer_write %[[P1]], %[[D0]][%c16{{[_0-9]*}}] {in_bounds = [true]} : vector<16xf32>, tensor<48xf32>
+// CHECK: %[[P2:.*]] = vector.transfer_read %[[SRC]][%c32{{[_0-9]*}}], %{{.*}} {in_bounds = [true]} : tensor<48xf32>, vector<16xf32>
+// CHECK: %[[D2:.*]] = vector.transfer_write %[[P2]], %[[D1]][%c32{{[_0-9]*}}] {in_bounds = [true]} : vector<16xf32>, tensor<48xf32>
+// CHECK: tensor.expand_shape %[[D2]] {{\[}}[0, 1, 2, 3, 4, 5]] output_shape [1, 1, 1, 1, 3, 16] : tensor<48xf32> into tensor<1x1x1x1x3x16xf32>
 // CHECK: scf.forall.in_parallel
 // CHECK: tensor.collapse_shape %{{.*}} : tensor<2x8x8x3x3x16xf32> into tensor<128x144xf32>
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<128x144xf32>, tensor<144x32xf32>) outs(%{{.*}} : tensor<128x32xf32>)
@@ -148,8 +157,16 @@ func.func @conv_3x3_dilated(%x: tensor<1x12x12x8xf32>, %w: tensor<3x3x8x8xf32>, 
 // CHECK: scf.for
 // CHECK: scf.for
 // CHECK-NOT: scf.for
-// CHECK: vector.transfer_read {{.*}} : tensor<1x1x7x3xf32>, vector<1x1x1x1x7x3xf32>
-// CHECK: vector.transfer_write {{.*}} : vector<1x1x1x1x7x3xf32>, tensor<1x1x1x1x7x3xf32>
+// The 21 floats of a piece: two vectors of 16, at 0 and at 5 (overlapping:
+// the second writes elements 5-15 again, with the same values).
+// CHECK: %[[SRC:.*]] = tensor.collapse_shape %{{.*}} : tensor<1x1x7x3xf32> into tensor<21xf32>
+// CHECK: %[[DST:.*]] = tensor.collapse_shape %{{.*}} : tensor<1x1x1x1x7x3xf32> into tensor<21xf32>
+// CHECK: %[[P0:.*]] = vector.transfer_read %[[SRC]][%c0{{[_0-9]*}}], %{{.*}} : tensor<21xf32>, vector<16xf32>
+// CHECK: %[[D0:.*]] = vector.transfer_write %[[P0]], %[[DST]][%c0{{[_0-9]*}}] {{.*}} : vector<16xf32>, tensor<21xf32>
+// CHECK: %[[P1:.*]] = vector.transfer_read %[[SRC]][%c5{{[_0-9]*}}], %{{.*}} : tensor<21xf32>, vector<16xf32>
+// CHECK: %[[D1:.*]] = vector.transfer_write %[[P1]], %[[D0]][%c5{{[_0-9]*}}] {{.*}} : vector<16xf32>, tensor<21xf32>
+// CHECK-NOT: vector.transfer_write
+// CHECK: tensor.expand_shape %[[D1]] {{.*}} : tensor<21xf32> into tensor<1x1x1x1x7x3xf32>
 // CHECK: scf.forall.in_parallel
 // CHECK: tensor.collapse_shape %{{.*}} : tensor<1x16x16x7x7x3xf32> into tensor<256x147xf32>
 // CHECK: tensor.collapse_shape %{{.*}} : tensor<7x7x3x64xf32> into tensor<147x64xf32>
