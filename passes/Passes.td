@@ -1063,7 +1063,9 @@ def PrefetchKernelRowsPass
     advanced, clamped to the last iteration so every address is in bounds).
     Such rows map to a few L1 sets and the hardware prefetcher does not
     follow 2-line streams at that stride; packed micro-panels (contiguous
-    rows) are left alone. A remark counts the prefetched rows.
+    rows) are left alone, and so are rows no farther apart than the
+    target's `stride_prefetch` (a core whose hardware prefetcher follows
+    them: Zen 5; a remark counts them). A remark counts the prefetched rows.
 
     ```mlir
     %4 = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %z) -> (vector<7x32xf32>) {

@@ -198,8 +198,9 @@ mlir::tessel::getTargetPreset(StringRef kind, StringRef chip,
                               std::string &error) {
   if (kind == "cpu") {
     TargetDescription host = detectHostCPU();
-    // A named CPU only changes the name LLVM schedules for; the rest stays
-    // the host's and can be overridden field by field.
+    // A named CPU changes the name LLVM schedules for and what is known of
+    // that core's prefetcher (stride_prefetch); the rest stays the host's
+    // and can be overridden field by field.
     if (!chip.empty() && chip != "host") {
       host.chip = chip.str();
       host.stridePrefetch = hostStridePrefetch(chip);

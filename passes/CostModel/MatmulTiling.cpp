@@ -206,11 +206,15 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   // stage-4 1x1 expand at batch 1 and a 64x4096x1024 matmul run 1.3-1.5x
   // faster with four): then the tile takes four vectors per row and as
   // many rows as the file holds beside them and the kr k steps' B vectors
-  // (A's elements are broadcast from memory as FMA operands), down to
-  // half that where it pads M less or where A read in place needs whole
-  // tiles in its row groups.
+  // (A's elements are broadcast from memory as FMA operands, which x86's
+  // AVX-512 FMAs take; other 512-bit ISAs are not measured and keep the
+  // narrow tile), down to half that where it pads M less or where A read
+  // in place needs whole tiles in its row groups. Only where that feeds
+  // more FMAs per B row than the narrow tile and B stays in place with
+  // it (fewer than kPackBMinSweeps tiles of M). A's packing stays the
+  // narrow tile's decision.
   if (!t.packB && !overrides.nr && !overrides.mr && vectorsPerRow == 2 &&
-      n % (4 * lanes) == 0) {
+      target.vectorBits == 512 && n % (4 * lanes) == 0) {
     int64_t wideVectors = 4;
     int64_t maxMr =
         (target.vectorRegisters - wideVectors * t.kr) / wideVectors;
@@ -227,6 +231,9 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
     } else if (maxMr >= 4) {
       mr = padding(m, maxMr) * 16 > m ? leastPaddingMr(m, maxMr) : maxMr;
     }
+    if (mr && (mr * wideVectors <= t.mr * vectorsPerRow ||
+               (m + mr - 1) / mr >= kPackBMinSweeps))
+      mr = 0;
     if (mr) {
       t.mr = mr;
       t.nr = wideVectors * lanes;

@@ -145,12 +145,12 @@ std::optional<NhwcIm2col> mlir::tessel::matchNhwcIm2col(Value patches) {
 /// The copy as a parallel, vectorized loop nest (both with
 /// scf::tileUsingSCF): an scf.forall over the (n, oh) rows (disjoint
 /// destinations; the CPU pipeline runs it on OpenMP threads), in it scf.for
-/// loops over ow, kh (and kw, c where needed) around pieces that
-/// linalg::vectorize turns into one vector.transfer_read / transfer_write
-/// each: a piece is all of KW*C when the filter is not dilated along W and
-/// KW*C is at most kMaxIm2colPieceElems (the stem's 7x3: contiguous in the
-/// input and the patches), otherwise C in chunks that divide it (one piece
-/// per kw tap).
+/// loops over ow, kh (and kw, c where needed) around vectorized pieces: a
+/// piece is all of KW*C when the filter is not dilated along W and KW*C is
+/// at most kMaxIm2colPieceElems (the stem's 7x3: contiguous in the input
+/// and the patches), otherwise C in chunks that divide it (one piece per
+/// kw tap). Contiguous pieces are copied in 1-D vectors on collapsed
+/// views, the others by linalg::vectorize (one transfer pair each).
 FailureOr<Value> mlir::tessel::tileAndVectorizeIm2col(RewriterBase &rewriter,
                                                       const NhwcIm2col &d) {
   linalg::GenericOp op = d.copy;
@@ -191,9 +191,11 @@ FailureOr<Value> mlir::tessel::tileAndVectorizeIm2col(RewriterBase &rewriter,
   // oh, ow and kh have one iteration (index 0), so its input map
   // (n, oh*sh + kh*dh, ow*sw + kw*dw, c) is (n, oh, kw, c) there: a
   // projected permutation, which linalg::vectorize takes (the original
-  // map it does not). The copy becomes one vector.transfer_read and one
-  // vector.transfer_write of vector<1x1x1x1xkwTilexcTile> on the slices,
-  // which insert into the row in place.
+  // map it does not). Where the piece is not contiguous (dilated along W,
+  // or C chunks of several kw taps), the copy becomes one
+  // vector.transfer_read and one vector.transfer_write of
+  // vector<1x1x1x1xkwTilexcTile> on the slices, which insert into the row
+  // in place; contiguous pieces are copied first, below.
   auto piece = cast<linalg::GenericOp>(pieces->tiledOps.back());
   auto srcType = cast<RankedTensorType>(piece.getDpsInputs()[0].getType());
   auto dstType = cast<RankedTensorType>(piece.getDpsInits()[0].getType());
@@ -201,9 +203,9 @@ FailureOr<Value> mlir::tessel::tileAndVectorizeIm2col(RewriterBase &rewriter,
       srcType.getShape() != ArrayRef<int64_t>{1, 1, kwTile, cTile} ||
       dstType.getShape() != ArrayRef<int64_t>{1, 1, 1, 1, kwTile, cTile})
     return result; // not vectorized
-  // A piece of all of KW*C (not dilated along W) is contiguous in the
-  // input and in the patches: copied as one 1-D vector of KW*C elements on
-  // collapsed views. linalg::vectorize would give a KW x C vector, which
+  // A piece of all of KW*C (not dilated along W), or a chunk of C when KW
+  // is 1, is contiguous in the input and in the patches: copied in 1-D
+  // vectors on collapsed views. linalg::vectorize would give a KW x C vector, which
   // LLVM moves as KW rows of C elements (the stem: 7 rows of 3 floats,
   // each an 8-byte and a 4-byte move), 14 scalar moves where 21 floats
   // take two vector ones.

@@ -117,11 +117,11 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 // A buffer [2][32][128][2][8] and keeps it in its core's L2.
 
 // The model's choices: with 2 B micro-panels (N = 64) A is read in place,
-// k not unrolled; with 8 register tiles of M (M = 64) B is too, and then
-// each k step's B row feeds a wider tile: 4 vectors per row, 4 rows (the
-// largest dividing M of at most (32 - 4) / 4 = 7 that keeps A's tiles
-// whole).
-// REMARK: matmul M=64 N=64 K=128: register tile 8x32: {{.*}}; A read in place (not packed: only 2 B micro-panels sweep it); k unrolled by 1; B read in place (not packed: only 8 register tiles of M sweep it); so 4 vectors per row, register tile 4x64 (16 accumulators: each k step's strided B row feeds 16 FMAs); kc 128: {{.*}}; not parallel (too little work); C's fill folded into the first kc block (its register tiles start from the fill value)
+// k not unrolled; with 8 register tiles of M (M = 64) B is too. A wider
+// tile (4 vectors per row) would have 4 rows (the largest dividing M of at
+// most (32 - 4) / 4 = 7 that keeps A's tiles whole): 16 FMAs per B row,
+// no more than 8 x 32 gives, so the tile stays.
+// REMARK: matmul M=64 N=64 K=128: register tile 8x32: {{.*}}; A read in place (not packed: only 2 B micro-panels sweep it); k unrolled by 1; B read in place (not packed: only 8 register tiles of M sweep it); kc 128: {{.*}}; not parallel (too little work); C's fill folded into the first kc block (its register tiles start from the fill value)
 // REMARK-NOT: packing
 // REMARK: matmul M=512 N=64 K=512: {{.*}}; A read in place {{.*}}; parallel: the mc loop (2 blocks of 256 rows for 2 cores; {{.*}}; packing per block: B 256x64 per (nc, kc) (over the cores){{$}}
 // REMARK-NOT: A 256x256
@@ -497,7 +497,8 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 // feeds 4 vectors per row: 5 x 64 tiles (at most (32 - 2 x 4) / 4 = 6 rows
 // with k unrolled by 2; 5 pads 49 to 50, 6 to 54), kc 128 (a 128 x 64
 // micro-panel in the 32 KiB L1), B read through a [64][2][8][64] view of
-// each 128 x 512 block; A (8 B micro-panels: N / 64) is packed. The mc loop
+// each 128 x 512 block; A is packed (the narrow tile's decision: 16 B
+// micro-panels of 32 columns sweep it). The mc loop
 // is the parallel one: 10 tiles split 5 / 5.
 // INPLACE-LABEL: func.func @b_in_place(
 // INPLACE: tensor.empty() : tensor<2x5x64x2x5xf32>
@@ -663,16 +664,15 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 
 // K = 1024 is four kc blocks of 256: the first three accumulate in an
 // scf.for, the last one is peeled off it and alone applies the ReLU.
-// The model's own tiles for it: B read in place (8 register tiles of M), so
-// 4 x 64 tiles and kc 128: eight blocks, the first seven in the scf.for,
-// the ReLU on the last one's 4 x 64 tiles.
-// EPIWIDE-LABEL: func.func @k_blocks(
-// EPIWIDE: scf.for %{{.*}} = %c0 to %c7 step %c1
-// EPIWIDE: scf.for %{{.*}} = %c0 to %c128 step %c1 iter_args(%{{.*}}) -> (vector<4x64xf32>)
-// EPIWIDE-COUNT-4: vector.fma %{{.*}} : vector<64xf32>
+// An epilogue on the wide tiles: M = 49 with A and B read in place gives 7
+// x 64 tiles (7 rows divide M; 28 FMAs per B row against 14 for 7 x 32),
+// kc 128: two blocks, the ReLU on the second one's tiles.
+// EPIWIDE-LABEL: func.func @wide_relu(
+// EPIWIDE: scf.for %{{.*}} = %c0 to %c128 step %c1 iter_args(%{{.*}}) -> (vector<7x64xf32>)
+// EPIWIDE-COUNT-7: vector.fma %{{.*}} : vector<64xf32>
 // EPIWIDE-NOT: arith.maximumf
-// EPIWIDE: scf.yield
-// EPIWIDE: arith.maximumf %{{.*}} : vector<4x64xf32>
+// EPIWIDE: scf.for %{{.*}} = %c0 to %c128 step %c1 iter_args(%{{.*}}) -> (vector<7x64xf32>)
+// EPIWIDE: arith.maximumf %{{.*}} : vector<7x64xf32>
 // EPIWIDE-NOT: arith.maximumf
 // EPIWIDE: return
 // EPI-LABEL: func.func @k_blocks(
@@ -752,6 +752,19 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
       linalg.yield %relu : f32
     } -> tensor<64x64xf32>
     return %r : tensor<64x64xf32>
+  }
+  func.func @wide_relu(%a: tensor<49x256xf32>, %b: tensor<256x128xf32>, %c: tensor<49x128xf32>) -> tensor<49x128xf32> {
+    // expected-remark @below {{matmul M=49 N=128 K=256: register tile}}
+    %p = linalg.matmul ins(%a, %b : tensor<49x256xf32>, tensor<256x128xf32>) outs(%c : tensor<49x128xf32>) -> tensor<49x128xf32>
+    %e = tensor.empty() : tensor<49x128xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+        ins(%p : tensor<49x128xf32>) outs(%e : tensor<49x128xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %zero = arith.constant 0.0 : f32
+      %relu = arith.maximumf %x, %zero : f32
+      linalg.yield %relu : f32
+    } -> tensor<49x128xf32>
+    return %r : tensor<49x128xf32>
   }
 }
 

@@ -86,7 +86,12 @@ void peers_prefer_avx512_openblas(const char *tool, char **argv) {
     return;
   __builtin_cpu_init();
   const char *core = openblas_get_corename();
-  if (!__builtin_cpu_supports("avx512f") || !core || core_has_avx512(core))
+  /* SkylakeX's kernels need AVX512F, BW, VL and DQ (not all AVX-512
+   * CPUs have them: Knights Landing has F and CD only). */
+  if (!__builtin_cpu_supports("avx512f") ||
+      !__builtin_cpu_supports("avx512bw") ||
+      !__builtin_cpu_supports("avx512vl") ||
+      !__builtin_cpu_supports("avx512dq") || !core || core_has_avx512(core))
     return;
   const char *wanted =
       __builtin_cpu_supports("avx512bf16") ? "Cooperlake" : "SkylakeX";
@@ -99,6 +104,8 @@ void peers_prefer_avx512_openblas(const char *tool, char **argv) {
           wanted);
   setenv("OPENBLAS_CORETYPE", wanted, 1);
   setenv("TESSEL_BENCH_OPENBLAS_REEXEC", "1", 1);
+  /* OPENBLAS_CORETYPE takes effect only in a DYNAMIC_ARCH build; the
+   * header line names the core the peer then runs with. */
   execv("/proc/self/exe", argv);
   fprintf(stderr, "%s: re-running failed; OpenBLAS keeps its %s kernels\n",
           tool, core);
