@@ -294,6 +294,22 @@ static SmallVector<Value> identities(OpBuilder &b, Location loc,
   return values;
 }
 
+/// Folds iterations start, start + stride, ... < end with `step` into
+/// partial results that start from the combiners' identities; returns them.
+static SmallVector<Value> emitStridedFold(OpBuilder &b, Location loc,
+                                          ArrayRef<arith::AtomicRMWKind> kinds,
+                                          TypeRange types, Value start,
+                                          Value end, Value stride,
+                                          ReductionStep step) {
+  auto loop = scf::ForOp::create(b, loc, start, end, stride,
+                                 identities(b, loc, kinds, types));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  scf::YieldOp::create(
+      b, loc, step(b, loc, loop.getInductionVar(), loop.getRegionIterArgs()));
+  return loop.getResults();
+}
+
 SmallVector<Value> mlir::tessel::emitWarpReduce(
     OpBuilder &b, Location loc, ArrayRef<arith::AtomicRMWKind> kinds,
     ValueRange values, int64_t warpSize) {
@@ -318,17 +334,10 @@ SmallVector<Value> mlir::tessel::emitBlockReduce(
     Value end, ArrayRef<Value> scratch, ReductionStep step) {
   Value start = arith::AddIOp::create(b, loc, begin, tid);
   Value stride = arith::ConstantIndexOp::create(b, loc, threads);
-  auto loop = scf::ForOp::create(b, loc, start, end, stride,
-                                 identities(b, loc, kinds, types));
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    scf::YieldOp::create(b, loc,
-                         step(b, loc, loop.getInductionVar(),
-                              loop.getRegionIterArgs()));
-  }
-  SmallVector<Value> warpResults =
-      emitWarpReduce(b, loc, kinds, loop.getResults(), warpSize);
+  SmallVector<Value> warpResults = emitWarpReduce(
+      b, loc, kinds,
+      emitStridedFold(b, loc, kinds, types, start, end, stride, step),
+      warpSize);
   int64_t warps = threads / warpSize;
   if (warps == 1)
     return warpResults;
@@ -518,18 +527,11 @@ static void emitPerWarpOrBlock(RewriterBase &rewriter, Location loc,
     gpu::BarrierOp::create(rewriter, loc);
     return;
   }
-  auto fold = scf::ForOp::create(rewriter, loc, lane, iterations,
-                                 warpSizeValue,
-                                 identities(rewriter, loc, kinds, types));
-  {
-    OpBuilder::InsertionGuard inner(rewriter);
-    rewriter.setInsertionPointToStart(fold.getBody());
-    scf::YieldOp::create(rewriter, loc,
-                         foldIteration(rewriter, loc, fold.getInductionVar(),
-                                       fold.getRegionIterArgs()));
-  }
-  SmallVector<Value> totals =
-      emitWarpReduce(rewriter, loc, kinds, fold.getResults(), warpSize);
+  SmallVector<Value> totals = emitWarpReduce(
+      rewriter, loc, kinds,
+      emitStridedFold(rewriter, loc, kinds, types, lane, iterations,
+                      warpSizeValue, foldIteration),
+      warpSize);
   emitCombineIntoOutputs(rewriter, loc, op, kinds, totals, ivs, lane);
 }
 
