@@ -1354,6 +1354,10 @@ struct VectorizeMatmulPass
         operands.paddedFilterRowLength = padding->kw * padding->c;
         operands.paddingOnlyShare = double(padding->paddingOnlyRowPairs()) /
                                     (padding->oh * padding->kh);
+        operands.paddedTapLength = padding->c;
+        operands.paddingOnlyColumnShare =
+            double(padding->paddingOnlyColumnPairs()) /
+            (padding->ow * padding->kw);
       }
       if (!computeMatmulTiling(params, a[0], b[1], a[1], /*elementBytes=*/4,
                                overrides, tiling, why, operands)) {

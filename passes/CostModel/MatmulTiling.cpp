@@ -264,6 +264,29 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
     os << ", lowered to " << t.kc << " to divide a tap's " << kGroup
        << " channels";
   }
+  // Register tiles that skip a padded convolution's padding (tessel-
+  // vectorize-matmul's planPaddingSkip: whole tiles per output row, kc
+  // blocks within filter rows, more than two) leave out the pixels whose
+  // filter column reads only padding only in kc blocks within one tap.
+  // Where that is 1/16 of the work or more, kc is lowered to divide the
+  // tap's C channels as above: the extra C tile loads and stores per tap
+  // cost less (measured on Zen 5, ResNet-50 stage 4 3x3 at batch 8, 2 of 21
+  // (output column, filter column) pairs: kc 384 -> 256 7.84 -> 7.17 ms).
+  int64_t tap = operands.paddedTapLength;
+  if (!implicitConv && !overrides.kc && tap > 0 &&
+      operands.paddingOnlyColumnShare * 16 >= 1 && tap % t.kc != 0 &&
+      operands.paddedRowLength % t.mr == 0 && m % t.mr == 0) {
+    int64_t kc = std::min(t.kc, tap) / t.kr * t.kr;
+    while (kc > t.kr && tap % kc != 0)
+      kc -= t.kr;
+    if (kc * 2 >= t.kc && operands.paddedFilterRowLength % kc == 0 &&
+        k / kc > 2) {
+      t.kc = kc;
+      os << ", lowered to " << t.kc << " to divide a tap's " << tap
+         << " channels (register tiles then also skip the columns that read "
+            "only padding)";
+    }
+  }
 
   // mc: the mc x kc block of packed A is swept once per B micro-panel, so it
   // should stay in L2: half of L2, the rest for B panels and C.

@@ -89,9 +89,12 @@ struct MatmulOperands {
   /// only a convolution's zero padding, and its columns in filter rows of
   /// `paddedFilterRowLength` k steps (KW*C): register tiles within one
   /// output row (mr divides it) can skip that work in the kc blocks within
-  /// one filter row. 0: none.
-  int64_t paddedRowLength = 0, paddedFilterRowLength = 0;
-  double paddingOnlyShare = 0;
+  /// one filter row. Of the (output column, filter column) pairs a
+  /// fraction `paddingOnlyColumnShare` reads only padding: register tiles
+  /// leave those pixels out in kc blocks within one tap of
+  /// `paddedTapLength` channels (C). 0: none.
+  int64_t paddedRowLength = 0, paddedFilterRowLength = 0, paddedTapLength = 0;
+  double paddingOnlyShare = 0, paddingOnlyColumnShare = 0;
 };
 
 /// Whether `t`, computed with `operands`' conv fields set, reads the

@@ -811,3 +811,23 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
     return %r : tensor<64xf32>
   }
 }
+
+// -----
+
+// ResNet-50 stage 4's 3x3 convolution at batch 8 on a 48 KiB L1: the L1
+// bound gives kc 384, which does not divide a tap's 512 channels, so
+// register tiles could not leave out the pixels whose filter column reads
+// only padding (2 of 21 pairs). The model lowers kc to 256, which divides
+// the tap and the filter row. With skip-padding=false nothing is skipped
+// and kc stays 384.
+// REMARK: matmul M=392 N=512 K=4608: register tile 7x32: {{.*}}; kc 384: B micro-panel kc x nr in L1 (49152 B), lowered to 256 to divide a tap's 512 channels (register tiles then also skip the columns that read only padding);
+// REMARK-SAME: leave out their pixels whose filter column reads only padding (2 of 21 (output column, filter column) pairs
+// NOSKIP: remark: matmul M=392 N=512 K=4608: register tile 8x32: {{.*}}; kc 384: B micro-panel kc x nr in L1 (49152 B); mc
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 49152, l2 = 1048576, l3 = 33554432, cores = 2>} {
+  func.func @padded_taps_lower_kc(%a: tensor<392x4608xf32>, %b: tensor<4608x512xf32>, %c: tensor<392x512xf32>) -> tensor<392x512xf32> {
+    // expected-remark @below {{matmul M=392 N=512 K=4608: register tile}}
+    %r = linalg.matmul {tessel.zero_padded_patches = array<i64: 7, 7, 3, 3, 512, 1, 1, 1, 1, 1, 1, 7, 7>}
+        ins(%a, %b : tensor<392x4608xf32>, tensor<4608x512xf32>) outs(%c : tensor<392x512xf32>) -> tensor<392x512xf32>
+    return %r : tensor<392x512xf32>
+  }
+}
