@@ -1117,7 +1117,9 @@ def PrefetchNextTilePass
     view of the input (a `memref.subview` made in the tile) is recomputed
     for the next iteration and its rows are prefetched, spread evenly over
     the outer iterations of every later nest that neither reads the input
-    nor stores an output.
+    nor stores an output. Not when the input's rows are no farther apart
+    than the target's `stride_prefetch`: the hardware prefetcher then
+    keeps the first nest fed, and the next tile on top only crowds L2.
 
     ```mlir
     scf.parallel (%t) = (%c0) to (%c4096) step (%c8) {

@@ -222,3 +222,56 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", triple = "x86_64
     return
   }
 }
+
+// -----
+
+// The same tile on a target whose hardware prefetcher follows row strides
+// up to 4096 B (`stride_prefetch`): the input's rows are 4096 B apart, so
+// the first nest's reads are left to it and the next tile is not fetched
+// on top (it would only crowd L2, where the tile buffers live).
+
+// CHECK-LABEL: func.func @stencil_rows_left_to_hardware(
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+module attributes {tessel.target = #tessel.target<kind = "cpu", triple = "x86_64-pc-linux-gnu", cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 65536, cores = 2, stride_prefetch = 4096>} {
+  func.func @stencil_rows_left_to_hardware(%x: memref<258x1024xf32>, %y: memref<256x1024xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c10 = arith.constant 10 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %c1024 = arith.constant 1024 : index
+    %pad = ub.poison : f32
+    scf.parallel (%t) = (%c0) to (%c256) step (%c8) {
+      %rows = memref.subview %x[%t, 0] [10, 1024] [1, 1] : memref<258x1024xf32> to memref<10x1024xf32, strided<[1024, 1], offset: ?>>
+      %buf = memref.alloca() : memref<10x1024xf32>
+      %res = memref.alloca() : memref<8x1024xf32>
+      // expected-remark @below {{next tile of input #0 (1.0 MiB) not prefetched: its rows are 4096 B apart, a stride the target's hardware prefetcher follows (stride_prefetch 4096 B)}}
+      scf.for %r = %c0 to %c10 step %c1 {
+        scf.for %j = %c0 to %c1024 step %c64 {
+          %v = vector.transfer_read %rows[%r, %j], %pad {in_bounds = [true, true]} : memref<10x1024xf32, strided<[1024, 1], offset: ?>>, vector<1x64xf32>
+          vector.transfer_write %v, %buf[%r, %j] {in_bounds = [true, true]} : vector<1x64xf32>, memref<10x1024xf32>
+        }
+      }
+            scf.for %r = %c0 to %c8 step %c1 {
+        scf.for %j = %c0 to %c1024 step %c64 {
+          %a = vector.transfer_read %buf[%r, %j], %pad {in_bounds = [true, true]} : memref<10x1024xf32>, vector<1x64xf32>
+          %r2 = arith.addi %r, %c1 : index
+          %b = vector.transfer_read %buf[%r2, %j], %pad {in_bounds = [true, true]} : memref<10x1024xf32>, vector<1x64xf32>
+          %p = arith.mulf %a, %b : vector<1x64xf32>
+          vector.transfer_write %p, %res[%r, %j] {in_bounds = [true, true]} : vector<1x64xf32>, memref<8x1024xf32>
+        }
+      }
+      scf.for %r = %c0 to %c8 step %c1 {
+        scf.for %j = %c0 to %c1024 step %c64 {
+          %p = vector.transfer_read %res[%r, %j], %pad {in_bounds = [true, true]} : memref<8x1024xf32>, vector<1x64xf32>
+          %row = arith.addi %t, %r : index
+          vector.transfer_write %p, %y[%row, %j] {in_bounds = [true, true]} : vector<1x64xf32>, memref<256x1024xf32>
+        }
+      }
+      scf.reduce
+    }
+    return
+  }
+}
