@@ -126,6 +126,22 @@ static int64_t elementBytes(Value v) {
 
 static int64_t volume(const IndexBox &box) { return volume(box.extents); }
 
+/// The contiguous pieces a slice of a row-major tensor of `type` makes:
+/// trailing dimensions the slice covers whole merge with the first one it
+/// does not; every other element of the slice starts a new piece.
+static double contiguousRuns(const IndexBox &slice, Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || slice.extents.empty())
+    return 1;
+  double run = 1;
+  for (int64_t d = slice.extents.size() - 1; d >= 0; --d) {
+    run *= slice.extents[d];
+    if (slice.extents[d] != tensor.getDimSize(d))
+      break;
+  }
+  return std::max(1.0, static_cast<double>(volume(slice)) / run);
+}
+
 namespace {
 /// A slice of a fused op's result that a copy of a consumer in the tile
 /// reads. `key` tells apart the copies of ops that are fused once per slice
@@ -214,6 +230,7 @@ mlir::tessel::evaluateGroupTile(const FusionGroup &group,
         }
         cost.inputBytes +=
             static_cast<double>(volume(*slice)) * elementBytes(input->get());
+        cost.inputRuns += contiguousRuns(*slice, input->get().getType());
       }
     }
   }

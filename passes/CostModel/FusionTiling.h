@@ -30,6 +30,9 @@ struct GroupTileCost {
   double work = 0;
   /// Bytes read from tensors produced outside the group (halos included).
   double inputBytes = 0;
+  /// Contiguous runs those reads make (a tile's slice of a row-major
+  /// tensor is one run per row it does not cover whole).
+  double inputRuns = 0;
   /// Bytes of the tile-sized buffers holding the producers' results.
   int64_t intermediateBytes = 0;
 };
@@ -73,6 +76,10 @@ struct FusionTarget {
   int64_t parallelUnits = 1;
   /// Arithmetic the machine could do per byte it waits for from memory.
   double workPerByte = 4.0;
+  /// Bytes each contiguous run of input costs on top of its own: the line
+  /// a hardware stream prefetcher misses before it follows a new stream.
+  /// 0: runs are free (a GPU's coalesced loads have no such training).
+  int64_t runStartBytes = 0;
   /// How remarks name the budget and the parallel units.
   std::string budgetName, unitName;
 };

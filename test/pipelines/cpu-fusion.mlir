@@ -14,7 +14,7 @@
 // The tile buffer of the x blur (rows of the tile plus the halo), on the
 // stack, taken once per thread.
 // CHECK: omp.parallel
-// CHECK-NEXT: %[[TILE:.*]] = memref.alloca() {{.*}} : memref<1x260x256xf32>
+// CHECK-NEXT: %[[TILE:.*]] = memref.alloca() {{.*}} : memref<1x132x512xf32>
 // CHECK-NEXT: omp.wsloop
 // CHECK-NEXT: omp.loop_nest ({{.*}}) : index = ({{.*}}) to (%c3, %c2044, %c2044) step ({{.*}}) collapse(3)
 // CHECK-NOT: memref.alloc{{a?}}(

@@ -20,7 +20,7 @@
 // CHECK-NOT: memref<3x1x2048x2044xf32>
 // CHECK-NOT: memref<3x2048x2044xf32>
 // CHECK: omp.parallel
-// CHECK-NEXT: memref.alloca() {{.*}} : memref<1x260x256xf32>
+// CHECK-NEXT: memref.alloca() {{.*}} : memref<1x132x512xf32>
 // CHECK-NEXT: omp.wsloop
 // CHECK-NEXT: omp.loop_nest ({{.*}}) : index = ({{.*}}) to (%c3, %c2044, %c2044) step ({{.*}}) collapse(3)
 // CHECK-NOT: omp.wsloop
