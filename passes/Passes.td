@@ -237,9 +237,13 @@ def ConvertConvToMatmulPass
       nothing. With N > 1 only the init and the result are transposed
       (`linalg.transpose`, NFHW <-> FNHW); the input is never transposed
       to NHWC.
-    - depthwise convolutions and pooling (not a matmul), other convolution
-      ops, element types other than f32, dynamic shapes and ops on buffers:
-      a remark, and the op is left alone.
+    - depthwise convolutions and pooling (not a matmul: each channel is
+      reduced on its own) become `linalg.generic` windows (upstream's
+      generalization), which `tessel-fuse-producers` tiles over the cores
+      and `tessel-vectorize-generics` unrolls and vectorizes like any
+      stencil; other convolution ops, element types other than f32,
+      dynamic shapes and ops on buffers: a remark, and the op is left
+      alone.
 
     Implicit GEMM (`implicit-gemm`, with a cpu `#tessel.target`, where the
     matmul model reads the patches through the input: A in place, i.e.
@@ -332,7 +336,11 @@ def ConvertConvToMatmulPass
            "With a cpu #tessel.target, leave the NHWC patch copy of a "
            "convolution whole and untiled where the matmul model reads it "
            "through the input, for tessel-vectorize-matmul to do so (false: "
-           "always a tiled copy)">
+           "always a tiled copy)">,
+    Option<"generalizeWindows", "generalize-windows", "bool", "true",
+           "Generalize depthwise convolutions and pooling to linalg.generic "
+           "windows, their NHWC padding built over the cores (false: leave "
+           "them alone with a remark)">
   ];
 }
 

@@ -13,10 +13,12 @@ using namespace mlir;
 using namespace mlir::tessel;
 
 namespace {
-/// One index of a substituted access: new loop `dim` (or -1) plus `offset`.
+/// One index of a substituted access: `stride` times new loop `dim` (or
+/// -1) plus `offset`.
 struct ShiftedIndex {
   int64_t dim = -1;
   int64_t offset = 0;
+  int64_t stride = 1;
 };
 /// What replaces one (input, reduction point) pair in the unrolled body.
 struct UnrolledOperand {
@@ -26,20 +28,36 @@ struct UnrolledOperand {
 };
 } // namespace
 
-/// `expr` as `d + c`, `c` or `d`; std::nullopt for anything else.
+/// `d * s` (s a positive constant) or `d` as (dim, stride).
+static std::optional<std::pair<int64_t, int64_t>> asScaledDim(AffineExpr e) {
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return std::make_pair<int64_t, int64_t>(d.getPosition(), 1);
+  auto mul = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!mul || mul.getKind() != AffineExprKind::Mul)
+    return std::nullopt;
+  auto d = dyn_cast<AffineDimExpr>(mul.getLHS());
+  auto c = dyn_cast<AffineConstantExpr>(mul.getRHS());
+  if (!d || !c || c.getValue() < 1)
+    return std::nullopt;
+  return std::make_pair<int64_t, int64_t>(d.getPosition(), c.getValue());
+}
+
+/// `expr` as `d * s + c`, `d + c`, `d * s`, `d` or `c` (a strided window's
+/// read, e.g. pooling's `oh * 2 + kh` at a fixed kh); std::nullopt for
+/// anything else.
 static std::optional<ShiftedIndex> asShiftedIndex(AffineExpr expr) {
   if (auto c = dyn_cast<AffineConstantExpr>(expr))
-    return ShiftedIndex{-1, c.getValue()};
-  if (auto d = dyn_cast<AffineDimExpr>(expr))
-    return ShiftedIndex{d.getPosition(), 0};
+    return ShiftedIndex{-1, c.getValue(), 1};
+  if (auto scaled = asScaledDim(expr))
+    return ShiftedIndex{scaled->first, 0, scaled->second};
   auto add = dyn_cast<AffineBinaryOpExpr>(expr);
   if (!add || add.getKind() != AffineExprKind::Add)
     return std::nullopt;
-  auto d = dyn_cast<AffineDimExpr>(add.getLHS());
+  auto scaled = asScaledDim(add.getLHS());
   auto c = dyn_cast<AffineConstantExpr>(add.getRHS());
-  if (!d || !c)
+  if (!scaled || !c)
     return std::nullopt;
-  return ShiftedIndex{d.getPosition(), c.getValue()};
+  return ShiftedIndex{scaled->first, c.getValue(), scaled->second};
 }
 
 FailureOr<linalg::GenericOp>
@@ -117,6 +135,12 @@ mlir::tessel::unrollSmallReductions(RewriterBase &rewriter, linalg::LinalgOp op,
       r[d] = getAffineConstantExpr(p[j], ctx);
     SmallVector<int64_t> perInput;
     for (auto [k, input] : llvm::enumerate(inputs)) {
+      // An input the body never reads (a pooling op's window-shape
+      // operand) is dropped, not sliced.
+      if (op.getMatchingBlockArgument(input).use_empty()) {
+        perInput.push_back(-1);
+        continue;
+      }
       AffineMap map = simplifyAffineMap(op.getMatchingIndexingMap(input)
                                             .replaceDimsAndSymbols(
                                                 r, {}, parallel.size(), 0));
@@ -133,6 +157,7 @@ mlir::tessel::unrollSmallReductions(RewriterBase &rewriter, linalg::LinalgOp op,
         access.indices.push_back(*idx);
         key.push_back(idx->dim);
         key.push_back(idx->offset);
+        key.push_back(idx->stride);
       }
       auto [it, inserted] = accessIndex.try_emplace(
           {static_cast<unsigned>(k), key}, accesses.size());
@@ -169,7 +194,7 @@ mlir::tessel::unrollSmallReductions(RewriterBase &rewriter, linalg::LinalgOp op,
     SmallVector<AffineExpr> results;
     for (const ShiftedIndex &i : access.indices) {
       offsets.push_back(rewriter.getIndexAttr(i.offset));
-      strides.push_back(rewriter.getIndexAttr(1));
+      strides.push_back(rewriter.getIndexAttr(i.stride));
       if (i.dim < 0) {
         sizes.push_back(rewriter.getIndexAttr(1));
         continue;
@@ -207,6 +232,8 @@ mlir::tessel::unrollSmallReductions(RewriterBase &rewriter, linalg::LinalgOp op,
   for (auto [p, perInput] : llvm::zip(reductionPoints, operandFor)) {
     IRMapping mapping;
     for (auto [k, accessId] : llvm::enumerate(perInput)) {
+      if (accessId < 0)
+        continue;
       const UnrolledOperand &m = materialized[accessId];
       mapping.map(original->getArgument(k),
                   m.scalar ? m.scalar : body->getArgument(m.input));

@@ -24,9 +24,11 @@ namespace mlir::tessel {
 /// the body is repeated on operands that are slices of the inputs at that
 /// point (shifted by the point's constant offsets; inputs indexed by the
 /// reduction loops alone become scalars read with tensor.extract). Fails
-/// with `why` set, leaving `op` untouched, when an access is not a shifted
-/// copy of the parallel loops (coefficient other than 1, two loops in one
-/// index) or there are too many iterations. An op without reduction loops
+/// with `why` set, leaving `op` untouched, when an access is not a shifted,
+/// possibly strided copy of the parallel loops (`s * d + c` per index, s a
+/// positive constant: pooling's `2 * oh + kh` is a slice of stride 2; two
+/// loops in one index are not) or there are too many iterations. Inputs the
+/// body does not read are dropped. An op without reduction loops
 /// is rewritten the same way (one point): its shifted and constant-index
 /// accesses (a centre crop, a channel of an image) become slices.
 FailureOr<linalg::GenericOp> unrollSmallReductions(RewriterBase &rewriter,

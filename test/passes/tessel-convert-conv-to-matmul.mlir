@@ -1,5 +1,6 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-convert-conv-to-matmul{implicit-gemm=false}))' | FileCheck %s
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-convert-conv-to-matmul{max-im2col-mib=1 convert-nchw=false}))' 2>&1 >/dev/null | FileCheck %s --check-prefix=OPTS
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-convert-conv-to-matmul{generalize-windows=false}))' 2>&1 | FileCheck %s --check-prefix=NOWIN
 // With a cpu target, implicit GEMM (the default): the patch copy is left
 // whole for tessel-vectorize-matmul to read through.
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-convert-conv-to-matmul))' 2>/dev/null | FileCheck %s --check-prefix=IMPLICIT
@@ -307,29 +308,85 @@ func.func @nchw_batch(%x: tensor<2x3x19x21xf32>, %f: tensor<4x3x3x3xf32>, %init:
 
 // -----
 
+// Depthwise convolutions and pooling are no matmul (each channel is
+// reduced on its own): they become linalg.generic windows, with the
+// stride and dilation in the input's map, for the fusion and stencil
+// passes; the named ops are gone.
+// CHECK-DAG: #[[DWIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d4, d2 + d5, d3)>
+// CHECK-DAG: #[[POOLIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d4, d2 * 2 + d5, d3)>
+// CHECK-LABEL: func.func @windows(
+// CHECK-NOT: linalg.depthwise_conv_2d_nhwc_hwc
+// CHECK: linalg.generic {indexing_maps = [#[[DWIN]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: linalg.generic {indexing_maps = [#[[POOLIN]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.pooling_nhwc_max
+// CHECK: return
+// An NHWC window's padding (-inf for a max pool) is built over the cores
+// row by row (an scf.forall over the padded rows, vector pieces along C
+// from the input or the padding value), not left to bufferization's serial
+// fill and copy.
+// CHECK-LABEL: func.func @padded_window(
+// CHECK-NOT: tensor.pad
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 10)
+// CHECK: vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// CHECK: scf.forall.in_parallel
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// With generalize-windows=false the named ops stay.
+// NOWIN: not converted: linalg.depthwise_conv_2d_nhwc_hwc is not a matmul (generalize-windows=false)
+// NOWIN: not converted: linalg.pooling_nhwc_max is not a matmul (generalize-windows=false)
+// NOWIN-LABEL: func.func @windows(
+// NOWIN: linalg.depthwise_conv_2d_nhwc_hwc
+// NOWIN: linalg.pooling_nhwc_max
+// Ops on buffers keep their named form, with a remark.
+// CHECK-LABEL: func.func @window_on_buffers(
+// CHECK: linalg.pooling_nhwc_max
+func.func @windows(%x: tensor<1x8x8x4xf32>, %dw: tensor<3x3x4xf32>, %dwi: tensor<1x6x6x4xf32>,
+                   %win: tensor<2x2xf32>, %pi: tensor<1x4x4x4xf32>) -> (tensor<1x6x6x4xf32>, tensor<1x4x4x4xf32>) {
+  // expected-remark @below {{not a matmul (each channel is reduced on its own): linalg.depthwise_conv_2d_nhwc_hwc generalized to a linalg.generic window}}
+  %a = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %dw : tensor<1x8x8x4xf32>, tensor<3x3x4xf32>) outs(%dwi : tensor<1x6x6x4xf32>) -> tensor<1x6x6x4xf32>
+  // expected-remark @below {{not a matmul (each channel is reduced on its own): linalg.pooling_nhwc_max generalized to a linalg.generic window}}
+  %b = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %win : tensor<1x8x8x4xf32>, tensor<2x2xf32>) outs(%pi : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %a, %b : tensor<1x6x6x4xf32>, tensor<1x4x4x4xf32>
+}
+func.func @padded_window(%x: tensor<2x8x8x4xf32>, %win: tensor<3x3xf32>, %init: tensor<2x4x4x4xf32>) -> tensor<2x4x4x4xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %ninf : f32
+  } : tensor<2x8x8x4xf32> to tensor<2x10x10x4xf32>
+  // expected-remark @below {{linalg.pooling_nhwc_max generalized to a linalg.generic window; its input's padding copied over the cores row by row}}
+  %r = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%p, %win : tensor<2x10x10x4xf32>, tensor<3x3xf32>) outs(%init : tensor<2x4x4x4xf32>) -> tensor<2x4x4x4xf32>
+  return %r : tensor<2x4x4x4xf32>
+}
+func.func @window_on_buffers(%x: memref<1x8x8x4xf32>, %win: memref<2x2xf32>, %pi: memref<1x4x4x4xf32>) {
+  // expected-remark @below {{not converted: linalg.pooling_nhwc_max is not a matmul and works on buffers}}
+  linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %win : memref<1x8x8x4xf32>, memref<2x2xf32>) outs(%pi : memref<1x4x4x4xf32>)
+  return
+}
+
+// -----
+
 // Left alone, each with a remark saying why.
 // CHECK-LABEL: func.func @unsupported(
 // CHECK-NOT: linalg.matmul
-// CHECK: linalg.depthwise_conv_2d_nhwc_hwc
-// CHECK: linalg.pooling_nhwc_max
 // CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} tensor<1x8x8x4xf16>
 // CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} tensor<?x8x8x4xf32>
 // CHECK: linalg.conv_2d_nhwc_fhwc
 // CHECK: linalg.conv_1d_nwc_wcf
 // CHECK-NOT: linalg.matmul
-func.func @unsupported(%x: tensor<1x8x8x4xf32>, %dw: tensor<3x3x4xf32>, %dwi: tensor<1x6x6x4xf32>,
-                       %win: tensor<2x2xf32>, %pi: tensor<1x4x4x4xf32>,
+func.func @unsupported(%x: tensor<1x8x8x4xf32>,
                        %xh: tensor<1x8x8x4xf16>, %wh: tensor<1x1x4x4xf16>, %ih: tensor<1x8x8x4xf16>,
                        %xd: tensor<?x8x8x4xf32>, %w: tensor<1x1x4x4xf32>, %id: tensor<?x8x8x4xf32>,
                        %wf: tensor<4x1x1x4xf32>, %i4: tensor<1x8x8x4xf32>,
                        %x1: tensor<1x8x4xf32>, %w1: tensor<1x4x4xf32>, %i1: tensor<1x8x4xf32>)
-    -> (tensor<1x6x6x4xf32>, tensor<1x4x4x4xf32>, tensor<1x8x8x4xf16>, tensor<?x8x8x4xf32>, tensor<1x8x8x4xf32>, tensor<1x8x4xf32>) {
-  // expected-remark @below {{not converted: linalg.depthwise_conv_2d_nhwc_hwc is not a matmul (each channel is reduced on its own, no reduction over input channels)}}
-  %a = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%x, %dw : tensor<1x8x8x4xf32>, tensor<3x3x4xf32>) outs(%dwi : tensor<1x6x6x4xf32>) -> tensor<1x6x6x4xf32>
-  // expected-remark @below {{not converted: linalg.pooling_nhwc_max is not a matmul}}
-  %b = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
-      ins(%x, %win : tensor<1x8x8x4xf32>, tensor<2x2xf32>) outs(%pi : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+    -> (tensor<1x8x8x4xf16>, tensor<?x8x8x4xf32>, tensor<1x8x8x4xf32>, tensor<1x8x4xf32>) {
   // expected-remark @below {{not converted: its element type is not f32}}
   %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%xh, %wh : tensor<1x8x8x4xf16>, tensor<1x1x4x4xf16>) outs(%ih : tensor<1x8x8x4xf16>) -> tensor<1x8x8x4xf16>
@@ -342,7 +399,7 @@ func.func @unsupported(%x: tensor<1x8x8x4xf32>, %dw: tensor<3x3x4xf32>, %dwi: te
   // expected-remark @below {{not converted: linalg.conv_1d_nwc_wcf is not handled}}
   %f = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>}
       ins(%x1, %w1 : tensor<1x8x4xf32>, tensor<1x4x4xf32>) outs(%i1 : tensor<1x8x4xf32>) -> tensor<1x8x4xf32>
-  return %a, %b, %c, %d, %e, %f : tensor<1x6x6x4xf32>, tensor<1x4x4x4xf32>, tensor<1x8x8x4xf16>, tensor<?x8x8x4xf32>, tensor<1x8x8x4xf32>, tensor<1x8x4xf32>
+  return %c, %d, %e, %f : tensor<1x8x8x4xf16>, tensor<?x8x8x4xf32>, tensor<1x8x8x4xf32>, tensor<1x8x4xf32>
 }
 
 // -----
