@@ -7,6 +7,7 @@
  * tessel-bench's tolerance.
  *
  *   tessel-ab A.so B.so FUNC XSHAPE WSHAPE YSHAPE [CALLS] [ROUNDS] [THREADS]
+ *   (WSHAPE "-": the function takes (x, y) only, e.g. a pooling)
  *   e.g. tessel-ab new.so old.so conv_nhwc_s1_3x3_b1 \
  *        1x56x56x64 3x3x64x64 1x56x56x64 200 5 1,2
  *        tessel-ab new.so old.so matmul_1024x1024x1024 \
@@ -33,6 +34,17 @@ typedef struct operand {
 } operand;
 
 typedef void (*kernel_fn)(void *, void *, void *);
+typedef void (*kernel2_fn)(void *, void *);
+
+/* WSHAPE "-": the function takes (x, y) only. */
+static int g_no_w = 0;
+
+static void call(kernel_fn f, operand *x, operand *w, void *y) {
+  if (g_no_w)
+    ((kernel2_fn)(void (*)(void))f)(&x->desc, y);
+  else
+    f(&x->desc, &w->desc, y);
+}
 
 /* "AxBx...": 1 to 4 positive sizes. */
 static int parse_shape(const char *s, operand *o) {
@@ -82,12 +94,14 @@ static kernel_fn load(const char *path, const char *func, void **handle) {
 
 int main(int argc, char **argv) {
   if (argc < 7) {
-    fprintf(stderr, "usage: tessel-ab A.so B.so FUNC XSHAPE WSHAPE YSHAPE "
+    fprintf(stderr, "usage: tessel-ab A.so B.so FUNC XSHAPE WSHAPE|- YSHAPE "
                     "[CALLS] [ROUNDS] [THREADS]\n");
     return 2;
   }
   operand x, w, ya, yb;
-  if (parse_shape(argv[4], &x) || parse_shape(argv[5], &w) ||
+  g_no_w = !strcmp(argv[5], "-");
+  if (parse_shape(argv[4], &x) ||
+      (g_no_w ? parse_shape("1", &w) : parse_shape(argv[5], &w)) ||
       parse_shape(argv[6], &ya)) {
     fprintf(stderr, "tessel-ab: shapes are AxB... (1 to 4 sizes)\n");
     return 2;
@@ -115,8 +129,8 @@ int main(int argc, char **argv) {
   make(&w, 2);
   make(&ya, 3);
   make(&yb, 4);
-  fa(&x.desc, &w.desc, &ya.desc);
-  fb(&x.desc, &w.desc, &yb.desc);
+  call(fa, &x, &w, &ya.desc);
+  call(fb, &x, &w, &yb.desc);
   const float *out_a = ya.desc.aligned, *out_b = yb.desc.aligned;
   size_t n = (size_t)tessel_num_elements(ya.rank, ya.dims);
   /* As tessel-bench checks against its reference: 1e-4 relative, or 1e-4
@@ -147,10 +161,10 @@ int main(int argc, char **argv) {
       for (int side = 0; side < 2; ++side) {
         kernel_fn f = side ? fb : fa;
         void *y = side ? &yb.desc : &ya.desc;
-        f(&x.desc, &w.desc, y); /* warm */
+        call(f, &x, &w, y); /* warm */
         double t0 = tessel_now_seconds();
         for (int c = 0; c < calls; ++c)
-          f(&x.desc, &w.desc, y);
+          call(f, &x, &w, y);
         (side ? tb : ta)[r] = (tessel_now_seconds() - t0) * 1e3 / calls;
       }
     }
