@@ -241,7 +241,8 @@ def ConvertConvToMatmulPass
       reduced on its own) become `linalg.generic` windows (upstream's
       generalization), which `tessel-fuse-producers` tiles over the cores
       and `tessel-vectorize-generics` unrolls and vectorizes like any
-      stencil; other convolution ops, element types other than f32,
+      stencil (small windows; NCHW ones read W with a stride, scalar
+      loads); other convolution ops, element types other than f32,
       dynamic shapes and ops on buffers: a remark, and the op is left
       alone.
 

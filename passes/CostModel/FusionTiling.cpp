@@ -14,7 +14,7 @@
 // narrower than its tensor): a CPU's stream prefetcher misses about a line
 // of each before it follows it, so short rows cost more than their bytes
 // (measured on Zen 5, unsharp's 3x2048x2048 planes: 128x128 tiles, 528-byte
-// row pieces, 6.1 ms; 32x512 and 64x256, 2 KiB and 1 KiB, 5.1-5.3 ms at
+// row pieces, 6.2 ms; 32x512 and 64x256, 2 KiB and 1 KiB, 5.1-5.3 ms at
 // one thread, though they recompute more halo). Candidates
 // whose intermediate buffers exceed half of L2 are rejected: those buffers
 // are written and re-read within the tile and must not be evicted by the

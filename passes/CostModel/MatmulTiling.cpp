@@ -279,7 +279,8 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
     int64_t kc = std::min(t.kc, tap) / t.kr * t.kr;
     while (kc > t.kr && tap % kc != 0)
       kc -= t.kr;
-    if (kc * 2 >= t.kc && operands.paddedFilterRowLength % kc == 0 &&
+    if (tap % kc == 0 && kc * 2 >= t.kc &&
+        operands.paddedFilterRowLength % kc == 0 &&
         k / kc > 2) {
       t.kc = kc;
       os << ", lowered to " << t.kc << " to divide a tap's " << tap

@@ -180,6 +180,13 @@ mlir::tessel::unrollSmallReductions(RewriterBase &rewriter, linalg::LinalgOp op,
     UnrolledOperand m;
     bool scalar = llvm::all_of(access.indices,
                                [](const ShiftedIndex &i) { return i.dim < 0; });
+    // A scalar operand (a quantized op's zero point, map `() -> ()`) is
+    // used as it is.
+    if (!isa<RankedTensorType>(access.source.getType())) {
+      m.scalar = access.source;
+      materialized.push_back(m);
+      continue;
+    }
     if (scalar) {
       SmallVector<Value> indices;
       for (const ShiftedIndex &i : access.indices)

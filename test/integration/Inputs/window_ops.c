@@ -100,6 +100,47 @@ static void run_maxpool_nchw(void) {
   harness_free(x); harness_free(y); harness_free(ref);
 }
 
+/* int8 depthwise 3x3 with zero points: exact int32 results. */
+static void run_depthwise_q(void) {
+  const int64_t h = 10, w = 10, c = 24, oh = 8, ow = 8;
+  const int32_t izp = 3, fzp = -2;
+  int8_t *x = harness_alloc(h * w * c, 1), *wt = harness_alloc(9 * c, 1);
+  int32_t *y = harness_alloc(oh * ow * c, 4);
+  for (int64_t i = 0; i < h * w * c; ++i)
+    x[i] = (int8_t)((i * 37 + 11) % 255 - 127);
+  for (int64_t i = 0; i < 9 * c; ++i)
+    wt[i] = (int8_t)((i * 53 + 5) % 255 - 127);
+  tessel_memref_i8_4d dx;
+  tessel_memref_i8_3d dw;
+  tessel_memref_i32_4d dy;
+  tessel_memref_i8_init_4d(&dx, x, 1, h, w, c);
+  tessel_memref_i8_init_3d(&dw, wt, 3, 3, c);
+  tessel_memref_i32_init_4d(&dy, y, 1, oh, ow, c);
+  _mlir_ciface_depthwise_q(&dx, &dw, izp, fzp, &dy);
+  if (g_corrupt)
+    y[oh * ow * c / 2] += 1;
+  size_t bad = 0;
+  for (int64_t i = 0; i < oh; ++i)
+    for (int64_t j = 0; j < ow; ++j)
+      for (int64_t ch = 0; ch < c; ++ch) {
+        int32_t acc = 0;
+        for (int64_t kh = 0; kh < 3; ++kh)
+          for (int64_t kw = 0; kw < 3; ++kw)
+            acc += ((int32_t)x[((i + kh) * w + j + kw) * c + ch] - izp) *
+                   ((int32_t)wt[(kh * 3 + kw) * c + ch] - fzp);
+        bad += y[(i * ow + j) * c + ch] != acc;
+      }
+  ++g_checks;
+  if (bad) {
+    ++g_failures;
+    printf("FAIL depthwise_q: %zu of %lld elements differ\n", bad,
+           (long long)(oh * ow * c));
+  } else {
+    printf("PASS depthwise_q 1x10x10x24 i8 * 3x3x24 i8, zero points 3 / -2 -> i32 (exact)\n");
+  }
+  harness_free(x); harness_free(wt); harness_free(y);
+}
+
 int main(int argc, char **argv) {
   harness_init(argc, argv);
   run_nhwc("maxpool_s2", "2x20x20x32 k3 s2 p1 -> 2x10x10x32", 2, 20, 20, 32, 3,
@@ -111,5 +152,6 @@ int main(int argc, char **argv) {
            14, 48, 3, 1, 1, 1, 14, 14, WINDOW_DEPTHWISE, 61);
   run_nhwc("depthwise_s2_d2", "1x17x17x40 * 3x3x40 s2 d2 -> 1x7x7x40", 1, 17,
            17, 40, 3, 2, 2, 0, 7, 7, WINDOW_DEPTHWISE, 65);
+  run_depthwise_q();
   return harness_finish();
 }

@@ -62,3 +62,13 @@ func.func @depthwise_s2_d2(%x: tensor<1x17x17x40xf32>, %w: tensor<3x3x40xf32>) -
      ins(%x, %w : tensor<1x17x17x40xf32>, tensor<3x3x40xf32>) outs(%f : tensor<1x7x7x40xf32>) -> tensor<1x7x7x40xf32>
   return %r : tensor<1x7x7x40xf32>
 }
+
+// Quantized depthwise 3x3 (int8 in, int32 out) with scalar zero points.
+func.func @depthwise_q(%x: tensor<1x10x10x24xi8>, %w: tensor<3x3x24xi8>, %izp: i32, %fzp: i32) -> tensor<1x8x8x24xi32> {
+  %z = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x8x8x24xi32>
+  %f = linalg.fill ins(%z : i32) outs(%e : tensor<1x8x8x24xi32>) -> tensor<1x8x8x24xi32>
+  %r = linalg.depthwise_conv_2d_nhwc_hwc_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w, %izp, %fzp : tensor<1x10x10x24xi8>, tensor<3x3x24xi8>, i32, i32) outs(%f : tensor<1x8x8x24xi32>) -> tensor<1x8x8x24xi32>
+  return %r : tensor<1x8x8x24xi32>
+}
