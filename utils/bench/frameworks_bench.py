@@ -61,6 +61,21 @@ def torch_mlp():
     return "MLP 64x1024-4096-1024 GELU", mlp, (torch.rand(64, 1024),)
 
 
+def torch_maxpool():
+    # ResNet-50's max pool after the stem (NCHW, as PyTorch runs it).
+    def maxpool(x):
+        return F.max_pool2d(x, 3, 2, 1)
+    torch.manual_seed(0)
+    return "max pool 3x3/2 pad 1, 8x64x112x112", maxpool, (torch.rand(8, 64, 112, 112),)
+
+
+def torch_depthwise():
+    # A MobileNet-style 3x3 depthwise convolution (NCHW, groups = channels).
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(128, 128, 3, padding=1, groups=128, bias=False).eval()
+    return "depthwise 3x3 pad 1, 8x128x56x56", conv, (torch.rand(8, 128, 56, 56),)
+
+
 def torch_backends(fn):
     return {"eager": fn,
             "inductor": torch.compile(fn, dynamic=False),
@@ -245,7 +260,8 @@ def tf_run(f, inputs):
 
 
 FRAMEWORKS = {
-    "torch": ({"blur": torch_blur, "mlp": torch_mlp, "resnet50": torch_resnet50},
+    "torch": ({"blur": torch_blur, "mlp": torch_mlp, "resnet50": torch_resnet50,
+               "maxpool": torch_maxpool, "depthwise": torch_depthwise},
               lambda fn, inputs: torch_backends(fn), torch_run, "eager"),
     "jax": ({"blur": jax_blur, "mlp": jax_mlp, "resnet50": jax_resnet50}, jax_backends, jax_run, "eager"),
     "tf": ({"blur": tf_blur, "conv_bias_relu": tf_conv_bias_relu}, tf_backends, tf_run, "std"),
