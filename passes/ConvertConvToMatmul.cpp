@@ -38,8 +38,9 @@
 //
 // Depthwise convolutions and pooling are no matmul (no reduction over
 // channels shared by all filters): they become linalg.generic windows for
-// the fusion and stencil passes. Every other convolution, anything not f32
-// or not statically shaped, gets a remark and is left alone.
+// the fusion and stencil passes, whatever their element type. Every other
+// convolution, and any matmul-like one not f32 or not statically shaped,
+// gets a remark and is left alone.
 // Padding arrives as a tensor.pad before the convolution. Before an NHWC
 // im2col that alone reads it, it becomes a copy over the cores
 // (padRowsInParallel); elsewhere it stays.

@@ -254,13 +254,18 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   t.kc = std::min(roundDown(kcSteps, t.kr), roundUp(k, t.kr));
   os << "; kc " << t.kc << ": B micro-panel kc x nr in L1 (" << target.l1
      << " B)";
+  // The largest multiple of kr, at most kc, that divides `n` (kr itself
+  // when none does).
+  auto divisorKc = [&](int64_t n) {
+    int64_t kc = std::min(t.kc, n) / t.kr * t.kr;
+    while (kc > t.kr && n % kc != 0)
+      kc -= t.kr;
+    return kc;
+  };
   // Read through the input, a kc block is (part of) one tap: the largest
   // multiple of kr that divides C and is at most that.
   if (implicitConv && kGroup % t.kc != 0) {
-    int64_t kc = std::min(t.kc, kGroup) / t.kr * t.kr;
-    while (kc > t.kr && kGroup % kc != 0)
-      kc -= t.kr;
-    t.kc = kc;
+    t.kc = divisorKc(kGroup);
     os << ", lowered to " << t.kc << " to divide a tap's " << kGroup
        << " channels";
   }
@@ -276,9 +281,7 @@ bool mlir::tessel::computeMatmulTiling(const CPUModelParams &target, int64_t m,
   if (!implicitConv && !overrides.kc && tap > 0 &&
       operands.paddingOnlyColumnShare * 16 >= 1 && tap % t.kc != 0 &&
       operands.paddedRowLength % t.mr == 0 && m % t.mr == 0) {
-    int64_t kc = std::min(t.kc, tap) / t.kr * t.kr;
-    while (kc > t.kr && tap % kc != 0)
-      kc -= t.kr;
+    int64_t kc = divisorKc(tap);
     if (tap % kc == 0 && kc * 2 >= t.kc &&
         operands.paddedFilterRowLength % kc == 0 &&
         k / kc > 2) {
