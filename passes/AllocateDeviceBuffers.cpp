@@ -1,6 +1,7 @@
 //===- AllocateDeviceBuffers.cpp - Host temporaries kernels use → device --===//
 #include "passes/Passes.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -48,6 +49,66 @@ static void classifyUses(Value value, BufferUses &uses) {
   }
 }
 
+/// The view chain from a host `memref.get_global` to `value` (the global
+/// first), when `value`, defined outside `launch`, is such a view; empty
+/// otherwise.
+static SmallVector<Operation *> hostGlobalChain(Value value,
+                                                gpu::LaunchOp launch) {
+  SmallVector<Operation *> chain;
+  Operation *def = value.getDefiningOp();
+  while (def && !launch->isAncestor(def)) {
+    chain.push_back(def);
+    if (isa<memref::GetGlobalOp>(def)) {
+      std::reverse(chain.begin(), chain.end());
+      return chain;
+    }
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    def = view.getViewSource().getDefiningOp();
+  }
+  return {};
+}
+
+/// Kernels that read a global (a convolution's constant filter) through a
+/// host-side `memref.get_global` would dereference a host address on the
+/// device. The get_global (and the views of it) are cloned into the
+/// launch, so that gpu-kernel-outlining copies the global into the device
+/// module. Upstream outlining sinks only constants and dims, not globals.
+/// Mutable globals have no single copy both sides could share: an error.
+static LogicalResult sinkGlobalsIntoLaunch(RewriterBase &rewriter,
+                                           gpu::LaunchOp launch) {
+  bool ok = true;
+  launch.getBody().walk([&](Operation *op) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      SmallVector<Operation *> chain = hostGlobalChain(operand.get(), launch);
+      if (chain.empty())
+        continue;
+      auto getGlobal = cast<memref::GetGlobalOp>(chain.front());
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          getGlobal, getGlobal.getNameAttr());
+      if (!global || !global.getConstant()) {
+        getGlobal->emitOpError()
+            << "reads a mutable global that a GPU kernel uses; kernels "
+               "reach only constant globals (copied to the device module)";
+        ok = false;
+        continue;
+      }
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&launch.getBody().front());
+      IRMapping map;
+      Operation *clone = nullptr;
+      for (Operation *link : chain)
+        clone = rewriter.clone(*link, map);
+      rewriter.modifyOpInPlace(op, [&] {
+        operand.set(clone->getResult(
+            cast<OpResult>(operand.get()).getResultNumber()));
+      });
+    }
+  });
+  return success(ok);
+}
+
 namespace {
 struct AllocateDeviceBuffersPass
     : public tessel::impl::AllocateDeviceBuffersPassBase<
@@ -64,6 +125,9 @@ struct AllocateDeviceBuffersPass
     IRRewriter rewriter(&getContext());
     tokenType = gpu::AsyncTokenType::get(&getContext());
     bool ok = true;
+    getOperation().walk([&](gpu::LaunchOp launch) {
+      ok &= succeeded(sinkGlobalsIntoLaunch(rewriter, launch));
+    });
     getOperation().walk([&](Operation *op) {
       if (!isa<memref::AllocOp, memref::AllocaOp>(op) ||
           op->getParentOfType<gpu::LaunchOp>() ||

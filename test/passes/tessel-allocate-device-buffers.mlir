@@ -199,3 +199,49 @@ func.func @dealloc_through_view(%v: f32) {
   memref.dealloc %base : memref<f32>
   return
 }
+
+// -----
+
+// A constant global read by a kernel through a host-side get_global (and a
+// view of it) is fetched inside the kernel, so that outlining copies it to
+// the device module; the host never hands its address to the device.
+
+memref.global "private" constant @filter : memref<1x5xf32> = dense<[[1.0, 2.0, 3.0, 4.0, 5.0]]>
+
+// CHECK-LABEL: func.func @constant_global(
+// CHECK: gpu.launch
+// CHECK-NEXT: %[[G:.*]] = memref.get_global @filter : memref<1x5xf32>
+// CHECK-NEXT: %[[V:.*]] = memref.collapse_shape %[[G]]
+// CHECK: memref.load %[[V]][%{{.*}}] : memref<5xf32>
+// CHECK: gpu.terminator
+func.func @constant_global(%out: memref<5xf32>) {
+  %c1 = arith.constant 1 : index
+  %g = memref.get_global @filter : memref<1x5xf32>
+  %v = memref.collapse_shape %g [[0, 1]] : memref<1x5xf32> into memref<5xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %x = memref.load %v[%tx] : memref<5xf32>
+    memref.store %x, %out[%tx] : memref<5xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A mutable global has no copy both sides share.
+
+memref.global "private" @counters : memref<4xf32> = dense<0.0>
+
+func.func @mutable_global() {
+  %c1 = arith.constant 1 : index
+  %f = arith.constant 1.0 : f32
+  // expected-error @+1 {{reads a mutable global that a GPU kernel uses}}
+  %g = memref.get_global @counters : memref<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    memref.store %f, %g[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
