@@ -211,7 +211,16 @@ static bool push_default_context(void) {
       context = NULL;
   }
   pthread_mutex_unlock(&primary_context_mutex);
-  return context && CUDA_CALL(cuCtxPushCurrent, context) == CUDA_SUCCESS;
+  if (!context)
+    return false;
+  CUresult pushed = driver_cuCtxPushCurrent(context);
+  /* A compiled module's destructor unloads its kernels at exit, possibly
+   * after the driver has shut down (a CUDA library of the same process,
+   * such as cuBLAS, tore it down first): the driver has freed everything,
+   * so there is nothing to report. */
+  if (pushed == CUDA_ERROR_DEINITIALIZED)
+    return false;
+  return report_cuda_failure("cuCtxPushCurrent", pushed) == CUDA_SUCCESS;
 }
 
 static void pop_context(void) {
