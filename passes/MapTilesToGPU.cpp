@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 #define DEBUG_TYPE "tessel-map-tiles-to-gpu"
@@ -28,7 +29,10 @@ using namespace mlir::tessel;
 
 /// Threads per block: a quarter of the largest op's iterations per tile,
 /// in whole warps, between one warp and kMaxThreads. Eight warps hide the
-/// latency of the global loads while several blocks share an SM.
+/// latency of the global loads while several blocks share an SM. Larger
+/// blocks need a register cap the kernel does not carry yet: ptxas gave
+/// the softmax kernel 141 registers despite `.maxntid 1024`, and its launch
+/// at 512 and 1024 threads failed on an H100 (docs/benchmarks.md).
 static constexpr int64_t kMaxThreads = 256;
 /// Alignment of each tile buffer in shared memory.
 static constexpr int64_t kBufferAlignment = 16;
@@ -79,10 +83,103 @@ static int64_t elementBytes(MemRefType type, const DataLayout &layout) {
       1, static_cast<int64_t>(layout.getTypeSize(type.getElementType())));
 }
 
+/// The buffer a view (subview, reshape, cast) is of. A memref.view is a
+/// tile buffer of its own (each at its own offset of the block's shared
+/// memory), not a view of the others.
+static Value rootBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>()) {
+    if (isa<memref::ViewOp>(view))
+      break;
+    value = view.getViewSource();
+  }
+  return value;
+}
+
+static bool touches(linalg::LinalgOp op, Value root) {
+  return llvm::any_of(op->getOperands(), [&](Value operand) {
+    return isa<MemRefType>(operand.getType()) && rootBuffer(operand) == root;
+  });
+}
+
+/// Fills that only set the starting value of the next op on their buffer
+/// (a reduction's init, or an output the op overwrites): erased from `ops`
+/// (and `scratch`, kept parallel to it), their value handed to that op as
+/// the output's initial value instead. Otherwise every element is stored
+/// once, a barrier is taken and the element loaded back: for an output in
+/// global memory (blur_x_blur_y's), that is a whole extra write and read of
+/// the result. Returns, per remaining op, its outputs' initial values (null
+/// where loaded).
+static SmallVector<SmallVector<Value>>
+foldFillsIntoConsumers(RewriterBase &rewriter,
+                       SmallVectorImpl<linalg::LinalgOp> &ops,
+                       SmallVectorImpl<SmallVector<Value>> &scratch) {
+  SmallVector<SmallVector<Value>> initial(ops.size());
+  for (auto [i, op] : llvm::enumerate(ops))
+    initial[i].assign(op.getNumDpsInits(), Value());
+  SmallVector<bool> folded(ops.size(), false);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    auto fill = dyn_cast<linalg::FillOp>(ops[i].getOperation());
+    if (!fill)
+      continue;
+    Value buffer = fill.getDpsInits()[0];
+    Value root = rootBuffer(buffer);
+    size_t j = i + 1;
+    while (j < ops.size() && !touches(ops[j], root))
+      ++j;
+    if (j == ops.size())
+      continue;
+    linalg::LinalgOp consumer = ops[j];
+    // The consumer reads the buffer only as one of its outputs, through the
+    // same view, and visits every element exactly once: its output map is
+    // a permutation of all its parallel loops (the loop sizes come from
+    // the operands' shapes, so the whole buffer is covered).
+    std::optional<unsigned> slot;
+    bool ok = true;
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      if (!isa<MemRefType>(operand.get().getType()) ||
+          rootBuffer(operand.get()) != root)
+        continue;
+      if (!consumer.isDpsInit(&operand) || operand.get() != buffer || slot) {
+        ok = false;
+        break;
+      }
+      slot = operand.getOperandNumber() - consumer.getNumDpsInputs();
+    }
+    if (!ok || !slot)
+      continue;
+    AffineMap map = consumer.getIndexingMapsArray()[consumer.getNumDpsInputs() +
+                                                    *slot];
+    if (!map.isProjectedPermutation() ||
+        map.getNumResults() != consumer.getNumParallelLoops() ||
+        llvm::any_of(map.getResults(), [&](AffineExpr e) {
+          return consumer.getIteratorTypesArray()[cast<AffineDimExpr>(e)
+                                                       .getPosition()] !=
+                 utils::IteratorType::parallel;
+        }))
+      continue;
+    initial[j][*slot] = fill.getDpsInputs()[0];
+    folded[i] = true;
+  }
+  SmallVector<linalg::LinalgOp> keptOps;
+  SmallVector<SmallVector<Value>> keptScratch, keptInitial;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (folded[i]) {
+      rewriter.eraseOp(ops[i]);
+      continue;
+    }
+    keptOps.push_back(ops[i]);
+    keptScratch.push_back(std::move(scratch[i]));
+    keptInitial.push_back(std::move(initial[i]));
+  }
+  ops.assign(keptOps.begin(), keptOps.end());
+  scratch.assign(keptScratch.begin(), keptScratch.end());
+  return keptInitial;
+}
+
 /// Maps `forall` to a kernel; a remark says how, or why not (then the IR is
 /// unchanged). Fails only on an op that linalg cannot generalize.
 static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
-                                 TargetAttr target) {
+                                 TargetAttr target, int64_t threadsOverride) {
   Location loc = forall.getLoc();
   MLIRContext *ctx = rewriter.getContext();
   Block *body = forall.getBody();
@@ -107,6 +204,14 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   }
   int64_t threads =
       std::clamp<int64_t>(llvm::alignTo(largest, warp), warp, maxThreads);
+  if (threadsOverride > 0) {
+    if (threadsOverride % warp != 0 ||
+        threadsOverride > limits.maxThreadsPerBlock)
+      return decline("threads=" + Twine(threadsOverride) +
+                     " is not a multiple of the warp size within the "
+                     "target's block limit");
+    threads = threadsOverride;
+  }
 
   // Tile buffers: one shared buffer, each at a 16-byte aligned offset.
   DataLayout layout = DataLayout::closest(forall);
@@ -287,6 +392,8 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
       linalgOps.push_back(linalgOp);
   }
   gpu::TerminatorOp::create(rewriter, loc);
+  SmallVector<SmallVector<Value>> initialValues =
+      foldFillsIntoConsumers(rewriter, linalgOps, scratch);
   // Each op reads what the ones before it wrote: a barrier between them.
   int64_t perWarp = 0, perBlock = 0;
   for (auto [i, op] : llvm::enumerate(linalgOps)) {
@@ -294,8 +401,8 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
       rewriter.setInsertionPointAfter(op);
       gpu::BarrierOp::create(rewriter, op.getLoc());
     }
-    FailureOr<ThreadMapping> mapping =
-        distributeOverThreads(rewriter, op, tid, threads, warp, scratch[i]);
+    FailureOr<ThreadMapping> mapping = distributeOverThreads(
+        rewriter, op, tid, threads, warp, scratch[i], initialValues[i]);
     if (failed(mapping))
       return op->emitError("cannot distribute this op over a block's threads");
     perWarp += *mapping == ThreadMapping::PerWarp;
@@ -316,6 +423,7 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
 namespace {
 struct MapTilesToGPUPass
     : public tessel::impl::MapTilesToGPUPassBase<MapTilesToGPUPass> {
+  using MapTilesToGPUPassBase::MapTilesToGPUPassBase;
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     TargetAttr target = TargetAttr::lookup(func);
@@ -334,7 +442,7 @@ struct MapTilesToGPUPass
                             << why;
         continue;
       }
-      if (failed(mapTileLoop(rewriter, forall, target)))
+      if (failed(mapTileLoop(rewriter, forall, target, threadsOverride)))
         return signalPassFailure();
     }
   }

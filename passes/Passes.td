@@ -622,6 +622,11 @@ def MapTilesToGPUPass
     }
     ```
   }];
+  let options = [
+    Option<"threadsOverride", "threads", "int64_t", "0",
+           "Threads per block, a multiple of the warp size (0: the model's "
+           "choice)">
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
@@ -741,7 +746,10 @@ def AllocateDeviceBuffersPass
     allocates with `memref.alloc` are read and written by kernels, so they
     must live in device memory. This pass rewrites such allocations (and
     their deallocations) to `gpu.alloc` / `gpu.dealloc`. Buffers used only on
-    the host are left alone.
+    the host are left alone. A constant global that a kernel reads through
+    a host-side `memref.get_global` (a convolution's filter) is fetched
+    inside the kernel instead, so that outlining copies it to the device
+    module; a mutable global used by a kernel is an error.
 
     ```mlir
     %t = memref.alloc() : memref<64xf32>

@@ -285,6 +285,22 @@ static LoopStructure loopStructure(OpBuilder &b, Location loc,
   return s;
 }
 
+/// Constant upper bounds of `loops`' parallel sizes (an edge tile's
+/// affine.min of the tile size), when each has one.
+static std::optional<SmallVector<int64_t>>
+staticParallelBounds(const LoopStructure &loops) {
+  SmallVector<int64_t> bounds;
+  for (unsigned d : loops.parallel) {
+    FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+        presburger::BoundType::UB, loops.sizes[d], /*stopCondition=*/nullptr,
+        /*closedUB=*/true);
+    if (failed(bound) || *bound <= 0)
+      return std::nullopt;
+    bounds.push_back(*bound);
+  }
+  return bounds;
+}
+
 static SmallVector<Value> identities(OpBuilder &b, Location loc,
                                      ArrayRef<arith::AtomicRMWKind> kinds,
                                      TypeRange types) {
@@ -294,20 +310,72 @@ static SmallVector<Value> identities(OpBuilder &b, Location loc,
   return values;
 }
 
+/// Independent partial results per thread in a strided fold. A GPU thread
+/// issues its loads in order and waits at the first use: with one chain of
+/// partial results, each iteration's load waits for the previous combine,
+/// one load in flight per thread. Four chains keep four loads in flight.
+static constexpr int64_t kFoldChains = 4;
+
 /// Folds iterations start, start + stride, ... < end with `step` into
 /// partial results that start from the combiners' identities; returns them.
+/// The thread's iterations are counted first, and the main loop takes
+/// kFoldChains of them per trip into separate partial results (combined at
+/// the end), a remainder loop the rest.
 static SmallVector<Value> emitStridedFold(OpBuilder &b, Location loc,
                                           ArrayRef<arith::AtomicRMWKind> kinds,
                                           TypeRange types, Value start,
                                           Value end, Value stride,
                                           ReductionStep step) {
-  auto loop = scf::ForOp::create(b, loc, start, end, stride,
-                                 identities(b, loc, kinds, types));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value chains = arith::ConstantIndexOp::create(b, loc, kFoldChains);
+  // count = start < end ? ceil((end - start) / stride) : 0.
+  Value before =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, start, end);
+  Value span = arith::SubIOp::create(
+      b, loc, arith::SelectOp::create(b, loc, before, end, start), start);
+  Value count = arith::DivUIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, span,
+                            arith::SubIOp::create(b, loc, stride, one)),
+      stride);
+  Value mainCount = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, count, chains), chains);
+  auto iterationAt = [&](OpBuilder &ib, Location l, Value j) -> Value {
+    return arith::AddIOp::create(ib, l, start,
+                                 arith::MulIOp::create(ib, l, j, stride));
+  };
+  SmallVector<Value> initial;
+  for (int64_t c = 0; c < kFoldChains; ++c)
+    llvm::append_range(initial, identities(b, loc, kinds, types));
+  size_t n = kinds.size();
+  auto main = scf::ForOp::create(b, loc, zero, mainCount, chains, initial);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(main.getBody());
+    SmallVector<Value> next;
+    ValueRange carried = main.getRegionIterArgs();
+    for (int64_t c = 0; c < kFoldChains; ++c) {
+      Value j = arith::AddIOp::create(
+          b, loc, main.getInductionVar(),
+          arith::ConstantIndexOp::create(b, loc, c));
+      llvm::append_range(next, step(b, loc, iterationAt(b, loc, j),
+                                    carried.slice(c * n, n)));
+    }
+    scf::YieldOp::create(b, loc, next);
+  }
+  SmallVector<Value> partials(main.getResults().take_front(n));
+  for (int64_t c = 1; c < kFoldChains; ++c)
+    for (size_t i = 0; i < n; ++i)
+      partials[i] = arith::getReductionOp(kinds[i], b, loc, partials[i],
+                                          main.getResult(c * n + i));
+  auto rest = scf::ForOp::create(b, loc, mainCount, count, one, partials);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  scf::YieldOp::create(
-      b, loc, step(b, loc, loop.getInductionVar(), loop.getRegionIterArgs()));
-  return loop.getResults();
+  b.setInsertionPointToStart(rest.getBody());
+  scf::YieldOp::create(b, loc,
+                       step(b, loc, iterationAt(b, loc, rest.getInductionVar()),
+                            rest.getRegionIterArgs()));
+  return rest.getResults();
 }
 
 SmallVector<Value> mlir::tessel::emitWarpReduce(
@@ -390,18 +458,22 @@ void mlir::tessel::emitCombineIntoOutputs(OpBuilder &b, Location loc,
                                           linalg::GenericOp op,
                                           ArrayRef<arith::AtomicRMWKind> kinds,
                                           ValueRange totals,
-                                          ArrayRef<Value> ivs, Value index) {
+                                          ArrayRef<Value> ivs, Value index,
+                                          ArrayRef<Value> initialValues) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value first =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index, zero);
   auto store = scf::IfOp::create(b, loc, first, /*withElse=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(store.thenBlock());
-  for (auto [init, kind, total] :
-       llvm::zip(op.getDpsInitsMutable(), kinds, totals)) {
+  for (auto [i, init, kind, total] :
+       llvm::enumerate(op.getDpsInitsMutable(), kinds, totals)) {
     SmallVector<Value> indices =
         applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs);
-    Value initial = memref::LoadOp::create(b, loc, init.get(), indices);
+    Value initial = i < initialValues.size() && initialValues[i]
+                        ? initialValues[i]
+                        : memref::LoadOp::create(b, loc, init.get(), indices)
+                              .getResult();
     memref::StoreOp::create(b, loc,
                             arith::getReductionOp(kind, b, loc, initial, total),
                             init.get(), indices);
@@ -426,15 +498,40 @@ SmallVector<Value> mlir::tessel::emitReductionBody(OpBuilder &b, Location loc,
 /// the reduction loops inside it.
 static void emitPerThread(RewriterBase &rewriter, Location loc,
                           linalg::GenericOp op, const LoopStructure &loops,
-                          Value tid, int64_t threads) {
-  Value total = product(rewriter, loc, loops.parallel, loops.sizes);
+                          Value tid, int64_t threads,
+                          ArrayRef<Value> initialValues) {
+  // Over a tile's static extent when its parallel sizes are dynamic (edge
+  // tiles), with a guard: the loop index is split into loop indices by
+  // constants (shifts and multiplications) instead of a 64-bit division per
+  // index and element, which dominated stencil kernels.
+  SmallVector<Value> sizes(loops.sizes);
+  SmallVector<unsigned> guarded;
+  if (std::optional<SmallVector<int64_t>> bounds = staticParallelBounds(loops))
+    for (auto [d, bound] : llvm::zip(loops.parallel, *bounds))
+      if (!getConstantIntValue(loops.sizes[d])) {
+        sizes[d] = arith::ConstantIndexOp::create(rewriter, loc, bound);
+        guarded.push_back(d);
+      }
+  Value total = product(rewriter, loc, loops.parallel, sizes);
   Value step = arith::ConstantIndexOp::create(rewriter, loc, threads);
   auto loop = scf::ForOp::create(rewriter, loc, tid, total, step);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(loop.getBody());
   SmallVector<Value> ivs(op.getNumLoops());
   delinearizeInto(rewriter, loc, loop.getInductionVar(), loops.parallel,
-              loops.sizes, ivs);
+                  sizes, ivs);
+  if (!guarded.empty()) {
+    Value inside;
+    for (unsigned d : guarded) {
+      Value below = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ult, ivs[d], loops.sizes[d]);
+      inside = inside ? arith::AndIOp::create(rewriter, loc, inside, below)
+                            .getResult()
+                      : below;
+    }
+    auto within = scf::IfOp::create(rewriter, loc, inside, /*withElse=*/false);
+    rewriter.setInsertionPointToStart(within.thenBlock());
+  }
 
   SmallVector<OpOperand *> inits;
   for (OpOperand &init : op.getDpsInitsMutable())
@@ -442,8 +539,10 @@ static void emitPerThread(RewriterBase &rewriter, Location loc,
   // An output's current value is read only when the body uses it (all
   // reductions do).
   SmallVector<Value> accs;
-  for (OpOperand *init : inits)
-    accs.push_back(!op.getMatchingBlockArgument(init).use_empty() ||
+  for (auto [i, init] : llvm::enumerate(inits))
+    accs.push_back(i < initialValues.size() && initialValues[i]
+                       ? initialValues[i]
+                   : !op.getMatchingBlockArgument(init).use_empty() ||
                            !loops.reduction.empty()
                        ? memref::LoadOp::create(
                              rewriter, loc, init->get(),
@@ -491,7 +590,8 @@ static void emitPerWarpOrBlock(RewriterBase &rewriter, Location loc,
                                linalg::GenericOp op, const LoopStructure &loops,
                                ArrayRef<arith::AtomicRMWKind> kinds, Value tid,
                                int64_t threads, int64_t warpSize,
-                               ArrayRef<Value> scratch) {
+                               ArrayRef<Value> scratch,
+                               ArrayRef<Value> initialValues) {
   bool wholeBlock = !scratch.empty();
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value warpSizeValue = arith::ConstantIndexOp::create(rewriter, loc, warpSize);
@@ -523,7 +623,8 @@ static void emitPerWarpOrBlock(RewriterBase &rewriter, Location loc,
     SmallVector<Value> totals =
         emitBlockReduce(rewriter, loc, kinds, types, tid, threads, warpSize,
                         zero, iterations, scratch, foldIteration);
-    emitCombineIntoOutputs(rewriter, loc, op, kinds, totals, ivs, tid);
+    emitCombineIntoOutputs(rewriter, loc, op, kinds, totals, ivs, tid,
+                           initialValues);
     gpu::BarrierOp::create(rewriter, loc);
     return;
   }
@@ -532,12 +633,14 @@ static void emitPerWarpOrBlock(RewriterBase &rewriter, Location loc,
       emitStridedFold(rewriter, loc, kinds, types, lane, iterations,
                       warpSizeValue, foldIteration),
       warpSize);
-  emitCombineIntoOutputs(rewriter, loc, op, kinds, totals, ivs, lane);
+  emitCombineIntoOutputs(rewriter, loc, op, kinds, totals, ivs, lane,
+                         initialValues);
 }
 
 FailureOr<ThreadMapping> mlir::tessel::distributeOverThreads(
     RewriterBase &rewriter, linalg::LinalgOp linalgOp, Value tid,
-    int64_t threads, int64_t warpSize, ArrayRef<Value> scratch) {
+    int64_t threads, int64_t warpSize, ArrayRef<Value> scratch,
+    ArrayRef<Value> initialValues) {
   Location loc = linalgOp.getLoc();
   ThreadMapping mapping =
       chooseThreadMapping(linalgOp, threads, warpSize,
@@ -555,9 +658,10 @@ FailureOr<ThreadMapping> mlir::tessel::distributeOverThreads(
     emitPerWarpOrBlock(rewriter, loc, op, loops, *kinds, tid, threads,
                        warpSize,
                        mapping == ThreadMapping::PerBlock ? scratch
-                                                          : ArrayRef<Value>());
+                                                          : ArrayRef<Value>(),
+                       initialValues);
   else
-    emitPerThread(rewriter, loc, op, loops, tid, threads);
+    emitPerThread(rewriter, loc, op, loops, tid, threads, initialValues);
   rewriter.eraseOp(op);
   return mapping;
 }

@@ -77,13 +77,16 @@ int64_t wantedThreads(linalg::LinalgOp op, int64_t maxThreads,
 /// threads (a multiple of `warpSize`) share, `tid` being the thread's index,
 /// with the mapping chooseThreadMapping picks. Per block needs `scratch`:
 /// per output, a shared memref of one element per warp (else per warp is
-/// used). Returns the mapping used; fails (IR unchanged) when `op` cannot
-/// be generalized. Every thread of the block must reach the loops (per
-/// block holds barriers).
+/// used). A non-null `initialValues[i]` is output i's value everywhere (a
+/// fill folded away): used instead of loading the output. Returns the
+/// mapping used; fails (IR unchanged) when `op` cannot be generalized.
+/// Every thread of the block must reach the loops (per block holds
+/// barriers).
 FailureOr<ThreadMapping>
 distributeOverThreads(RewriterBase &rewriter, linalg::LinalgOp op, Value tid,
                       int64_t threads, int64_t warpSize,
-                      ArrayRef<Value> scratch = {});
+                      ArrayRef<Value> scratch = {},
+                      ArrayRef<Value> initialValues = {});
 
 /// Combines `values` (one per kind) across the lanes of each warp by
 /// butterfly shuffles: every lane gets its warp's result.
@@ -115,11 +118,12 @@ FailureOr<linalg::GenericOp> asGeneric(RewriterBase &rewriter,
 SmallVector<Type> outputElementTypes(linalg::LinalgOp op);
 
 /// Where `index` is 0 (thread 0, or a warp's first lane): each output of
-/// `op` at loop indices `ivs` combined by its kind with `totals`, stored.
+/// `op` at loop indices `ivs` combined by its kind with `totals`, stored;
+/// the output's value is `initialValues[i]` where given, else loaded.
 void emitCombineIntoOutputs(OpBuilder &b, Location loc, linalg::GenericOp op,
                             ArrayRef<arith::AtomicRMWKind> kinds,
                             ValueRange totals, ArrayRef<Value> ivs,
-                            Value index);
+                            Value index, ArrayRef<Value> initialValues = {});
 
 /// The body of `op` (a generic without parallel loops) at its linearized
 /// reduction iteration `iteration` (innermost loop fastest), the outputs'

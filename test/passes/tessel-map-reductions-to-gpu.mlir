@@ -1,18 +1,56 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-map-reductions-to-gpu),canonicalize,cse)' | FileCheck %s
 
 // A sum of 1000 elements: one block of 256 threads. Each thread folds a
-// strided share, five xor shuffles combine a warp, the 8 warps' results
-// meet in shared memory and are combined again, and thread 0 adds the
-// output's value and stores.
+// strided share: it counts its elements (ceil((1000 - t) / 256): 4, or 3
+// for t >= 232), folds them four per trip of a main loop into four
+// independent partial sums (four loads in flight, not one chain of adds
+// that each wait for the previous), adds the four, and folds the rest (0
+// to 3) in a remainder loop. Five xor shuffles combine a warp, the 8
+// warps' results meet in shared memory and are combined again, and thread
+// 0 adds the output's value and stores.
 
 #t = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>
 module attributes {tessel.target = #t} {
 // CHECK-LABEL: func.func @sum(
 // CHECK-SAME: %[[X:.*]]: memref<1000xf32>, %[[S:.*]]: memref<f32>
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c32_i32 {
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory
 // CHECK: %[[WARPS:.*]] = memref.view %[[SMEM]][%c0][] : {{.*}} to memref<8xf32, #gpu.address_space<workgroup>>
-// CHECK: %[[P:.*]] = scf.for %[[R:.*]] = %[[T]] to %c1000 step %c256 iter_args(%[[ACC:.*]] = %cst) -> (f32) {
+// CHECK: %[[BEFORE:.*]] = arith.cmpi ult, %[[T]], %c1000
+// CHECK: %[[END:.*]] = arith.select %[[BEFORE]], %c1000, %[[T]]
+// CHECK: %[[SPAN:.*]] = arith.subi %[[END]], %[[T]]
+// CHECK: %[[UP:.*]] = arith.addi %[[SPAN]], %c255
+// CHECK: %[[COUNT:.*]] = arith.divui %[[UP]], %c256
+// CHECK: %[[QUADS:.*]] = arith.divui %[[COUNT]], %c4
+// CHECK: %[[MAIN:.*]] = arith.muli %[[QUADS]], %c4
+// CHECK: %[[CHAINS:[^:]+]]:4 = scf.for %[[J:[^ ]+]] = %c0 to %[[MAIN]] step %c4 iter_args(%[[A0:[^ ]+]] = %[[ZERO]], %[[A1:[^ ]+]] = %[[ZERO]], %[[A2:[^ ]+]] = %[[ZERO]], %[[A3:[^ ]+]] = %[[ZERO]]) -> (f32, f32, f32, f32) {
+// CHECK: %[[OFF0:.*]] = arith.muli %[[J]], %c256
+// CHECK: %[[R0:.*]] = arith.addi %[[T]], %[[OFF0]]
+// CHECK: %[[V0:.*]] = memref.load %[[X]][%[[R0]]]
+// CHECK: %[[S0:.*]] = arith.addf %[[V0]], %[[A0]]
+// CHECK: %[[J1:.*]] = arith.addi %[[J]], %c1
+// CHECK: %[[OFF1:.*]] = arith.muli %[[J1]], %c256
+// CHECK: %[[R1:.*]] = arith.addi %[[T]], %[[OFF1]]
+// CHECK: %[[V1:.*]] = memref.load %[[X]][%[[R1]]]
+// CHECK: %[[S1:.*]] = arith.addf %[[V1]], %[[A1]]
+// CHECK: %[[J2:.*]] = arith.addi %[[J]], %c2
+// CHECK: %[[OFF2:.*]] = arith.muli %[[J2]], %c256
+// CHECK: %[[R2:.*]] = arith.addi %[[T]], %[[OFF2]]
+// CHECK: %[[V2:.*]] = memref.load %[[X]][%[[R2]]]
+// CHECK: %[[S2:.*]] = arith.addf %[[V2]], %[[A2]]
+// CHECK: %[[J3:.*]] = arith.addi %[[J]], %c3
+// CHECK: %[[OFF3:.*]] = arith.muli %[[J3]], %c256
+// CHECK: %[[R3:.*]] = arith.addi %[[T]], %[[OFF3]]
+// CHECK: %[[V3:.*]] = memref.load %[[X]][%[[R3]]]
+// CHECK: %[[S3:.*]] = arith.addf %[[V3]], %[[A3]]
+// CHECK: scf.yield %[[S0]], %[[S1]], %[[S2]], %[[S3]] : f32, f32, f32, f32
+// CHECK: %[[S01:.*]] = arith.addf %[[CHAINS]]#0, %[[CHAINS]]#1
+// CHECK: %[[S012:.*]] = arith.addf %[[S01]], %[[CHAINS]]#2
+// CHECK: %[[S0123:.*]] = arith.addf %[[S012]], %[[CHAINS]]#3
+// CHECK: %[[P:.*]] = scf.for %[[K:[^ ]+]] = %[[MAIN]] to %[[COUNT]] step %c1 iter_args(%[[ACC:[^ ]+]] = %[[S0123]]) -> (f32) {
+// CHECK: %[[OFF:.*]] = arith.muli %[[K]], %c256
+// CHECK: %[[R:.*]] = arith.addi %[[T]], %[[OFF]]
 // CHECK: %[[V:.*]] = memref.load %[[X]][%[[R]]]
 // CHECK: arith.addf %[[V]], %[[ACC]]
 // CHECK: gpu.shuffle  xor %[[P]], %c16_i32, %c32_i32 : f32
@@ -41,9 +79,11 @@ module attributes {tessel.target = #t} {
 
 // -----
 
-// A max over 100000 i32 in two kernels: 25 blocks of 256 threads (16
-// elements per thread) write their partial maxima to a 25-element buffer,
-// one block combines them with the output's value.
+// A max over 100000 i32 in two kernels: 25 blocks of 256 threads (4000
+// elements per block: 16 per thread below 160, four trips of the main
+// loop, else 15, three trips and three in the remainder loop) write their
+// partial maxima to a 25-element buffer, one block combines them with the
+// output's value (threads 0 to 24 one element each, in the remainder loop).
 
 #t = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>
 module attributes {tessel.target = #t} {
@@ -51,13 +91,29 @@ module attributes {tessel.target = #t} {
 // CHECK: %[[PART:.*]] = memref.alloc() : memref<25xi32>
 // CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %c25, {{.*}} = %c1, {{.*}} = %c1) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %c256,
 // CHECK: %[[BEGIN:.*]] = arith.muli %[[B]], %c4000
-// CHECK: arith.minui
-// CHECK: arith.maxsi
-// CHECK: gpu.shuffle  xor
+// CHECK: %[[LAST:.*]] = arith.addi %[[BEGIN]], %c4000
+// CHECK: %[[END:.*]] = arith.minui %[[LAST]], %c100000
+// CHECK: %[[FIRST:.*]] = arith.addi %[[BEGIN]], %[[T]]
+// CHECK: arith.cmpi ult, %[[FIRST]], %[[END]]
+// CHECK: %[[COUNT:.*]] = arith.divui %{{.*}}, %c256
+// CHECK: %[[MAIN:.*]] = arith.muli %{{.*}}, %c4
+// CHECK: %[[CHAINS:[^:]+]]:4 = scf.for %{{.*}} = %c0 to %[[MAIN]] step %c4 iter_args({{.*}}) -> (i32, i32, i32, i32) {
+// CHECK-COUNT-4: arith.maxsi
+// CHECK: scf.yield
+// CHECK: %[[M01:.*]] = arith.maxsi %[[CHAINS]]#0, %[[CHAINS]]#1
+// CHECK: %[[M012:.*]] = arith.maxsi %[[M01]], %[[CHAINS]]#2
+// CHECK: %[[M0123:.*]] = arith.maxsi %[[M012]], %[[CHAINS]]#3
+// CHECK: %[[P:.*]] = scf.for %{{.*}} = %[[MAIN]] to %[[COUNT]] step %c1 iter_args(%{{.*}} = %[[M0123]]) -> (i32) {
+// CHECK: gpu.shuffle  xor %[[P]]
 // CHECK: memref.store %{{.*}}, %[[PART]][%[[B]]] : memref<25xi32>
 // CHECK: gpu.terminator
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c256,
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c25 step %c256
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads(%[[T2:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %c256,
+// CHECK: arith.cmpi ult, %[[T2]], %c25
+// CHECK: %[[COUNT2:.*]] = arith.divui %{{.*}}, %c256
+// CHECK: %[[MAIN2:.*]] = arith.muli %{{.*}}, %c4
+// CHECK: scf.for %{{.*}} = %c0 to %[[MAIN2]] step %c4 iter_args({{.*}}) -> (i32, i32, i32, i32) {
+// CHECK-COUNT-4: memref.load %[[PART]]
+// CHECK: scf.for %{{.*}} = %[[MAIN2]] to %[[COUNT2]] step %c1 iter_args
 // CHECK: memref.load %[[PART]]
 // CHECK: gpu.terminator
 // CHECK: memref.dealloc %[[PART]]
@@ -141,12 +197,16 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 
 // -----
 
-// AMD: the warp is the target's 64-lane wavefront (six xor steps, width 64).
+// AMD: the warp is the target's 64-lane wavefront (six xor steps, width
+// 64); the threads' fold is the same four chains and remainder loop.
 
 module attributes {tessel.target = #tessel.target<kind = "amdgpu", sm_count = 110, smem_per_block = 65536, warp_size = 64, max_threads_per_block = 1024>} {
 // CHECK-LABEL: func.func @amd_sum(
 // CHECK: memref.view {{.*}} to memref<4xf32, #gpu.address_space<workgroup>>
-// CHECK: gpu.shuffle  xor %{{.*}}, %c32_i32, %c64_i32 : f32
+// CHECK: %[[MAIN:.*]] = arith.muli %{{.*}}, %c4
+// CHECK: scf.for %{{.*}} = %c0 to %[[MAIN]] step %c4 iter_args({{.*}}) -> (f32, f32, f32, f32) {
+// CHECK: %[[P:.*]] = scf.for %{{.*}} = %[[MAIN]] to %{{.*}} step %c1 iter_args
+// CHECK: gpu.shuffle  xor %[[P]], %c32_i32, %c64_i32 : f32
 // CHECK-COUNT-5: gpu.shuffle  xor %{{.*}}, %c{{[0-9]+}}_i32, %c64_i32
   func.func @amd_sum(%x: memref<1000xf32>, %s: memref<f32>) {
     // expected-remark @below {{reduction of 1000 iterations mapped to the GPU: one block, 256 threads per block}}

@@ -4,8 +4,11 @@
 // it: the x pass into a tile buffer, the y pass from it) becomes one kernel:
 // a block per 1x16x32 tile (8 x 8 x 3 blocks), the 20x32 tile buffer in
 // shared memory, each op a loop that the block's 160 threads share (640
-// iterations of the largest, a quarter each), barriers between the ops, and
-// the filter weights' global read in the kernel.
+// iterations of the largest, a quarter each), and the filter weights'
+// global read in the kernel. The two fills are folded into the passes
+// after them (each thread's tap accumulator starts at the fill's 0.0; no
+// store, barrier and load back), so two ops remain, with one barrier
+// between them: the x pass writes the buffer the y pass reads.
 
 #in_x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + d3)>
 #taps = affine_map<(d0, d1, d2, d3) -> (d3)>
@@ -15,6 +18,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
   memref.global "private" constant @weights : memref<5xf32> = dense<[6.250000e-02, 2.500000e-01, 3.750000e-01, 2.500000e-01, 6.250000e-02]>
 // CHECK-LABEL: func.func @blur(
 // CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<3x132x260xf32>, %[[OUT:[a-z0-9]+]]: memref<3x128x256xf32>
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NOT: scf.forall
 // CHECK: gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %[[BZ:.*]]) in (%{{.*}} = %c8, %{{.*}} = %c8, %{{.*}} = %c3) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c160, %{{.*}} = %c1, %{{.*}} = %c1) dynamic_shared_memory_size %c2560_i32 {
 // CHECK: %[[W:.*]] = memref.get_global @weights : memref<5xf32>
@@ -22,22 +26,24 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
 // CHECK: %[[VIEW:.*]] = memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x20x32xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[BUF:.*]] = memref.memory_space_cast %[[VIEW]] : memref<1x20x32xf32, #gpu.address_space<workgroup>> to memref<1x20x32xf32>
 // CHECK: %[[TILE:.*]] = memref.subview %[[IN]][%[[BZ]], %{{.*}}, %{{.*}}] [1, 20, 36] [1, 1, 1]
-// The fill of the buffer, then the x pass (5 taps per thread) into it.
+// The x pass (5 taps per thread, from the fill's value) into the buffer:
+// no fill loop and no barrier before it, nothing loaded from the buffer.
+// CHECK-NOT: gpu.barrier
 // CHECK: scf.for %{{.*}} = %[[TX]] to %c640 step %c160 {
-// CHECK: memref.store %{{.*}}, %[[BUF]]
-// CHECK: gpu.barrier
-// CHECK: scf.for %{{.*}} = %[[TX]] to %c640 step %c160 {
-// CHECK: scf.for %[[T:.*]] = %c0 to %c5 step %c1 iter_args
+// CHECK-NOT: memref.load %[[BUF]][
+// CHECK: scf.for %[[T:.*]] = %c0 to %c5 step %c1 iter_args(%{{.*}} = %[[ZERO]]) -> (f32) {
 // CHECK: memref.load %[[TILE]]
 // CHECK: memref.load %[[W]][%[[T]]]
-// CHECK: memref.store %{{.*}}, %[[BUF]]
+// CHECK: memref.store %{{.*}}, %[[BUF]][
 // CHECK: gpu.barrier
-// The y pass from the buffer into the output's tile.
+// The y pass from the buffer into the output's tile, likewise from the
+// output fill's value (the output is not loaded).
 // CHECK: %[[OTILE:.*]] = memref.subview %[[OUT]]
+// CHECK-NOT: gpu.barrier
 // CHECK: scf.for %{{.*}} = %[[TX]] to %c512 step %c160 {
-// CHECK: gpu.barrier
-// CHECK: scf.for %{{.*}} = %[[TX]] to %c512 step %c160 {
-// CHECK: memref.load %[[BUF]]
+// CHECK-NOT: memref.load %[[OTILE]]
+// CHECK: scf.for %{{.*}} = %c0 to %c5 step %c1 iter_args(%{{.*}} = %[[ZERO]]) -> (f32) {
+// CHECK: memref.load %[[BUF]][
 // CHECK: memref.store %{{.*}}, %[[OTILE]]
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.terminator
@@ -46,7 +52,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
   func.func @blur(%arg0: memref<3x132x260xf32>, %arg1: memref<3x128x256xf32>) {
     %cst = arith.constant 0.000000e+00 : f32
     %0 = memref.get_global @weights : memref<5xf32>
-    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 160 threads per tile, 4 op(s) per tile with barriers between them (0 reduced per warp, 0 per block, by shuffles), 2560 bytes of tile buffers in shared memory}}
+    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 160 threads per tile, 2 op(s) per tile with barriers between them (0 reduced per warp, 0 per block, by shuffles), 2560 bytes of tile buffers in shared memory}}
     scf.forall (%c, %i, %j) = (0, 0, 0) to (3, 128, 256) step (1, 16, 32) {
       %in = memref.subview %arg0[%c, %i, %j] [1, 20, 36] [1, 1, 1] : memref<3x132x260xf32> to memref<1x20x36xf32, strided<[34320, 260, 1], offset: ?>>
       %buf = memref.alloc() {alignment = 64 : i64} : memref<1x20x32xf32>
@@ -66,6 +72,133 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
         linalg.yield %2 : f32
       }
       memref.dealloc %buf : memref<1x20x32xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+// A fill is folded into the next op on its buffer when that op only writes
+// the buffer, through the same view, once per element: the fill's value
+// starts the op's accumulators. The values here (1.0 for a sum, -1.0 for a
+// max) are not the combiners' identities, so it is the fill's value that
+// is seen: a thread's sum over its row starts from 1.0 (no fill loop and
+// no barrier before it), and lane 0 combines its warp's maximum with -1.0
+// instead of the output's loaded value.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>} {
+// CHECK-LABEL: func.func @fill_into_sum(
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c64,
+// CHECK: %[[XS:.*]] = memref.subview {{.*}} : memref<1024x4xf32> to
+// CHECK: %[[SS:.*]] = memref.subview {{.*}} : memref<1024xf32> to
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.for %[[ROW:.*]] = %[[T]] to %c256 step %c64 {
+// CHECK-NOT: memref.load %[[SS]]
+// CHECK: %[[SUM:.*]] = scf.for %[[COL:.*]] = %c0 to %c4 step %c1 iter_args(%[[ACC:.*]] = %[[ONE]]) -> (f32) {
+// CHECK: %[[V:.*]] = memref.load %[[XS]][%[[ROW]], %[[COL]]]
+// CHECK: arith.addf %[[V]], %[[ACC]]
+// CHECK: memref.store %[[SUM]], %[[SS]][%[[ROW]]]
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.terminator
+  func.func @fill_into_sum(%x: memref<1024x4xf32>, %s: memref<1024xf32>) {
+    %one = arith.constant 1.0 : f32
+    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 64 threads per tile, 1 op(s) per tile with barriers between them (0 reduced per warp, 0 per block, by shuffles), 0 bytes of tile buffers in shared memory}}
+    scf.forall (%i) = (0) to (1024) step (256) {
+      %xs = memref.subview %x[%i, 0] [256, 4] [1, 1] : memref<1024x4xf32> to memref<256x4xf32, strided<[4, 1], offset: ?>>
+      %ss = memref.subview %s[%i] [256] [1] : memref<1024xf32> to memref<256xf32, strided<[1], offset: ?>>
+      linalg.fill ins(%one : f32) outs(%ss : memref<256xf32, strided<[1], offset: ?>>)
+      linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+          ins(%xs : memref<256x4xf32, strided<[4, 1], offset: ?>>) outs(%ss : memref<256xf32, strided<[1], offset: ?>>) {
+      ^bb0(%v: f32, %acc: f32):
+        %r = arith.addf %v, %acc : f32
+        linalg.yield %r : f32
+      }
+    }
+    return
+  }
+// CHECK-LABEL: func.func @fill_into_max_per_warp(
+// CHECK-DAG: %[[MINUS:.*]] = arith.constant -1.000000e+00 : f32
+// CHECK: gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK: %[[MS:.*]] = memref.subview {{.*}} : memref<64xf32> to
+// CHECK: %[[LANE:.*]] = arith.remui %[[T]], %c32
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %c8 step %c8 {
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK-NEXT: %[[MAX:.*]] = arith.maximumf
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: %[[NEW:.*]] = arith.maximumf %[[MAX]], %[[MINUS]] : f32
+// CHECK-NEXT: memref.store %[[NEW]], %[[MS]][%[[ROW]]]
+// CHECK: gpu.terminator
+  func.func @fill_into_max_per_warp(%x: memref<64x1024xf32>, %m: memref<64xf32>) {
+    %minus = arith.constant -1.0 : f32
+    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 256 threads per tile, 1 op(s) per tile with barriers between them (1 reduced per warp, 0 per block, by shuffles), 0 bytes of tile buffers in shared memory}}
+    scf.forall (%i) = (0) to (64) step (8) {
+      %xs = memref.subview %x[%i, 0] [8, 1024] [1, 1] : memref<64x1024xf32> to memref<8x1024xf32, strided<[1024, 1], offset: ?>>
+      %ms = memref.subview %m[%i] [8] [1] : memref<64xf32> to memref<8xf32, strided<[1], offset: ?>>
+      linalg.fill ins(%minus : f32) outs(%ms : memref<8xf32, strided<[1], offset: ?>>)
+      linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+          ins(%xs : memref<8x1024xf32, strided<[1024, 1], offset: ?>>) outs(%ms : memref<8xf32, strided<[1], offset: ?>>) {
+      ^bb0(%v: f32, %acc: f32):
+        %r = arith.maximumf %v, %acc : f32
+        linalg.yield %r : f32
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// Fills that are kept: the next op on %ys writes only half of it (a
+// subview, so the other half keeps the fill's 1.0), and the next op on the
+// tile buffer reads it as an input. Each stays a loop of stores with a
+// barrier after it: 4 ops, 3 barriers.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>} {
+// CHECK-LABEL: func.func @fills_kept(
+// CHECK-SAME: %{{[a-z0-9]+}}: memref<64x32xf32>, %[[Y:[a-z0-9]+]]: memref<64x32xf32>
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK: gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c64,
+// CHECK: %[[BUF:.*]] = memref.memory_space_cast
+// CHECK: %[[YS:.*]] = memref.subview %[[Y]][%{{.*}}, 0] [8, 32]
+// CHECK: scf.for %{{.*}} = %[[T]] to %c256 step %c64 {
+// CHECK: memref.store %[[ONE]], %[[YS]][
+// CHECK: gpu.barrier
+// CHECK: %[[YH:.*]] = memref.subview %[[YS]][0, 0] [8, 16]
+// CHECK: scf.for %{{.*}} = %[[T]] to %c128 step %c64 {
+// CHECK: memref.store %{{.*}}, %[[YH]][
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.*}} = %[[T]] to %c256 step %c64 {
+// CHECK: memref.store %[[TWO]], %[[BUF]][
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.*}} = %[[T]] to %c256 step %c64 {
+// CHECK: memref.load %[[BUF]][
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.terminator
+  func.func @fills_kept(%x: memref<64x32xf32>, %y: memref<64x32xf32>, %z: memref<64x32xf32>) {
+    %one = arith.constant 1.0 : f32
+    %two = arith.constant 2.0 : f32
+    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 64 threads per tile, 4 op(s) per tile with barriers between them (0 reduced per warp, 0 per block, by shuffles), 1024 bytes of tile buffers in shared memory}}
+    scf.forall (%i) = (0) to (64) step (8) {
+      %xs = memref.subview %x[%i, 0] [8, 32] [1, 1] : memref<64x32xf32> to memref<8x32xf32, strided<[32, 1], offset: ?>>
+      %ys = memref.subview %y[%i, 0] [8, 32] [1, 1] : memref<64x32xf32> to memref<8x32xf32, strided<[32, 1], offset: ?>>
+      %zs = memref.subview %z[%i, 0] [8, 32] [1, 1] : memref<64x32xf32> to memref<8x32xf32, strided<[32, 1], offset: ?>>
+      linalg.fill ins(%one : f32) outs(%ys : memref<8x32xf32, strided<[32, 1], offset: ?>>)
+      %yh = memref.subview %ys[0, 0] [8, 16] [1, 1] : memref<8x32xf32, strided<[32, 1], offset: ?>> to memref<8x16xf32, strided<[32, 1], offset: ?>>
+      %xh = memref.subview %xs[0, 0] [8, 16] [1, 1] : memref<8x32xf32, strided<[32, 1], offset: ?>> to memref<8x16xf32, strided<[32, 1], offset: ?>>
+      linalg.copy ins(%xh : memref<8x16xf32, strided<[32, 1], offset: ?>>) outs(%yh : memref<8x16xf32, strided<[32, 1], offset: ?>>)
+      %buf = memref.alloc() : memref<8x32xf32>
+      linalg.fill ins(%two : f32) outs(%buf : memref<8x32xf32>)
+      linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+          ins(%buf, %xs : memref<8x32xf32>, memref<8x32xf32, strided<[32, 1], offset: ?>>) outs(%zs : memref<8x32xf32, strided<[32, 1], offset: ?>>) {
+      ^bb0(%b: f32, %v: f32, %o: f32):
+        %r = arith.addf %b, %v : f32
+        linalg.yield %r : f32
+      }
+      memref.dealloc %buf : memref<8x32xf32>
     }
     return
   }
@@ -111,14 +244,22 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
 
 // Tile buffers are laid out by their bytes in memory: 100 i1 take 100 bytes
 // (the f32 buffer after them starts at 112, the next multiple of 16), and
-// index elements 8 bytes each.
+// index elements 8 bytes each. No op after the index fill writes its
+// buffer, so the fill is kept: 4 ops, 3 barriers.
 
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>} {
 // CHECK-LABEL: func.func @mixed_buffers(
 // CHECK: dynamic_shared_memory_size %c944_i32
 // CHECK: memref.view %{{.*}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<100xi1, #gpu.address_space<workgroup>>
 // CHECK: memref.view %{{.*}}[%c112][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<100xf32, #gpu.address_space<workgroup>>
-// CHECK: memref.view %{{.*}}[%c512][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<54xindex, #gpu.address_space<workgroup>>
+// CHECK: %[[IDX_VIEW:.*]] = memref.view %{{.*}}[%c512][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<54xindex, #gpu.address_space<workgroup>>
+// CHECK: %[[IDX:.*]] = memref.memory_space_cast %[[IDX_VIEW]]
+// CHECK-COUNT-2: gpu.barrier
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c54 step %c32 {
+// CHECK-NEXT: memref.store %c0, %[[IDX]][
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.terminator
   func.func @mixed_buffers(%in: memref<400xf32>, %out: memref<400xf32>) {
     %zero = arith.constant 0.0 : f32
     %c0 = arith.constant 0 : index
@@ -177,8 +318,10 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
 
 // A target without warp size and block limit (a hand-written
 // #tessel.target) gets NVIDIA's 32 and 1024. A grid whose y would exceed
-// 65535 blocks runs every tile on x, the loop indices decoded from it; an
-// edge tile's extent (affine.min) bounds its threads' loop.
+// 65535 blocks runs every tile on x, the loop indices decoded from it. An
+// edge tile's extent (affine.min) is at most 64: its threads' loop runs
+// over all 64 (the index split by the constant 64, not by the extent), and
+// a guard skips the columns past the extent.
 
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", smem_per_block = 166912>} {
 // CHECK-LABEL: func.func @tall(
@@ -187,8 +330,13 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", smem_per_block
 // CHECK: %[[ROW:.*]] = arith.divui %[[BX]], %c2
 // CHECK: %[[J:.*]] = affine.apply #{{.*}}()[%[[COL]]]
 // CHECK: %[[N:.*]] = affine.min #{{.*}}()[%[[COL]]]
-// CHECK: memref.subview %{{.*}}[%[[ROW]], %[[J]]] [1, %[[N]]]
-// CHECK: scf.for %{{.*}} = %[[TX]] to %[[N]] step %c32
+// CHECK: %[[Y:.*]] = memref.subview %{{.*}}[%[[ROW]], %[[J]]] [1, %[[N]]]
+// CHECK: scf.for %[[IV:.*]] = %[[TX]] to %c64 step %c32 {
+// CHECK: %[[C:.*]] = arith.remui %[[IV]], %c64
+// CHECK: %[[R:.*]] = arith.divui %[[IV]], %c64
+// CHECK: %[[INSIDE:.*]] = arith.cmpi ult, %[[C]], %[[N]]
+// CHECK: scf.if %[[INSIDE]] {
+// CHECK: memref.store %{{.*}}, %[[Y]][%[[R]], %[[C]]]
   func.func @tall(%out: memref<100000x100xf32>) {
     %one = arith.constant 1.0 : f32
     // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 32 threads per tile}}
@@ -196,6 +344,40 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", smem_per_block
       %n = affine.min affine_map<(j) -> (64, 100 - j)>(%j)
       %y = memref.subview %out[%i, %j] [1, %n] [1, 1] : memref<100000x100xf32> to memref<1x?xf32, strided<[100, 1], offset: ?>>
       linalg.fill ins(%one : f32) outs(%y : memref<1x?xf32, strided<[100, 1], offset: ?>>)
+    }
+    return
+  }
+}
+
+// -----
+
+// Both extents of an edge tile dynamic (16 rows, 64 columns at most): the
+// threads' loop runs over 16 x 64, and the guard checks both indices.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>} {
+// CHECK-LABEL: func.func @edge_2d(
+// CHECK: gpu.launch {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK: %[[M:.*]] = affine.min
+// CHECK: %[[N:.*]] = affine.min
+// CHECK: %[[Y:.*]] = memref.subview %{{.*}} [%[[M]], %[[N]]] [1, 1]
+// CHECK: scf.for %[[IV:.*]] = %[[TX]] to %c1024 step %c256 {
+// CHECK: %[[C:.*]] = arith.remui %[[IV]], %c64
+// CHECK: %[[R:.*]] = arith.divui %[[IV]], %c64
+// CHECK-DAG: %[[RIN:.*]] = arith.cmpi ult, %[[R]], %[[M]]
+// CHECK-DAG: %[[CIN:.*]] = arith.cmpi ult, %[[C]], %[[N]]
+// CHECK: %[[INSIDE:.*]] = arith.andi
+// CHECK-SAME: %[[RIN]]
+// CHECK-SAME: %[[CIN]]
+// CHECK: scf.if %[[INSIDE]] {
+// CHECK: memref.store %{{.*}}, %[[Y]][%[[R]], %[[C]]]
+  func.func @edge_2d(%out: memref<100x100xf32>) {
+    %one = arith.constant 1.0 : f32
+    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 256 threads per tile, 1 op(s) per tile with barriers between them (0 reduced per warp, 0 per block, by shuffles), 0 bytes of tile buffers in shared memory}}
+    scf.forall (%i, %j) = (0, 0) to (100, 100) step (16, 64) {
+      %m = affine.min affine_map<(i) -> (16, 100 - i)>(%i)
+      %n = affine.min affine_map<(j) -> (64, 100 - j)>(%j)
+      %y = memref.subview %out[%i, %j] [%m, %n] [1, 1] : memref<100x100xf32> to memref<?x?xf32, strided<[100, 1], offset: ?>>
+      linalg.fill ins(%one : f32) outs(%y : memref<?x?xf32, strided<[100, 1], offset: ?>>)
     }
     return
   }
@@ -221,20 +403,58 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 // -----
 
 // Row maxima of 8-row tiles of 1024 columns go per warp: warp w takes rows
-// w, w + 8, ...; its lanes fold columns lane, lane + 32, ... (coalesced);
-// five xor shuffles combine the lanes and lane 0 stores. One row of 4096
-// columns per tile goes per block: all 256 threads fold it, and the 8
-// warps' results meet in 32 bytes of shared memory.
+// w, w + 8, ...; its lanes fold columns lane, lane + 32, ... (coalesced):
+// the lane counts its columns (ceil((1024 - lane) / 32)), folds them four
+// per trip into four independent maxima (four loads in flight), combines
+// the four, and folds the rest one per trip. Five xor shuffles combine the
+// lanes and lane 0 stores. One row of 4096 columns per tile goes per
+// block: all 256 threads fold it (the same four chains and remainder), and
+// the 8 warps' results meet in 32 bytes of shared memory.
 
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>} {
 // CHECK-LABEL: func.func @row_max_per_warp(
+// CHECK-DAG: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK: gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK: %[[XS:.*]] = memref.subview {{.*}} : memref<64x1024xf32> to
 // CHECK: %[[LANE:.*]] = arith.remui %[[T]], %c32
 // CHECK: %[[WARP:.*]] = arith.divui %[[T]], %c32
 // CHECK: scf.for %[[ROW:.*]] = %[[WARP]] to %c8 step %c8 {
-// CHECK: %[[M:.*]] = scf.for %[[COL:.*]] = %[[LANE]] to %c1024 step %c32 iter_args(%[[ACC:.*]] = %cst{{.*}}) -> (f32) {
-// CHECK: memref.load %{{.*}}[%[[ROW]], %[[COL]]]
-// CHECK: arith.maximumf
+// CHECK: %[[BEFORE:.*]] = arith.cmpi ult, %[[LANE]], %c1024
+// CHECK: %[[END:.*]] = arith.select %[[BEFORE]], %c1024, %[[LANE]]
+// CHECK: %[[SPAN:.*]] = arith.subi %[[END]], %[[LANE]]
+// CHECK: %[[UP:.*]] = arith.addi %[[SPAN]], %c31
+// CHECK: %[[COUNT:.*]] = arith.divui %[[UP]], %c32
+// CHECK: %[[QUADS:.*]] = arith.divui %[[COUNT]], %c4
+// CHECK: %[[MAIN:.*]] = arith.muli %[[QUADS]], %c4
+// CHECK: %[[CHAINS:[^:]+]]:4 = scf.for %[[J:[^ ]+]] = %c0 to %[[MAIN]] step %c4 iter_args(%[[A0:[^ ]+]] = %[[NEG_INF]], %[[A1:[^ ]+]] = %[[NEG_INF]], %[[A2:[^ ]+]] = %[[NEG_INF]], %[[A3:[^ ]+]] = %[[NEG_INF]]) -> (f32, f32, f32, f32) {
+// CHECK: %[[OFF0:.*]] = arith.muli %[[J]], %c32
+// CHECK: %[[COL0:.*]] = arith.addi %[[LANE]], %[[OFF0]]
+// CHECK: %[[V0:.*]] = memref.load %[[XS]][%[[ROW]], %[[COL0]]]
+// CHECK: %[[M0:.*]] = arith.maximumf %[[V0]], %[[A0]]
+// CHECK: %[[J1:.*]] = arith.addi %[[J]], %c1
+// CHECK: %[[OFF1:.*]] = arith.muli %[[J1]], %c32
+// CHECK: %[[COL1:.*]] = arith.addi %[[LANE]], %[[OFF1]]
+// CHECK: %[[V1:.*]] = memref.load %[[XS]][%[[ROW]], %[[COL1]]]
+// CHECK: %[[M1:.*]] = arith.maximumf %[[V1]], %[[A1]]
+// CHECK: %[[J2:.*]] = arith.addi %[[J]], %c2
+// CHECK: %[[OFF2:.*]] = arith.muli %[[J2]], %c32
+// CHECK: %[[COL2:.*]] = arith.addi %[[LANE]], %[[OFF2]]
+// CHECK: %[[V2:.*]] = memref.load %[[XS]][%[[ROW]], %[[COL2]]]
+// CHECK: %[[M2:.*]] = arith.maximumf %[[V2]], %[[A2]]
+// CHECK: %[[J3:.*]] = arith.addi %[[J]], %c3
+// CHECK: %[[OFF3:.*]] = arith.muli %[[J3]], %c32
+// CHECK: %[[COL3:.*]] = arith.addi %[[LANE]], %[[OFF3]]
+// CHECK: %[[V3:.*]] = memref.load %[[XS]][%[[ROW]], %[[COL3]]]
+// CHECK: %[[M3:.*]] = arith.maximumf %[[V3]], %[[A3]]
+// CHECK: scf.yield %[[M0]], %[[M1]], %[[M2]], %[[M3]] : f32, f32, f32, f32
+// CHECK: %[[M01:.*]] = arith.maximumf %[[CHAINS]]#0, %[[CHAINS]]#1
+// CHECK: %[[M012:.*]] = arith.maximumf %[[M01]], %[[CHAINS]]#2
+// CHECK: %[[M0123:.*]] = arith.maximumf %[[M012]], %[[CHAINS]]#3
+// CHECK: %[[M:.*]] = scf.for %[[K:[^ ]+]] = %[[MAIN]] to %[[COUNT]] step %c1 iter_args(%[[ACC:[^ ]+]] = %[[M0123]]) -> (f32) {
+// CHECK: %[[OFF:.*]] = arith.muli %[[K]], %c32
+// CHECK: %[[COL:.*]] = arith.addi %[[LANE]], %[[OFF]]
+// CHECK: %[[V:.*]] = memref.load %[[XS]][%[[ROW]], %[[COL]]]
+// CHECK: arith.maximumf %[[V]], %[[ACC]]
 // CHECK: gpu.shuffle  xor %[[M]], %c16_i32, %c32_i32 : f32
 // CHECK-COUNT-4: gpu.shuffle  xor
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
@@ -258,8 +478,22 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
 // CHECK-LABEL: func.func @row_sum_per_block(
 // CHECK: gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, {{.*}} dynamic_shared_memory_size %c32_i32 {
 // CHECK: %[[SLOTS:.*]] = memref.view %{{.*}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8xf32, #gpu.address_space<workgroup>>
-// CHECK: %[[P:.*]] = scf.for %{{.*}} = %[[T]] to %c4096 step %c256 iter_args
-// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: %[[BEFORE:.*]] = arith.cmpi ult, %[[T]], %c4096
+// CHECK: %[[END:.*]] = arith.select %[[BEFORE]], %c4096, %[[T]]
+// CHECK: %[[SPAN:.*]] = arith.subi %[[END]], %[[T]]
+// CHECK: %[[UP:.*]] = arith.addi %[[SPAN]], %c255
+// CHECK: %[[COUNT:.*]] = arith.divui %[[UP]], %c256
+// CHECK: %[[QUADS:.*]] = arith.divui %[[COUNT]], %c4
+// CHECK: %[[MAIN:.*]] = arith.muli %[[QUADS]], %c4
+// CHECK: %[[CHAINS:[^:]+]]:4 = scf.for %{{.*}} = %c0 to %[[MAIN]] step %c4 iter_args({{.*}}) -> (f32, f32, f32, f32) {
+// CHECK-COUNT-4: arith.addf
+// CHECK: scf.yield
+// CHECK: %[[S01:.*]] = arith.addf %[[CHAINS]]#0, %[[CHAINS]]#1
+// CHECK: %[[S012:.*]] = arith.addf %[[S01]], %[[CHAINS]]#2
+// CHECK: %[[S0123:.*]] = arith.addf %[[S012]], %[[CHAINS]]#3
+// CHECK: %[[P:.*]] = scf.for %{{.*}} = %[[MAIN]] to %[[COUNT]] step %c1 iter_args(%{{.*}} = %[[S0123]]) -> (f32) {
+// CHECK: gpu.shuffle  xor %[[P]], %c16_i32, %c32_i32 : f32
+// CHECK-COUNT-4: gpu.shuffle  xor
 // CHECK: memref.store %{{.*}}, %[[SLOTS]]
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[SLOTS]]
