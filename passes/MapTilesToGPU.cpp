@@ -205,11 +205,14 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   int64_t threads =
       std::clamp<int64_t>(llvm::alignTo(largest, warp), warp, maxThreads);
   if (threadsOverride > 0) {
+    // Block reductions combine one partial result per warp in one warp's
+    // lanes: at most warp-size warps.
     if (threadsOverride % warp != 0 ||
-        threadsOverride > limits.maxThreadsPerBlock)
+        threadsOverride > limits.maxThreadsPerBlock ||
+        threadsOverride / warp > warp)
       return decline("threads=" + Twine(threadsOverride) +
                      " is not a multiple of the warp size within the "
-                     "target's block limit");
+                     "target's block limit and warp-size warps");
     threads = threadsOverride;
   }
 
