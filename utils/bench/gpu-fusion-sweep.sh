@@ -5,8 +5,8 @@
 # like run-gpu-bench.sh:
 #
 #   utils/bench/gpu-fusion-sweep.sh --build DIR [--chip sm_90a]
-#       (here, after run-gpu-bench.sh --build DIR) one kernel directory per
-#       variant under DIR/fusion-sweep;
+#       (here, after run-gpu-bench.sh --build DIR, whose DIR/src holds the
+#       workloads) one kernel directory per variant under DIR/fusion-sweep;
 #   utils/bench/gpu-fusion-sweep.sh --run DIR [--reps N]
 #       (GPU machine) gpu_fusion_bench.py on each variant.
 set -euo pipefail
@@ -27,13 +27,9 @@ variants=(model 512 1024)
 if [[ "$mode" == build ]]; then
   tc="$build/bin/tessel-compile"
   dir="$(cd "$dir" && pwd)"
+  src="$dir/src"
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  sed -e 's/2048x2048/4096x4096/g' -e 's/2048x2044/4096x4092/g' \
-      -e 's/2044x2044/4092x4092/g' "$root/utils/demo/blur_x_blur_y.mlir" \
-      >"$work/blur_x_blur_y_4096.mlir"
-  cp "$root/utils/bench/image/workloads/softmax.mlir" "$work/softmax_4096.mlir"
-  cp "$root/utils/bench/image/workloads/layernorm.mlir" "$work/layernorm_16384.mlir"
   base=$("$tc" --print-pipeline --target=nvgpu)
   base=${base/tessel-attach-target\{kind=nvgpu\}/tessel-attach-target\{kind=nvgpu chip=$chip\}}
   for v in "${variants[@]}"; do
@@ -41,7 +37,7 @@ if [[ "$mode" == build ]]; then
     [[ "$v" == model ]] || p=${base/tessel-map-tiles-to-gpu/tessel-map-tiles-to-gpu\{threads=$v\}}
     mkdir -p "$dir/fusion-sweep/$v"
     for w in blur_x_blur_y_4096 softmax_4096 layernorm_16384; do
-      "$tc" "$work/$w.mlir" --target=nvgpu --pass-pipeline="$p" \
+      "$tc" "$src/$w.mlir" --target=nvgpu --pass-pipeline="$p" \
         -o "$dir/fusion-sweep/$v/$w.so" --no-header --remarks 2>"$work/r"
       grep -q "tile loop mapped to one GPU kernel" "$work/r" || {
         echo "gpu-fusion-sweep.sh: $w at $v: not one kernel" >&2; cat "$work/r" >&2; exit 1; }

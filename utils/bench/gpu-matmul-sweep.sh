@@ -5,9 +5,10 @@
 # GPUMatmulTiling.cpp). Two halves, like run-gpu-bench.sh:
 #
 #   utils/bench/gpu-matmul-sweep.sh --build DIR [--chip sm_90a] [--workload mm_f16_f32_4096]
-#       (here) one kernel directory per variant under DIR;
+#       (here, after run-gpu-bench.sh --build DIR, whose DIR/src holds the
+#       workload) one kernel directory per variant under DIR/matmul-sweep;
 #   utils/bench/gpu-matmul-sweep.sh --run DIR [--reps N]
-#       (GPU machine) tessel-gpu-bench on each, one table line per variant.
+#       (GPU machine) DIR/tessel-gpu-bench on each, a table line per variant.
 #
 # A variant is "block-m block-n block-k warps-m warps-n stages"; "model" is
 # the model's choice. Variants the model declines (registers, shared memory)
@@ -37,21 +38,12 @@ variants=(
 
 if [[ "$mode" == build ]]; then
   tc="$build/bin/tessel-compile"
-  mkdir -p "$dir"
   dir="$(cd "$dir" && pwd)"
-  read -r in acc m n k < <(sed -E 's/^mm_([a-z0-9]+)_([a-z0-9]+)_([0-9]+)$/\1 \2 \3 \3 \3/' <<<"$workload")
-  zero=0.0
-  [[ "$acc" == i32 ]] && zero=0
-  src="$dir/$workload.mlir"
-  cat >"$src" <<EOM
-func.func @$workload(%a: tensor<${m}x${k}x$in>, %b: tensor<${k}x${n}x$in>) -> tensor<${m}x${n}x$acc> {
-  %zero = arith.constant $zero : $acc
-  %e = tensor.empty() : tensor<${m}x${n}x$acc>
-  %c = linalg.fill ins(%zero : $acc) outs(%e : tensor<${m}x${n}x$acc>) -> tensor<${m}x${n}x$acc>
-  %r = linalg.matmul ins(%a, %b : tensor<${m}x${k}x$in>, tensor<${k}x${n}x$in>) outs(%c : tensor<${m}x${n}x$acc>) -> tensor<${m}x${n}x$acc>
-  return %r : tensor<${m}x${n}x$acc>
-}
-EOM
+  src="$dir/src/$workload.mlir"
+  [[ -f "$src" ]] || { echo "gpu-matmul-sweep.sh: no $src (run run-gpu-bench.sh --build $dir first)" >&2; exit 1; }
+  out="$dir/matmul-sweep"
+  mkdir -p "$out"
+  echo "$workload" >"$out/workload"
   base=$("$tc" --print-pipeline --target=nvgpu)
   base=${base/tessel-attach-target\{kind=nvgpu\}/tessel-attach-target\{kind=nvgpu chip=$chip\}}
   for v in "${variants[@]}"; do
@@ -61,24 +53,25 @@ EOM
       read -r bm bn bk wm wn st <<<"$v"
       p=${base/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu\{block-m=$bm block-n=$bn block-k=$bk warps-m=$wm warps-n=$wn stages=$st\}}
     fi
-    mkdir -p "$dir/$name"
-    if "$tc" "$src" --target=nvgpu --pass-pipeline="$p" -o "$dir/$name/$workload.so" \
-         --no-header --remarks 2>"$dir/$name/remarks" &&
-       grep -q "mapped to tensor cores (WMMA" "$dir/$name/remarks"; then
-      echo "$name: $(grep -o 'block [^;]*; [0-9]* stages' "$dir/$name/remarks")"
+    mkdir -p "$out/$name"
+    if "$tc" "$src" --target=nvgpu --pass-pipeline="$p" -o "$out/$name/$workload.so" \
+         --no-header --remarks 2>"$out/$name/remarks" &&
+       grep -q "mapped to tensor cores (WMMA" "$out/$name/remarks"; then
+      echo "$name: $(grep -o 'block [^;]*; [0-9]* stages' "$out/$name/remarks")"
     else
-      echo "$name: declined: $(grep -o 'not mapped.*' "$dir/$name/remarks" | head -1)"
-      rm -rf "${dir:?}/$name"
+      echo "$name: declined: $(grep -o 'not mapped.*' "$out/$name/remarks" | head -1)"
+      rm -rf "${out:?}/$name"
     fi
   done
   exit 0
 fi
 
 dir="$(cd "$dir" && pwd)"
-bench="${TESSEL_GPU_BENCH:-$dir/../tessel-gpu-bench}"
-workload=$(basename "$(ls "$dir"/*.mlir)" .mlir)
+export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+bench="$dir/tessel-gpu-bench"
+workload=$(cat "$dir/matmul-sweep/workload")
 printf '%-22s %s\n' variant "ms / TFLOPS / peer TFLOPS / ratio"
-for d in "$dir"/*/; do
+for d in "$dir"/matmul-sweep/*/; do
   name=$(basename "$d")
   line=$("$bench" --kernels "$d" --only "$workload" --reps "$reps" 2>&1 | grep "^$workload" || echo "failed")
   printf '%-22s %s\n' "$name" "$(awk '{print $3, $4, $5, $6, $7}' <<<"$line")"

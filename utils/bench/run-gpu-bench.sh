@@ -49,11 +49,15 @@ if [[ "$mode" == build ]]; then
   tc="$build/bin/tessel-compile"
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  # compile_expecting NAME REMARK: compiles $work/NAME.mlir to $dir/NAME.so and
+  # The workloads' sources stay in DIR/src: the sweeps
+  # (gpu-matmul-sweep.sh, gpu-fusion-sweep.sh) recompile them.
+  src="$dir/src"
+  mkdir -p "$src"
+  # compile_expecting NAME REMARK: compiles $src/NAME.mlir to $dir/NAME.so and
   # fails the build unless the compiler's remarks contain REMARK (a workload
   # that silently fell back to a slow path would make the table meaningless).
   compile_expecting() {
-    "$tc" "$work/$1.mlir" --target=nvgpu --target-options="chip=$chip" \
+    "$tc" "$src/$1.mlir" --target=nvgpu --target-options="chip=$chip" \
       -o "$dir/$1.so" --no-header --remarks 2>"$dir/$1.remarks"
     grep -q "$2" "$dir/$1.remarks" || {
       echo "run-gpu-bench.sh: $1: no remark \"$2\":" >&2
@@ -67,7 +71,7 @@ if [[ "$mode" == build ]]; then
       read -r in acc m n k <<<"$rest"
       zero=0.0
       [[ "$acc" == i32 ]] && zero=0
-      cat >"$work/$name.mlir" <<EOF
+      cat >"$src/$name.mlir" <<EOF
 func.func @$name(%a: tensor<${m}x${k}x$in>, %b: tensor<${k}x${n}x$in>) -> tensor<${m}x${n}x$acc> {
   %zero = arith.constant $zero : $acc
   %e = tensor.empty() : tensor<${m}x${n}x$acc>
@@ -82,7 +86,7 @@ EOF
       read -r n hp wp c f k stride oh ow <<<"$rest"
       x="${n}x${hp}x${wp}x${c}xf16" w="${k}x${k}x${c}x${f}xf16"
       y32="${n}x${oh}x${ow}x${f}xf32" y16="${n}x${oh}x${ow}x${f}xf16"
-      cat >"$work/$name.mlir" <<EOF
+      cat >"$src/$name.mlir" <<EOF
 #nhwc = affine_map<(n, h, w, f) -> (n, h, w, f)>
 func.func @$name(%x: tensor<$x>, %w: tensor<$w>) -> tensor<$y16> {
   %zero = arith.constant 0.0 : f32
@@ -108,9 +112,9 @@ EOF
   # be one kernel.
   sed -e 's/2048x2048/4096x4096/g' -e 's/2048x2044/4096x4092/g' \
       -e 's/2044x2044/4092x4092/g' "$root/utils/demo/blur_x_blur_y.mlir" \
-      >"$work/blur_x_blur_y_4096.mlir"
-  cp "$root/utils/bench/image/workloads/softmax.mlir" "$work/softmax_4096.mlir"
-  cp "$root/utils/bench/image/workloads/layernorm.mlir" "$work/layernorm_16384.mlir"
+      >"$src/blur_x_blur_y_4096.mlir"
+  cp "$root/utils/bench/image/workloads/softmax.mlir" "$src/softmax_4096.mlir"
+  cp "$root/utils/bench/image/workloads/layernorm.mlir" "$src/layernorm_16384.mlir"
   for fused in blur_x_blur_y_4096 softmax_4096 layernorm_16384; do
     compile_expecting "$fused" "tile loop mapped to one GPU kernel"
   done
@@ -124,7 +128,7 @@ EOF
       -Wl,-rpath,'$ORIGIN' -lm \
       -o "$dir/$t.test"
   done
-  echo "run-gpu-bench.sh: built $(ls "$dir" | wc -l) files in $dir for $chip"
+  echo "run-gpu-bench.sh: built $(ls "$dir" | wc -l) entries in $dir for $chip"
   exit 0
 fi
 
