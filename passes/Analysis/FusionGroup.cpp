@@ -158,6 +158,7 @@ mlir::tessel::evaluateGroupTile(const FusionGroup &group,
                                 bool oncePerTile) {
   GroupTileCost cost;
   llvm::DenseMap<Value, SmallVector<TileInstance>> needed;
+  llvm::DenseMap<Value, int64_t> distinctInputs;
   SmallVector<linalg::LinalgOp> order(group.producers.rbegin(),
                                       group.producers.rend());
   order.insert(order.begin(), group.root);
@@ -228,12 +229,18 @@ mlir::tessel::evaluateGroupTile(const FusionGroup &group,
             insts.push_back({mapText, *slice});
           continue;
         }
-        cost.inputBytes +=
-            static_cast<double>(volume(*slice)) * elementBytes(input->get());
+        int64_t sliceBytes = volume(*slice) * elementBytes(input->get());
+        cost.inputBytes += static_cast<double>(sliceBytes);
         cost.inputRuns += contiguousRuns(*slice, input->get().getType());
+        // Ops that read one input read (about) one slice of it: the
+        // largest stands for their union.
+        int64_t &distinct = distinctInputs[input->get()];
+        distinct = std::max(distinct, sliceBytes);
       }
     }
   }
+  for (auto &entry : distinctInputs)
+    cost.distinctInputBytes += entry.second;
   return cost;
 }
 

@@ -35,6 +35,10 @@ struct GroupTileCost {
   double inputRuns = 0;
   /// Bytes of the tile-sized buffers holding the producers' results.
   int64_t intermediateBytes = 0;
+  /// Bytes of the distinct input slices the tile reads (each input once,
+  /// however many ops read it): with the intermediates, the tile's working
+  /// set.
+  int64_t distinctInputBytes = 0;
 };
 
 /// The root's loop nest as the model sees it.
@@ -80,6 +84,14 @@ struct FusionTarget {
   /// a hardware stream prefetcher misses before it follows a new stream.
   /// 0: runs are free (a GPU's coalesced loads have no such training).
   int64_t runStartBytes = 0;
+  /// The cache a tile's working set (intermediates and input slices)
+  /// should fit for the intermediates' writes and re-reads to be cheapest
+  /// (a CPU's L1), and the arithmetic each byte of that traffic costs in it
+  /// and beyond it (in L2). fastCacheBytes 0: the traffic is not costed
+  /// (a GPU's intermediates live in shared memory whatever the tile).
+  int64_t fastCacheBytes = 0;
+  double reuseWorkPerByteFast = 0, reuseWorkPerByteSlow = 0;
+  std::string fastCacheName;
   /// How remarks name the budget and the parallel units.
   std::string budgetName, unitName;
 };

@@ -1,5 +1,6 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-fuse-producers))' | FileCheck %s
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-fuse-producers{tile-sizes=1,16,64,0}))' 2>&1 | FileCheck %s --check-prefix=GIVEN
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-fuse-producers))' 2>&1 >/dev/null | FileCheck %s --check-prefix=MODEL
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-fuse-producers{once-per-tile=false}))' 2>/dev/null | FileCheck %s --check-prefix=PERSLICE
 
 // blur_x_blur_y: the x blur (5 taps along j) feeds only the y blur (5 taps
@@ -145,13 +146,16 @@ func.func @no_target(%a: tensor<8xf32>) -> tensor<8xf32> {
 // A softmax: the row max, exp, row sum and division fuse into tiles of whole
 // rows (a tile covering a loop whole does not tile it, so the slices of x
 // and of exp read by two members are identical): exp is computed once per
-// tile and read by both the row sum and the division.
+// tile and read by both the row sum and the division. Four rows: the most
+// whose exp buffer and input slice (16 KiB) fit the 32 KiB L1, where the
+// exp values are written and read back cheapest (eight would need 32.8).
 #rid   = affine_map<(i, j) -> (i, j)>
 #rrow  = affine_map<(i, j) -> (i)>
 module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// MODEL: remark: fused 3 producer(s) {{.*}} into its tiles: tile 4x512 (128 tiles over 2 cores), intermediates 8224 B per tile (budget L2/2 = 524288 B), working set 16416 B within L1, recomputed 0.0% of the unfused work
 // CHECK-LABEL: func.func @softmax(
-// CHECK: scf.forall (%[[R:[^)]+]]) = (0) to (512) step (128)
-// CHECK: %[[X:.*]] = tensor.extract_slice %{{.*}}[%[[R]], 0] [128, 512]
+// CHECK: scf.forall (%[[R:[^)]+]]) = (0) to (512) step (4)
+// CHECK: %[[X:.*]] = tensor.extract_slice %{{.*}}[%[[R]], 0] [4, 512]
 // CHECK-NOT: tensor.extract_slice %arg0
 // CHECK: %[[M:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[X]] :
 // CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[M]] :
