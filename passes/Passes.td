@@ -1231,6 +1231,38 @@ def HoistThreadBuffersPass
                            "::mlir::memref::MemRefDialect"];
 }
 
+def LowerFloatMinMaxPass
+    : Pass<"tessel-lower-float-minmax", "::mlir::func::FuncOp"> {
+  let summary = "IEEE float maximum / minimum on AVX-512DQ as vrange";
+  let description = [{
+    `arith.maximumf` / `arith.minimumf` (IEEE-754 2019: NaN in, NaN out; -0
+    below +0) have no single x86 instruction before AVX10.2; LLVM 22 expands
+    each 16 lanes into six (a sign-bit mask, blends, `vmaxps`, an unordered
+    compare, a masked move). On a CPU target with AVX-512DQ and 512-bit
+    vectors, this pass rewrites them on f32 (f64) vectors of a multiple of
+    16 (8) lanes into one `vrangeps` (`vrangepd`) per 512 bits, which orders
+    signed zeros, plus an unordered compare and a masked add that turn the
+    result into NaN where an operand is a quiet NaN (vrange returns the
+    number there). Three instructions instead of six: a softmax's row-max
+    loop is mostly these (measured on Zen 5, softmax 4096x4096 at one
+    thread: 4.0 -> 3.86 ms). With the `nnan` flag the fix-up is left out.
+    Other targets, scalars and other widths are left alone.
+
+    ```mlir
+    %m = arith.maximumf %x, %acc : vector<16xf32>
+    // becomes
+    %r = llvm.call_intrinsic "llvm.x86.avx512.mask.range.ps.512"
+           (%x, %acc, %c5_i32, %x, %c-1_i16, %c4_i32) : (...) -> vector<16xf32>
+    %u = arith.cmpf uno, %x, %acc : vector<16xf32>
+    %n = arith.addf %x, %acc : vector<16xf32>
+    %m = arith.select %u, %n, %r : vector<16xi1>, vector<16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def ApproximateMathPass : Pass<"tessel-approximate-math", "::mlir::func::FuncOp"> {
   let summary = "Replace f32 transcendentals by polynomial approximations";
   let description = [{

@@ -2,6 +2,8 @@
 #include "harness.h"
 
 #include <float.h>
+#include <stdint.h>
+#include <string.h>
 
 static void run_tanh_exp(void) {
   const int64_t m = 7, n = 130;
@@ -136,6 +138,79 @@ static void run_f64(void) {
   harness_free(x); harness_free(y); harness_free(ref);
 }
 
+/* IEEE-754 2019 maximum / minimum of x and y, bit for bit: NaN if either
+ * is NaN (any NaN), -0 below +0. */
+static double ieee_max(double x, double y) {
+  if (isnan(x) || isnan(y))
+    return NAN;
+  if (x == 0.0 && y == 0.0)
+    return signbit(x) && signbit(y) ? -0.0 : 0.0;
+  return x > y ? x : y;
+}
+static double ieee_min(double x, double y) {
+  if (isnan(x) || isnan(y))
+    return NAN;
+  if (x == 0.0 && y == 0.0)
+    return signbit(x) || signbit(y) ? -0.0 : 0.0;
+  return x < y ? x : y;
+}
+/* Whether got is want exactly: both NaN, or equal with the same sign. */
+static int same(double got, double want) {
+  if (isnan(want))
+    return isnan(got);
+  return got == want && signbit(got) == signbit(want);
+}
+
+/* Every pair of 16 edge values (a quiet NaN of each sign, a signalling
+ * NaN, signed zeros and infinities, denormals, ordinary numbers); counts
+ * results that differ from IEEE maximum / minimum. */
+static void run_minmax_edges(void) {
+  const int64_t n = 256;
+  const uint32_t edge_bits[16] = {
+      0x7fc00000u, 0xffc00001u, 0x7fa00000u, 0x00000000u, 0x80000000u,
+      0x7f800000u, 0xff800000u, 0x000116c2u, 0x800116c2u, 0x3f800000u,
+      0xbf800000u, 0x40600000u, 0xc0600000u, 0x7f7fffffu, 0xff7fffffu,
+      0x00800000u};
+  float edges[16];
+  memcpy(edges, edge_bits, sizeof edges);
+  float *a = alloc_f32((size_t)n), *b = alloc_f32((size_t)n);
+  float *mx = alloc_f32((size_t)n), *mn = alloc_f32((size_t)n);
+  double *a64 = alloc_f64((size_t)n), *b64 = alloc_f64((size_t)n);
+  double *mx64 = alloc_f64((size_t)n), *mn64 = alloc_f64((size_t)n);
+  for (int64_t i = 0; i < n; ++i) {
+    a[i] = edges[i / 16];
+    b[i] = edges[i % 16];
+    a64[i] = (double)a[i];
+    b64[i] = (double)b[i];
+  }
+  poison_f32(mx, (size_t)n);
+  poison_f32(mn, (size_t)n);
+  tessel_memref_f32_1d da, db, dmx, dmn;
+  tessel_memref_f32_init_1d(&da, a, n);
+  tessel_memref_f32_init_1d(&db, b, n);
+  tessel_memref_f32_init_1d(&dmx, mx, n);
+  tessel_memref_f32_init_1d(&dmn, mn, n);
+  _mlir_ciface_minmax_edges(&da, &db, &dmx, &dmn);
+  tessel_memref_f64_1d ea, eb, emx, emn;
+  tessel_memref_f64_init_1d(&ea, a64, n);
+  tessel_memref_f64_init_1d(&eb, b64, n);
+  tessel_memref_f64_init_1d(&emx, mx64, n);
+  tessel_memref_f64_init_1d(&emn, mn64, n);
+  _mlir_ciface_minmax_edges_f64(&ea, &eb, &emx, &emn);
+  int wrong = 0, wrong64 = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double x = (double)a[i], y = (double)b[i];
+    wrong += !same((double)mx[i], ieee_max(x, y)) +
+             !same((double)mn[i], ieee_min(x, y));
+    wrong64 += !same(mx64[i], ieee_max(x, y)) + !same(mn64[i], ieee_min(x, y));
+  }
+  check_scalar("minmax_edges", "16x16 pairs", (double)wrong, 0.0, 0.0, 0.0);
+  check_scalar("minmax_edges_f64", "16x16 pairs", (double)wrong64, 0.0, 0.0,
+               0.0);
+  harness_free(a); harness_free(b); harness_free(mx); harness_free(mn);
+  harness_free(a64); harness_free(b64); harness_free(mx64); harness_free(mn64);
+}
+
 int main(int argc, char **argv) {
   harness_init(argc, argv);
   run_tanh_exp();
@@ -143,5 +218,6 @@ int main(int argc, char **argv) {
   run_exp_edges();
   run_erf();
   run_f64();
+  run_minmax_edges();
   return harness_finish();
 }

@@ -79,3 +79,36 @@ func.func @erf_sweep(%x: tensor<4096xf32>) -> tensor<4096xf32> {
   } -> tensor<4096xf32>
   return %y : tensor<4096xf32>
 }
+
+// IEEE maximum / minimum (NaN from either side, -0 below +0) of every pair
+// of 16 edge values, f32 and f64: on AVX-512DQ targets these take
+// vrange plus the quiet-NaN fix-up (tessel-lower-float-minmax).
+func.func @minmax_edges(%a: tensor<256xf32>, %b: tensor<256xf32>)
+    -> (tensor<256xf32>, tensor<256xf32>) {
+  %e = tensor.empty() : tensor<256xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>,
+                                          affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                         iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<256xf32>, tensor<256xf32>) outs(%e, %e : tensor<256xf32>, tensor<256xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32, %p: f32):
+    %mx = arith.maximumf %x, %y : f32
+    %mn = arith.minimumf %x, %y : f32
+    linalg.yield %mx, %mn : f32, f32
+  } -> (tensor<256xf32>, tensor<256xf32>)
+  return %r#0, %r#1 : tensor<256xf32>, tensor<256xf32>
+}
+
+func.func @minmax_edges_f64(%a: tensor<256xf64>, %b: tensor<256xf64>)
+    -> (tensor<256xf64>, tensor<256xf64>) {
+  %e = tensor.empty() : tensor<256xf64>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>,
+                                          affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                         iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<256xf64>, tensor<256xf64>) outs(%e, %e : tensor<256xf64>, tensor<256xf64>) {
+  ^bb0(%x: f64, %y: f64, %o: f64, %p: f64):
+    %mx = arith.maximumf %x, %y : f64
+    %mn = arith.minimumf %x, %y : f64
+    linalg.yield %mx, %mn : f64, f64
+  } -> (tensor<256xf64>, tensor<256xf64>)
+  return %r#0, %r#1 : tensor<256xf64>, tensor<256xf64>
+}
