@@ -1,13 +1,13 @@
 //===- ApproximateMath.cpp - Polynomial approximations of f32 math --------===//
 #include "passes/Passes.h"
 #include "passes/Utils/ErfApproximation.h"
+#include "passes/Utils/KernelSupport.h"
 #include "passes/Utils/X86MathApproximations.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "llvm/TargetParser/Triple.h"
 
 #define DEBUG_TYPE "tessel-approximate-math"
 
@@ -19,28 +19,6 @@ namespace mlir::tessel {
 using namespace mlir;
 
 namespace {
-/// Whether the function's target runs 512-bit AVX-512F code: the last
-/// +/-avx512f in its feature list (LLVM's rule) is +, and the described
-/// vectors are 512 bits (a 256-bit description asks for no zmm code).
-bool targetHasAVX512(func::FuncOp func) {
-  tessel::TargetAttr target = tessel::TargetAttr::lookup(func);
-  if (!target || !target.isCPU() ||
-      !llvm::Triple(target.getTriple()).isX86() ||
-      target.getVectorBits() < 512)
-    return false;
-  SmallVector<StringRef> features;
-  target.getFeatures().split(features, ',');
-  bool avx512f = false;
-  for (StringRef feature : features) {
-    feature = feature.trim();
-    if (feature == "+avx512f")
-      avx512f = true;
-    else if (feature == "-avx512f")
-      avx512f = false;
-  }
-  return avx512f;
-}
-
 struct ApproximateMathPass
     : public tessel::impl::ApproximateMathPassBase<ApproximateMathPass> {
   using Base::Base;
@@ -57,7 +35,9 @@ struct ApproximateMathPass
     if (mathOps.empty())
       return;
     RewritePatternSet patterns(&getContext());
-    if (targetInstructions && targetHasAVX512(getOperation()))
+    if (targetInstructions &&
+        tessel::targetHasAVX512Feature(
+            tessel::TargetAttr::lookup(getOperation()), "avx512f"))
       tessel::populateAVX512ExpApproximationPatterns(patterns);
     // erf as one rational function (no interval selects): GELU epilogues.
     tessel::populateRationalErfApproximationPatterns(patterns);

@@ -1,6 +1,8 @@
 //===- KernelSupport.cpp - What Tessel's CPU kernels accept ---------------===//
 #include "passes/Utils/KernelSupport.h"
 
+#include "llvm/TargetParser/Triple.h"
+
 using namespace mlir;
 
 std::string tessel::unsupportedKernelOperandsReason(linalg::LinalgOp op) {
@@ -21,4 +23,21 @@ mlir::tessel::CPUModelParams mlir::tessel::cpuModelParams(TargetAttr target) {
                         target.getL1(),         target.getL2(),
                         target.getL3(),         target.getCacheLine(),
                         target.getCores()};
+}
+
+bool mlir::tessel::targetHasAVX512Feature(TargetAttr target,
+                                          StringRef feature) {
+  if (!target || !target.isCPU() ||
+      !llvm::Triple(target.getTriple()).isX86() ||
+      target.getVectorBits() < 512)
+    return false;
+  SmallVector<StringRef> features;
+  target.getFeatures().split(features, ',');
+  bool enabled = false;
+  for (StringRef f : features) {
+    f = f.trim();
+    if ((f.starts_with("+") || f.starts_with("-")) && f.drop_front() == feature)
+      enabled = f.starts_with("+");
+  }
+  return enabled;
 }

@@ -24,6 +24,12 @@ std::string unsupportedKernelOperandsReason(linalg::LinalgOp op);
 /// What the CPU cost models read from a cpu #tessel.target.
 CPUModelParams cpuModelParams(TargetAttr target);
 
+/// Whether an x86 CPU `target` runs 512-bit code with `feature` (e.g.
+/// "avx512f", "avx512dq"): the last +/- of it in the feature list wins
+/// (LLVM's rule), and the described vectors are 512 bits (a 256-bit
+/// description asks for no zmm code).
+bool targetHasAVX512Feature(TargetAttr target, StringRef feature);
+
 } // namespace mlir::tessel
 
 #endif // TESSEL_PASSES_UTILS_KERNELSUPPORT_H
