@@ -1,12 +1,19 @@
 /* Harness for the image benchmark's unsharp mask and Harris corner MLIR
- * (utils/bench/image/workloads, compiled at 3x67x45 by image_pipelines.test)
+ * (utils/bench/image/workloads, compiled at 3x67x45 and 3x130x700 by
+ * image_pipelines.test)
  * against the benchmark's own double-precision reference
  * (utils/bench/image/image_reference.c), so the test covers the very
  * definitions tessel-image-bench checks its variants with. */
 #include "harness.h"
 #include "image_kernels.h"
 
-enum { kHeight = 67, kWidth = 45 }; /* the shapes the test's sed wrote */
+/* The shapes the test's sed wrote (-DIMAGE_HEIGHT/-DIMAGE_WIDTH for the
+ * other sizes it compiles). */
+#ifndef IMAGE_HEIGHT
+#define IMAGE_HEIGHT 67
+#define IMAGE_WIDTH 45
+#endif
+enum { kHeight = IMAGE_HEIGHT, kWidth = IMAGE_WIDTH };
 
 typedef void (*image_fn)(void *in, void *out);
 
