@@ -1204,7 +1204,9 @@ def StreamStoresPass : Pass<"tessel-stream-stores", "::mlir::func::FuncOp"> {
     (`offsetFromBase` over the loop bounds and steps). The buffer's own
     alignment is a run-time fact, so the loop nest holding the writes (its
     outermost `scf.for` below the parallel loop) is versioned on it, and the
-    streaming version ends with an `sfence`. x86 targets only. Every output
+    streaming version ends with an `sfence` (which
+    `tessel-sink-stream-fences` later moves out of the tile loop). x86
+    targets only. Every output
     over the threshold that is not streamed gets a remark saying why.
 
     ```mlir
@@ -1265,6 +1267,53 @@ def HoistThreadBuffersPass
   }];
   let dependentDialects = ["::mlir::omp::OpenMPDialect",
                            "::mlir::memref::MemRefDialect"];
+}
+
+def SinkStreamFencesPass
+    : Pass<"tessel-sink-stream-fences", "::mlir::func::FuncOp"> {
+  let summary = "Fence non-temporal stores once per thread, not once per tile";
+  let description = [{
+    `tessel-stream-stores` ends each streaming nest with an `sfence`; in
+    the body of a tiled loop that fence runs once per tile and stalls the
+    core until the tile's write-combining buffers have drained, so the next
+    tile's loads never overlap the last tile's writes. The stores only need
+    to be ordered before another thread can read them. This pass moves each
+    fence past every enclosing loop (`scf.for`, `scf.while`, `affine.for`,
+    through `scf.if` and `memref.alloca_scope`) whose body holds nothing
+    that synchronizes with other threads (calls, atomics, other fences,
+    intrinsics, OpenMP or GPU ops), up to an `omp.wsloop` directly in an
+    `omp.parallel`. A wsloop becomes `nowait` and is followed by the fence
+    and an `omp.barrier` (none when the parallel region ends there: its end
+    is a barrier), so each thread fences its own share before the others go
+    on. A fence that cannot move gets a remark saying why. Runs after
+    `convert-scf-to-openmp`.
+
+    ```mlir
+    omp.parallel {
+      omp.wsloop {
+        omp.loop_nest (%i) : index = (%c0) to (%c4096) step (%c1) {
+          scf.for ... { vector.store ... {nontemporal = true} }
+          llvm.call_intrinsic "llvm.x86.sse.sfence"() : () -> ()
+          omp.yield
+        }
+      }
+      omp.terminator
+    }
+    // becomes
+    omp.parallel {
+      omp.wsloop nowait {
+        omp.loop_nest (%i) : index = (%c0) to (%c4096) step (%c1) {
+          scf.for ... { vector.store ... {nontemporal = true} }
+          omp.yield
+        }
+      }
+      llvm.call_intrinsic "llvm.x86.sse.sfence"() : () -> ()
+      omp.terminator
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::omp::OpenMPDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 def LowerFloatMinMaxPass

@@ -151,6 +151,8 @@ void versionNest(Operation *root, ArrayRef<vector::TransferWriteOp> writes,
   Operation *streaming = b.clone(*root, mapping);
   // Non-temporal stores are weakly ordered: fence them before whatever
   // publishes the results (the end of the parallel loop, the return).
+  // Here the fence runs once per tile; tessel-sink-stream-fences moves it
+  // to once per thread after OpenMP conversion.
   LLVM::CallIntrinsicOp::create(b, loc, b.getStringAttr("llvm.x86.sse.sfence"),
                                 ValueRange{});
   scf::YieldOp::create(b, loc, streaming->getResults());

@@ -3,11 +3,12 @@
 // iteration the x blur of the tile and its 4 halo rows goes to a tile
 // buffer, and the y blur reads it back; the 3x2048x2044 intermediate of the
 // unfused program never exists. Checked on the IR after
-// tessel-hoist-thread-buffers (right after convert-scf-to-openmp), where the
+// func.func(tessel-sink-stream-fences, tessel-hoist-thread-buffers) (right
+// after convert-scf-to-openmp; the dump is named for the first), where the
 // loops are still visible.
 // RUN: rm -rf %t.dump
 // RUN: tessel-compile %s --target=cpu --target-options='vector-bits=512 vector-registers=32 l1=32768 l2=1048576 cores=2' -o %t.mlir --dump-dir=%t.dump
-// RUN: cat %t.dump/*-func.func-tessel-hoist-thread-buffers.mlir | FileCheck %s
+// RUN: cat %t.dump/*-func.func-tessel-sink-stream-fences.mlir | FileCheck %s
 
 // CHECK-LABEL: func.func @blur_x_blur_y(
 // CHECK-NOT: memref<3x2048x2044xf32>

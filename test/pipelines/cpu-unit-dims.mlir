@@ -9,7 +9,7 @@
 // RUN: rm -rf %t.dump
 // RUN: tessel-compile %s --target=cpu --target-options='vector-bits=512 vector-registers=32 l1=32768 l2=1048576 cores=2' -o %t.mlir --dump-dir=%t.dump
 // RUN: cat %t.dump/*-func.func-linalg-fold-unit-extent-dims.mlir | FileCheck %s --check-prefix=FOLD
-// RUN: cat %t.dump/*-func.func-tessel-hoist-thread-buffers.mlir | FileCheck %s
+// RUN: cat %t.dump/*-func.func-tessel-sink-stream-fences.mlir | FileCheck %s
 
 // After the fold: both stencils are 4-loop generics on rank-3 tensors.
 // FOLD-LABEL: func.func @main(
