@@ -30,9 +30,10 @@ using namespace mlir::tessel;
 /// Threads per block: a quarter of the largest op's iterations per tile,
 /// in whole warps, between one warp and kMaxThreads. Eight warps hide the
 /// latency of the global loads while several blocks share an SM. Larger
-/// blocks need a register cap the kernel does not carry yet: ptxas gave
-/// the softmax kernel 141 registers despite `.maxntid 1024`, and its launch
-/// at 512 and 1024 threads failed on an H100 (docs/benchmarks.md).
+/// blocks failed to launch on an H100 (softmax: 141 registers at 1024
+/// threads, docs/benchmarks.md) until tessel-attach-gpu-target gave each
+/// kernel the register limit of its block size; with that limit they have
+/// not been timed yet, so the cap stays here.
 static constexpr int64_t kMaxThreads = 256;
 /// Alignment of each tile buffer in shared memory.
 static constexpr int64_t kBufferAlignment = 16;

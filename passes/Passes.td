@@ -771,13 +771,21 @@ def AttachGPUTargetPass : Pass<"tessel-attach-gpu-target", "::mlir::ModuleOp"> {
     the matching `#nvvm.target` or `#rocdl.target` (triple, chip, features)
     to every `gpu.module`, so that `gpu-module-to-binary` serializes for the
     chip the cost models assumed: the target description stays the single
-    source of truth.
+    source of truth. NVIDIA kernels without an `nvvm.maxnreg` get one: the
+    registers per thread that let one block of the kernel's
+    `known_block_size` fit the target's register file (in steps of 8, at
+    most 255; 255 when the size is not known).
 
     ```mlir
     module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_90a", ...>} {
-      gpu.module @k { ... }
+      gpu.module @k {
+        gpu.func @f() kernel attributes {known_block_size = array<i32: 1024, 1, 1>} { ... }
+      }
     // becomes
-      gpu.module @k [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] { ... }
+      gpu.module @k [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] {
+        gpu.func @f() kernel attributes {known_block_size = array<i32: 1024, 1, 1>,
+                                         nvvm.maxnreg = 64 : i32} { ... }
+      }
     ```
   }];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect",

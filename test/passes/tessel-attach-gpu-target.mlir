@@ -93,3 +93,47 @@ module @no_chip attributes {gpu.container_module, tessel.target = #tessel.target
   gpu.module @k {
   }
 }
+
+// -----
+
+// NVIDIA kernels get a register limit: what one block of the kernel's known
+// size may take from the register file (64K registers: 64 per thread at
+// 1024 threads, 128 at 512, 168 at 384), at most 255, which is also the
+// limit of a kernel whose block size is not known. A limit already stated
+// stays.
+
+// CHECK-LABEL: module @register_limits
+// CHECK: gpu.func @block1024() kernel attributes {{{.*}}nvvm.maxnreg = 64 : i32}
+// CHECK: gpu.func @block512() kernel attributes {{{.*}}nvvm.maxnreg = 128 : i32}
+// CHECK: gpu.func @block384() kernel attributes {{{.*}}nvvm.maxnreg = 168 : i32}
+// CHECK: gpu.func @block256() kernel attributes {{{.*}}nvvm.maxnreg = 255 : i32}
+// CHECK: gpu.func @unknown() kernel attributes {nvvm.maxnreg = 255 : i32}
+// CHECK: gpu.func @stated() kernel attributes {nvvm.maxnreg = 32 : i32}
+// CHECK: gpu.func @device_function()
+// CHECK-NOT: nvvm.maxnreg
+// CHECK: gpu.return
+module @register_limits attributes {gpu.container_module, tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", registers_per_block = 65536>} {
+  gpu.module @k {
+    gpu.func @block1024() kernel attributes {known_block_size = array<i32: 1024, 1, 1>} {
+      gpu.return
+    }
+    gpu.func @block512() kernel attributes {known_block_size = array<i32: 32, 16, 1>} {
+      gpu.return
+    }
+    gpu.func @block384() kernel attributes {known_block_size = array<i32: 384, 1, 1>} {
+      gpu.return
+    }
+    gpu.func @block256() kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      gpu.return
+    }
+    gpu.func @unknown() kernel {
+      gpu.return
+    }
+    gpu.func @stated() kernel attributes {nvvm.maxnreg = 32 : i32} {
+      gpu.return
+    }
+    gpu.func @device_function() {
+      gpu.return
+    }
+  }
+}
