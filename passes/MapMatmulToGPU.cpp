@@ -12,6 +12,7 @@
 #include "passes/Utils/GPUMatmulKernel.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -360,6 +361,58 @@ struct MapMatmulToGPUPass
     : public tessel::impl::MapMatmulToGPUPassBase<MapMatmulToGPUPass> {
   using Base::Base;
 
+  /// Whether the wgmma kernel takes this product (its sizes in `t`), or
+  /// why not. Its limits are those of upstream's wgmma lowering in MLIR 22:
+  /// row-major A and B only (its descriptor steps assume them), f16
+  /// inputs with f32 sums (it has no k step for 8-bit integers), and TMA's:
+  /// 16-byte aligned rows.
+  bool chooseWgmma(const MatmulMatch &match, ArrayAttr shapes,
+                   const GPUModelParams &params,
+                   const GPUMatmulOverrides &overrides, GPUWgmmaTiling &t,
+                   std::string &why) {
+    const GPUMatmulOperands &ops = match.operands;
+    if (!shapes || !llvm::any_of(shapes, [](Attribute s) {
+          return cast<StringAttr>(s).getValue() ==
+                 "wgmma.m64nNk16:f16xf16->f32";
+        })) {
+      why = "the target lists no 'wgmma.m64nNk16:f16xf16->f32' shape";
+      return false;
+    }
+    if (!match.inputType.isF16() || !match.accType.isF32()) {
+      why = "only f16 x f16 -> f32 has a wgmma lowering here";
+      return false;
+    }
+    if (ops.conv) {
+      why = "convolutions read A through the im2col map, which plain TMA "
+            "boxes cannot";
+      return false;
+    }
+    if (ops.aTransposed || ops.bTransposed) {
+      why = "A or B is transposed (upstream's wgmma descriptors step through "
+            "row-major tiles only)";
+      return false;
+    }
+    if (ops.batch > 1) {
+      why = "batched products are not done yet";
+      return false;
+    }
+    if (ops.aCopyElements * 2 != 16 || ops.bCopyElements * 2 != 16) {
+      why = "TMA needs 16-byte aligned rows of A and B";
+      return false;
+    }
+    if (!ops.init || !matchPattern(ops.init, m_AnyZeroFloat())) {
+      why = "C does not start from a fill with zero";
+      return false;
+    }
+    GPUMatmulProblem problem;
+    problem.m = ops.m;
+    problem.n = ops.n;
+    problem.k = ops.k;
+    problem.inputBytes = 2;
+    problem.accBytes = 4;
+    return computeGPUWgmmaTiling(params, problem, overrides, t, why);
+  }
+
   /// Maps `op`; a remark says what was done or why not.
   LogicalResult mapMatmul(linalg::LinalgOp op, TargetAttr target) {
     MatmulMatch match;
@@ -529,9 +582,22 @@ struct MapMatmulToGPUPass
       ops.c = memref::CollapseShapeOp::create(rewriter, op->getLoc(), ops.c,
                                               matrix);
     }
-    op->emitRemark() << what << " (" << types
-                     << ") mapped to tensor cores (WMMA m16n16k16): "
-                     << tiling.rationale
+    // Hopper: wgmma on TMA-loaded tiles where the product has its form.
+    GPUWgmmaTiling wgmmaTiling;
+    std::string wgmmaWhy;
+    bool wgmma = useWgmma && chooseWgmma(match, shapes, params, overrides,
+                                         wgmmaTiling, wgmmaWhy);
+    std::string mmaName = "WMMA m16n16k16";
+    std::string rationale = tiling.rationale;
+    if (wgmma) {
+      mmaName = "wgmma m64n" + std::to_string(wgmmaTiling.blockN) +
+                "k16 on TMA-loaded tiles";
+      rationale = wgmmaTiling.rationale;
+    }
+    op->emitRemark() << what << " (" << types << ") mapped to tensor cores ("
+                     << mmaName << "): " << rationale
+                     << (useWgmma && !wgmma ? "; wgmma not used: " + wgmmaWhy
+                                            : "")
                      << (fill ? "; C's fill folded into the accumulators"
                               : "; accumulates onto C")
                      << (epilogue ? "; the elementwise op after it applied "
@@ -546,8 +612,11 @@ struct MapMatmulToGPUPass
                      << (ops.bCopyElements ? ""
                                            : "; B's rows are not 4-byte "
                                              "aligned: copied synchronously");
-    buildGPUMatmulKernel(rewriter, op->getLoc(), ops, tiling, mma,
-                         target.getWarpSize());
+    if (wgmma)
+      buildGPUWgmmaMatmulKernel(rewriter, op->getLoc(), ops, wgmmaTiling);
+    else
+      buildGPUMatmulKernel(rewriter, op->getLoc(), ops, tiling, mma,
+                           target.getWarpSize());
     Value c = match.foldRows ? Value()
               : conv         ? conv.getDpsInitOperand(0)->get()
                              : ops.c;

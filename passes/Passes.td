@@ -550,7 +550,8 @@ def MapMatmulToGPUPass
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::NVVM::NVVMDialect"];
   let options = [
     Option<"blockM", "block-m", "int64_t", "0",
            "Rows of C per block (0: the model's choice)">,
@@ -569,7 +570,11 @@ def MapMatmulToGPUPass
            "of loading C">,
     Option<"fuseEpilogue", "fuse-epilogue", "bool", "true",
            "Apply the elementwise op that reads the product (bias, "
-           "activation, conversion) to the accumulators before the store">
+           "activation, conversion) to the accumulators before the store">,
+    Option<"useWgmma", "wgmma", "bool", "false",
+           "On targets that list a wgmma shape (sm_90a), build f16 x f16 -> "
+           "f32 products with wgmma on TMA-loaded tiles instead of WMMA. Off "
+           "until a GPU session has checked its results and timed it">
   ];
 }
 
@@ -762,6 +767,64 @@ def AllocateDeviceBuffersPass
     ```
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def LowerTMADescriptorsPass
+    : Pass<"tessel-lower-tma-descriptors", "::mlir::ModuleOp"> {
+  let summary = "Lower host-side TMA descriptor creation to runtime calls";
+  let description = [{
+    Converts each `nvgpu.tma.create.descriptor` (host code, before
+    `gpu-kernel-outlining`) to upstream's call of the runtime's
+    `mgpuTensorMapEncodeTiledMemref`, which encodes the tensor map and
+    returns a device copy of it. Kernels that use the descriptor get the
+    pointer, cast back to the descriptor type at the start of the launch
+    body, so outlining passes an `!llvm.ptr` and the device-side
+    `convert-nvgpu-to-nvvm` lowers the TMA ops as usual. (Upstream converts
+    all nvgpu ops before outlining instead, which the WMMA kernels' loops,
+    carrying `gpu.mma_matrix` values, do not survive.) A descriptor created
+    inside a kernel is an error.
+
+    ```mlir
+    %d = nvgpu.tma.create.descriptor %a box[%c64, %c64] : memref<*xf16> -> !map
+    gpu.launch ... { nvgpu.tma.async.load %d[...] ... }
+    // becomes
+    %p = llvm.call @mgpuTensorMapEncodeTiledMemref(...) : (...) -> !llvm.ptr
+    gpu.launch ... {
+      %d = builtin.unrealized_conversion_cast %p : !llvm.ptr to !map
+      nvgpu.tma.async.load %d[...] ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def ConvertWarpgroupKernelsPass
+    : Pass<"tessel-convert-warpgroup-kernels", "::mlir::ModuleOp"> {
+  let summary = "Lower the nvgpu ops of wgmma kernels while their loops are structured";
+  let description = [{
+    Runs upstream's `convert-nvgpu-to-nvvm` on each outlined `gpu.module`
+    that holds a warpgroup op (`nvgpu.warpgroup.mma`, its accumulator's
+    init and store), before `convert-scf-to-cf`: its structural loop
+    conversion turns the loop-carried `!nvgpu.warpgroup.accumulator` values
+    into LLVM structs, which it cannot do for the block arguments of a CFG.
+    Other modules are left to the later device conversion: the WMMA
+    kernels' loops carry `gpu.mma_matrix` values, which that pass's type
+    converter rejects.
+
+    ```mlir
+    gpu.module @k { gpu.func @k(...) kernel {
+      %r = scf.for ... iter_args(%acc = %init) -> (!nvgpu.warpgroup.accumulator<...>) {
+        %d = nvgpu.warpgroup.mma %da, %db, %acc ...
+    // becomes
+      %r = scf.for ... iter_args(%acc = %init) -> (!llvm.struct<(struct<(f32, ...)>)>) {
+        nvvm.wgmma.fence.aligned
+        %d = nvvm.wgmma.mma_async ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def AttachGPUTargetPass : Pass<"tessel-attach-gpu-target", "::mlir::ModuleOp"> {

@@ -190,12 +190,8 @@ static Estimate estimate(const GPUModelParams &g, const MmaInstruction &mma,
   return e;
 }
 
-bool mlir::tessel::computeGPUMatmulTiling(const GPUModelParams &g,
-                                          const MmaInstruction &mma,
-                                          const GPUMatmulProblem &p,
-                                          const GPUMatmulOverrides &o,
-                                          GPUMatmulTiling &tiling,
-                                          std::string &why) {
+bool mlir::tessel::hasGPUModelFigures(const GPUModelParams &g,
+                                      std::string &why) {
   std::pair<const char *, int64_t> needed[] = {
       {"sm_count", g.smCount},
       {"smem_per_block", g.smemPerBlock},
@@ -211,6 +207,17 @@ bool mlir::tessel::computeGPUMatmulTiling(const GPUModelParams &g,
       why = std::string("the target description has no ") + name;
       return false;
     }
+  return true;
+}
+
+bool mlir::tessel::computeGPUMatmulTiling(const GPUModelParams &g,
+                                          const MmaInstruction &mma,
+                                          const GPUMatmulProblem &p,
+                                          const GPUMatmulOverrides &o,
+                                          GPUMatmulTiling &tiling,
+                                          std::string &why) {
+  if (!hasGPUModelFigures(g, why))
+    return false;
 
   // One or two instruction k steps per k tile: ptxas hoists all fragment
   // loads of an unrolled k tile, and at four or more steps their registers

@@ -112,6 +112,10 @@ struct GPUMatmulOverrides {
           stages = 0;
 };
 
+/// Every figure the GPU matmul models read is in the target description;
+/// false with `why` naming the first one missing.
+bool hasGPUModelFigures(const GPUModelParams &target, std::string &why);
+
 /// Chooses the sizes. False with `why` set when the target lacks a figure
 /// the model needs or no candidate fits the overrides and the limits.
 bool computeGPUMatmulTiling(const GPUModelParams &target,

@@ -19,6 +19,7 @@
 #include "passes/Utils/GPUMatmulKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -648,6 +649,225 @@ gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
           b, loc, loop.getResult(i * fn + j), cStage,
           fragmentAt(warpRow, i * mma.m, warpCol, j * mma.n),
           b.getIndexAttr(t.cTile.stride), UnitAttr());
+  gpu::BarrierOp::create(b, loc);
+  kb.moveCTile(cStage, /*toGlobal=*/true);
+  gpu::TerminatorOp::create(b, loc);
+  return launch;
+}
+
+//===----------------------------------------------------------------------===//
+// Hopper: wgmma on TMA-loaded, 128-byte-swizzled tiles
+//===----------------------------------------------------------------------===//
+//
+// Synchronization per k tile kt (stage s = kt mod stages):
+//   every thread waits for phase (kt / stages) mod 2 of mbarrier s (thread
+//   0 armed it with the tile's byte count; TMA completes it);
+//   each warpgroup issues its wgmma group on stage s and waits until at
+//   most that group is pending, so its group of tile kt - 1 is done;
+//   block barrier: no warpgroup still reads stage (kt - 1) mod stages;
+//   thread 0 loads tile kt + stages - 1 into that stage.
+// The layouts are the ones upstream's wgmma descriptors assume (its
+// integration tests under test/Integration/GPU/CUDA/sm90): A tiles of 64
+// rows of 128 bytes, row-major; B tiles of 64 k rows as boxes of 64
+// columns, 8 KiB apart, read transposed.
+
+gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
+    RewriterBase &rewriter, Location loc, const GPUMatmulOperands &ops,
+    const GPUWgmmaTiling &w) {
+  MLIRContext *ctx = rewriter.getContext();
+  OpBuilder &b = rewriter;
+  IndexMath host{rewriter, loc};
+  constexpr int64_t kBox = 64;        // rows and columns of one TMA box
+  constexpr int64_t kBoxBytes = kBox * kBox * 2;
+  constexpr int64_t kSwizzlePeriod = 1024;
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  Type inputType = cast<MemRefType>(ops.a.getType()).getElementType();
+  Type accType = cast<MemRefType>(ops.c.getType()).getElementType();
+  auto sharedMatrix = [&](int64_t rows, int64_t cols, Type element) {
+    return MemRefType::get({rows, cols}, element, AffineMap(), workgroup);
+  };
+
+  // Host: one descriptor per operand, 64x64 boxes.
+  auto mapType = nvgpu::TensorMapDescriptorType::get(
+      ctx, sharedMatrix(kBox, kBox, inputType),
+      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  auto describe = [&](Value matrix) -> Value {
+    Value unranked = memref::CastOp::create(
+        b, loc, UnrankedMemRefType::get(inputType, Attribute()), matrix);
+    return nvgpu::TmaCreateDescriptorOp::create(
+        b, loc, mapType, unranked, ValueRange{host.c(kBox), host.c(kBox)});
+  };
+  Value aMap = describe(ops.a);
+  Value bMap = describe(ops.b);
+
+  int64_t numM = (ops.m + w.blockM - 1) / w.blockM;
+  int64_t numN = (ops.n + w.blockN - 1) / w.blockN;
+  Value one = host.c(1);
+  Value smemBytes = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                 w.smemBytes);
+  auto launch = gpu::LaunchOp::create(b, loc, host.c(numM * numN), one, one,
+                                      host.c(w.threads()), one, one,
+                                      smemBytes);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(&launch.getBody().front());
+
+  // The WMMA kernel's epilogue reads only these sizes of its tiling.
+  GPUMatmulTiling shim;
+  shim.blockM = w.blockM;
+  shim.blockN = w.blockN;
+  shim.blockK = w.blockK;
+  shim.cTile = w.cTile;
+  MmaInstruction unusedMma;
+  KernelBuilder kb(rewriter, loc, ops, shim, unusedMma, w.threads());
+  IndexMath &ix = kb.ix;
+  kb.tid = launch.getThreadIds().x;
+  kb.batchIndex = ix.c(0);
+  Value pid = launch.getBlockIds().x;
+  int64_t width = w.groupM * numN;
+  Value firstM = ix.mul(ix.div(pid, width), w.groupM);
+  Value rowsInGroup = ix.min(ix.sub(ix.c(numM), firstM), ix.c(w.groupM));
+  Value inGroup = ix.rem(pid, width);
+  kb.m0 = ix.mul(ix.add(firstM, ix.rem(inGroup, rowsInGroup)), w.blockM);
+  kb.n0 = ix.mul(ix.div(inGroup, rowsInGroup), w.blockN);
+
+  // The ring starts at the first 1024-byte boundary of the dynamic buffer:
+  // TMA's swizzle and the wgmma descriptors (base offset 0) both take the
+  // pattern from the address bits, and the mbarriers are static shared
+  // memory placed before the buffer.
+  Value smem = gpu::DynamicSharedMemoryOp::create(
+      b, loc,
+      MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+                      workgroup));
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem);
+  Value ring = ix.rem(ix.sub(ix.c(kSwizzlePeriod),
+                             ix.rem(address, kSwizzlePeriod)),
+                      kSwizzlePeriod);
+  auto view = [&](Value byteOffset, MemRefType type) -> Value {
+    return memref::ViewOp::create(b, loc, type, smem, byteOffset,
+                                  ValueRange());
+  };
+  int64_t bRingOffset = w.stages * w.aStageBytes;
+  auto aOffset = [&](Value stage) {
+    return ix.add(ring, ix.mul(stage, w.aStageBytes));
+  };
+  auto bOffset = [&](Value stage) {
+    return ix.add(ix.add(ring, ix.mul(stage, w.bStageBytes)), bRingOffset);
+  };
+
+  // One mbarrier per stage, one arrival each (thread 0's expect_tx).
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       kb.tid, ix.c(0));
+  auto barriersType = nvgpu::MBarrierGroupType::get(ctx, workgroup, w.stages);
+  Value barriers = nvgpu::MBarrierCreateOp::create(b, loc, barriersType);
+  for (int64_t s = 0; s < w.stages; ++s)
+    nvgpu::MBarrierInitOp::create(b, loc, barriers, ix.c(1), ix.c(s), leader);
+  NVVM::FenceMbarrierInitOp::create(b, loc);
+  gpu::BarrierOp::create(b, loc);
+  nvgpu::TmaPrefetchOp::create(b, loc, aMap, leader);
+  nvgpu::TmaPrefetchOp::create(b, loc, bMap, leader);
+
+  int64_t kTiles = (ops.k + w.blockK - 1) / w.blockK;
+  int64_t txBytes = (w.blockM + w.blockN) * w.blockK * 2;
+  MemRefType boxType = sharedMatrix(kBox, kBox, inputType);
+  // TMA coordinates run innermost first: (column, row).
+  auto loadKTile = [&](Value stage, Value kTile, Value predicate) {
+    nvgpu::MBarrierArriveExpectTxOp::create(b, loc, barriers, ix.c(txBytes),
+                                            stage, predicate);
+    Value k0 = ix.mul(kTile, w.blockK);
+    for (int64_t r = 0; r < w.blockM; r += kBox)
+      nvgpu::TmaAsyncLoadOp::create(
+          b, loc, view(ix.add(aOffset(stage), r * 128), boxType), barriers,
+          aMap, ValueRange{k0, ix.add(kb.m0, r)}, stage, Value(), predicate);
+    for (int64_t c = 0; c < w.blockN; c += kBox)
+      nvgpu::TmaAsyncLoadOp::create(
+          b, loc, view(ix.add(bOffset(stage), (c / kBox) * kBoxBytes), boxType),
+          barriers, bMap, ValueRange{ix.add(kb.n0, c), k0}, stage, Value(),
+          predicate);
+  };
+  for (int64_t s = 0; s + 1 < w.stages && s < kTiles; ++s)
+    loadKTile(ix.c(s), ix.c(s), leader);
+
+  // Each warpgroup's rows of A, and all of B.
+  int64_t rows = w.rowsPerWarpgroup();
+  Value warpgroup = ix.div(kb.tid, 128);
+  auto accumulatorType = nvgpu::WarpgroupAccumulatorType::get(
+      ctx, VectorType::get({rows, w.blockN}, accType));
+  auto aDescriptorType = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, sharedMatrix(rows, w.blockK, inputType));
+  auto bDescriptorType = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, sharedMatrix(w.blockK, w.blockN, inputType));
+  Value acc =
+      nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc, accumulatorType);
+  Value phase0 = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+  auto loop = scf::ForOp::create(b, loc, ix.c(0), ix.c(kTiles), ix.c(1),
+                                 ValueRange{acc, ix.c(0), phase0});
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kt = loop.getInductionVar();
+    Value sum = loop.getRegionIterArgs()[0];
+    Value stage = loop.getRegionIterArgs()[1];
+    Value phase = loop.getRegionIterArgs()[2];
+    // A bound on the spin, as upstream's tests use; the wait loops until
+    // the phase completes either way.
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, phase,
+                                           ix.c(10000000), stage);
+    Value aTile = view(ix.add(aOffset(stage), ix.mul(warpgroup, rows * 128)),
+                       sharedMatrix(rows, w.blockK, inputType));
+    Value bTile = view(bOffset(stage),
+                       sharedMatrix(w.blockK, w.blockN, inputType));
+    Value aDescriptor = nvgpu::WarpgroupGenerateDescriptorOp::create(
+        b, loc, aDescriptorType, aTile, aMap);
+    Value bDescriptor = nvgpu::WarpgroupGenerateDescriptorOp::create(
+        b, loc, bDescriptorType, bTile, bMap);
+    Value next = nvgpu::WarpgroupMmaOp::create(
+        b, loc, accumulatorType, aDescriptor, bDescriptor,
+        b.getI64IntegerAttr(1), UnitAttr(), b.getUnitAttr(), sum);
+    gpu::BarrierOp::create(b, loc);
+    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          stage, ix.c(0));
+    Value previous =
+        ix.select(isFirst, ix.c(w.stages - 1), ix.add(stage, -1));
+    // A branch rather than the ops' predicate operand: where the loop is
+    // unrolled the condition folds to a constant, which upstream's inline
+    // PTX would print as an invalid "@0" guard.
+    if (kTiles > w.stages - 1) {
+      Value ahead = ix.add(kt, w.stages - 1);
+      auto ifLoad = scf::IfOp::create(b, loc, ix.andi(leader, ix.lt(ahead, kTiles)),
+                                      /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(ifLoad.thenBlock());
+      loadKTile(previous, ahead, Value());
+    }
+    Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         stage, ix.c(w.stages - 1));
+    Value following = ix.select(isLast, ix.c(0), ix.add(stage, 1));
+    Value flipped = arith::XOrIOp::create(
+        b, loc, phase, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+    Value nextPhase = ix.select(isLast, flipped, phase);
+    scf::YieldOp::create(b, loc, ValueRange{next, following, nextPhase});
+  }
+
+  // Epilogue: the last groups done in every warpgroup before the C tile
+  // overwrites the ring (every issued TMA load was waited for).
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
+  gpu::BarrierOp::create(b, loc);
+  Value cStage = view(ring, sharedMatrix(w.blockM, w.cTile.stride, accType));
+  // The store's destination has the accumulator's shape. Upstream's
+  // lowering places each thread's values by its thread id (warp w of the
+  // block at rows 16 w + ...), so the second warpgroup's 64 rows land at
+  // rows 64..127 of the same view: every warpgroup gets the tile's start.
+  // Rows beyond the view's 64 are still inside the C tile (its stride is
+  // the C tile's), which is why the view is a subview of it.
+  Value accView = memref::SubViewOp::create(
+      b, loc, cStage, ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(rows), b.getIndexAttr(w.blockN)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+  nvgpu::WarpgroupMmaStoreOp::create(b, loc, loop.getResult(0), accView);
   gpu::BarrierOp::create(b, loc);
   kb.moveCTile(cStage, /*toGlobal=*/true);
   gpu::TerminatorOp::create(b, loc);

@@ -17,6 +17,7 @@
 #define TESSEL_PASSES_UTILS_GPUMATMULKERNEL_H
 
 #include "passes/CostModel/GPUMatmulTiling.h"
+#include "passes/CostModel/GPUWgmmaTiling.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -84,6 +85,25 @@ gpu::LaunchOp buildGPUMatmulKernel(RewriterBase &rewriter, Location loc,
                                    const GPUMatmulOperands &operands,
                                    const GPUMatmulTiling &tiling,
                                    const MmaInstruction &mma, int64_t warpSize);
+
+/// The Hopper (sm_90a) form of the same kernel, for f16 x f16 -> f32 with
+/// A (m, k) and B (k, n) both row-major, unbatched, C starting from zero:
+///
+///   host: TMA descriptors of A and B (64x64 boxes, 128-byte swizzle,
+///     zero fill past the edges: partial tiles need no guards);
+///   gpu.launch (blocks of C tiles, `warpgroups` x 128 threads)
+///     a ring of `stages` A and B tiles in shared memory, started on a
+///     1024-byte boundary, one mbarrier per stage; thread 0 issues the TMA
+///     loads of k tile kt + stages - 1 once every warpgroup has finished
+///     reading the stage they overwrite;
+///     scf.for over k tiles: wait for the stage's mbarrier phase, then
+///     nvgpu.warpgroup.mma (wgmma.mma_async m64nNk16, at most one group
+///     left in flight) on descriptors of the swizzled tiles;
+///     epilogue: the accumulators staged through shared memory, then the
+///     WMMA kernel's guarded 16-byte stores and fused epilogue.
+gpu::LaunchOp buildGPUWgmmaMatmulKernel(RewriterBase &rewriter, Location loc,
+                                        const GPUMatmulOperands &operands,
+                                        const GPUWgmmaTiling &tiling);
 
 } // namespace mlir::tessel
 

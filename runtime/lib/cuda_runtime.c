@@ -615,6 +615,39 @@ void mgpuTensorMapEncodeTiled(void *tensor_map, int32_t data_type,
 #endif
 }
 
+#if TESSEL_HAVE_CUDA_12
+/* Device copies of tensor maps, by everything that goes into them. A
+ * compiled matmul asks for the same two maps on every call; encoding and
+ * uploading them each time would cost an allocation and a synchronous copy
+ * per call, and leak both. Entries live as long as the process (a kernel
+ * may still be reading one), so the table is bounded: past it, maps are
+ * made afresh each time, as upstream's runtime always does. */
+typedef struct {
+  int32_t device;
+  int32_t data_type, interleave, swizzle, l2_promotion, oob_fill;
+  uint32_t rank;
+  void *global_address;
+  uint64_t dims[5], strides[5];
+  uint32_t box[5];
+  CUdeviceptr copy;
+} tensor_map_entry;
+enum { TESSEL_TENSOR_MAP_CACHE = 256 };
+static tensor_map_entry tensor_map_cache[TESSEL_TENSOR_MAP_CACHE];
+static int tensor_map_cache_size = 0;
+static pthread_mutex_t tensor_map_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static bool same_tensor_map(const tensor_map_entry *a,
+                            const tensor_map_entry *b) {
+  return a->device == b->device && a->data_type == b->data_type &&
+         a->interleave == b->interleave && a->swizzle == b->swizzle &&
+         a->l2_promotion == b->l2_promotion && a->oob_fill == b->oob_fill &&
+         a->rank == b->rank && a->global_address == b->global_address &&
+         memcmp(a->dims, b->dims, sizeof a->dims) == 0 &&
+         memcmp(a->strides, b->strides, sizeof a->strides) == 0 &&
+         memcmp(a->box, b->box, sizeof a->box) == 0;
+}
+#endif
+
 void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
                                      int64_t data_type, int64_t interleave,
                                      int64_t swizzle, int64_t l2_promotion,
@@ -660,6 +693,22 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
   char *global_address =
       (char *)view->aligned + view->offset * (int64_t)element_size;
 
+  tensor_map_entry key = {default_device, (int32_t)data_type,
+                          (int32_t)interleave, (int32_t)swizzle,
+                          (int32_t)l2_promotion, (int32_t)oob_fill,
+                          (uint32_t)rank, global_address, {0}, {0}, {0}, 0};
+  memcpy(key.dims, global_dims, sizeof key.dims);
+  memcpy(key.strides, global_strides_bytes, sizeof key.strides);
+  memcpy(key.box, box, sizeof key.box);
+  pthread_mutex_lock(&tensor_map_mutex);
+  for (int i = 0; i < tensor_map_cache_size; ++i)
+    if (same_tensor_map(&tensor_map_cache[i], &key)) {
+      CUdeviceptr cached = tensor_map_cache[i].copy;
+      pthread_mutex_unlock(&tensor_map_mutex);
+      return (void *)(uintptr_t)cached;
+    }
+  pthread_mutex_unlock(&tensor_map_mutex);
+
   if (!push_default_context())
     return NULL;
   CUtensorMap tensor_map;
@@ -673,8 +722,8 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
                 (CUtensorMapL2promotion)l2_promotion,
                 (CUtensorMapFloatOOBfill)oob_fill) == CUDA_SUCCESS;
   /* Kernels read the map through a pointer argument, so it has to live in
-   * device memory. Like upstream, it is never freed: it is tiny, and the
-   * generated code has no point at which it could release it. */
+   * device memory. It is never freed (the generated code has no point at
+   * which it could be); the cache above makes that once per map. */
   if (ok)
     ok = CUDA_CALL(cuMemAlloc, &device_copy, sizeof tensor_map) ==
          CUDA_SUCCESS;
@@ -684,7 +733,14 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
     ok = false;
   }
   pop_context();
-  return ok ? (void *)(uintptr_t)device_copy : NULL;
+  if (!ok)
+    return NULL;
+  key.copy = device_copy;
+  pthread_mutex_lock(&tensor_map_mutex);
+  if (tensor_map_cache_size < TESSEL_TENSOR_MAP_CACHE)
+    tensor_map_cache[tensor_map_cache_size++] = key;
+  pthread_mutex_unlock(&tensor_map_mutex);
+  return (void *)(uintptr_t)device_copy;
 #else
   (void)rank, (void)descriptor, (void)data_type, (void)interleave;
   (void)swizzle, (void)l2_promotion, (void)oob_fill, (void)box_dims;

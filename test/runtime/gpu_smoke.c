@@ -264,7 +264,15 @@ int main(void) {
         /*interleave none=*/0, /*swizzle none=*/0, /*l2 promotion none=*/0,
         /*oob fill none=*/0, box);
     check(tensor_map != NULL, "mgpuTensorMapEncodeTiledMemref");
-    mgpuMemFree(tensor_map, stream);
+    /* The runtime keeps one device copy per map (the maps are never
+     * freed): the same request again is the same copy, another box is not. */
+    void *again = mgpuTensorMapEncodeTiledMemref(2, &tile_source, 7, 0, 0, 0,
+                                                 0, box);
+    int64_t other_box[2] = {4, 32};
+    void *other = mgpuTensorMapEncodeTiledMemref(2, &tile_source, 7, 0, 0, 0,
+                                                 0, other_box);
+    check(again == tensor_map && other != NULL && other != tensor_map,
+          "mgpuTensorMapEncodeTiledMemref reuses a map's device copy");
   } else {
     printf("note: sm_%d%d predates clusters and TMA; not testing them\n",
            major, minor);

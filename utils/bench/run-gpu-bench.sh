@@ -128,6 +128,35 @@ EOF
       -Wl,-rpath,'$ORIGIN' -lm \
       -o "$dir/$t.test"
   done
+  # Hopper: the wgmma kernel (tessel-map-matmul-to-gpu{wgmma=true}, off by
+  # default until these runs check and time it): the f16 -> f32 matmul
+  # workloads into DIR/wgmma, and the matmul test program built with it.
+  if [[ "$chip" == sm_90a ]]; then
+    mkdir -p "$dir/wgmma"
+    wg_sed='s/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu{wgmma=true}/'
+    while read -r name kind in acc rest; do
+      [[ "$kind" == matmul && "$in" == f16 && "$acc" == f32 ]] || continue
+      TESSEL_COMPILE="$tc" TESSEL_PIPELINE_SED="$wg_sed" \
+        "$root/utils/bench/tessel-compile-edited.sh" "$src/$name.mlir" \
+        --target=nvgpu --target-options="chip=$chip" -o "$dir/wgmma/$name.so" \
+        --no-header --remarks 2>"$dir/wgmma/$name.remarks"
+      grep -q "on TMA-loaded tiles" "$dir/wgmma/$name.remarks" || {
+        echo "run-gpu-bench.sh: $name: the wgmma kernel was not used:" >&2
+        cat "$dir/wgmma/$name.remarks" >&2
+        exit 1
+      }
+    done < <("$build/bin/tessel-gpu-bench" --list)
+    TESSEL_COMPILE="$tc" TESSEL_PIPELINE_SED="$wg_sed" \
+      "$root/utils/bench/tessel-compile-edited.sh" \
+      "$root/test/integration/Inputs/gpu_matmul.mlir" --target=nvgpu \
+      --target-options="chip=$chip" -o "$dir/gpu_matmul_wgmma.so" \
+      --header="$work/gpu_matmul_wgmma.h"
+    clang-22 -O2 -std=c11 -DHARNESS_GPU_MANAGED -I"$root/runtime/include" \
+      -include "$work/gpu_matmul_wgmma.h" \
+      "$root/test/integration/Inputs/gpu_matmul.c" -L"$dir" \
+      -l:gpu_matmul_wgmma.so -ltessel_cuda_runtime -ltessel_runtime \
+      -Wl,-rpath,'$ORIGIN' -lm -o "$dir/gpu_matmul_wgmma.test"
+  fi
   echo "run-gpu-bench.sh: built $(ls "$dir" | wc -l) entries in $dir for $chip"
   exit 0
 fi
@@ -153,11 +182,28 @@ for t in "${tests[@]}"; do
     grep -v '^PASS' <<<"$out" | head -20
   fi
 done
+# The wgmma build (sm_90a only): its test program here, its matmuls below.
+if [[ -d "$dir/wgmma" ]]; then
+  if out=$("$dir/gpu_matmul_wgmma.test" 2>&1) && grep -q "CHECKS PASSED" <<<"$out"; then
+    echo "PASS gpu_matmul_wgmma ($(grep -c '^PASS' <<<"$out") checks)"
+  else
+    status=1
+    echo "FAIL gpu_matmul_wgmma"
+    grep -v '^PASS' <<<"$out" | head -20
+  fi
+fi
 echo "== Tessel vs cuBLAS (matmul) and cuDNN (convolution)"
 args=(--kernels "$dir" --reps "$reps")
 [[ -n "$json" ]] && args+=(--json "$json")
 [[ -n "$only" ]] && args+=(--only "$only")
 "$dir/tessel-gpu-bench" "${args[@]}" || status=1
+if [[ -d "$dir/wgmma" ]]; then
+  echo "== Tessel with wgmma (sm_90a) vs cuBLAS"
+  wg_only=$(cd "$dir/wgmma" && ls *.so | sed 's/\.so$//' | paste -sd, -)
+  wg_args=(--kernels "$dir/wgmma" --reps "$reps" --only "$wg_only")
+  [[ -n "$json" ]] && wg_args+=(--json "${json%.json}.wgmma.json")
+  "$dir/tessel-gpu-bench" "${wg_args[@]}" || status=1
+fi
 echo "== Tessel vs PyTorch eager and torch.compile (fused kernels)"
 if python3 -c "import torch" 2>/dev/null; then
   fusion_args=(--kernels "$dir" --reps "$reps")

@@ -1,0 +1,200 @@
+//===- GPUWgmmaTiling.cpp - Sizes for the Hopper (wgmma + TMA) matmul -----===//
+//
+// The estimate has the shape of GPUMatmulTiling's (per k tile the slowest of
+// tensor cores, shared memory and L2, at least the memory latency spread
+// over the tiles in flight; waves of resident blocks), with wgmma's costs:
+//
+// - every warpgroup spreads over the SM's four tensor cores, so one block
+//   can keep them busy: no occupancy factor;
+// - each m64nNk16 instruction reads its A (64x16) and B (16xN) pieces from
+//   shared memory itself: a wider N reuses A, more rows per warpgroup
+//   re-read B;
+// - TMA writes each k tile into shared memory once, and reads it from L2
+//   once per block: blockM x blockN tiles trade L2 traffic against
+//   registers (the accumulators: blockM x blockN / threads per thread).
+//
+// No figure here is measured on a GPU yet: the tile shapes it picks on an
+// H100 (128x256 with two warpgroups for large products) are the ones
+// Hopper GEMMs commonly use, which is the only check so far.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/CostModel/GPUWgmmaTiling.h"
+
+#include "passes/Utils/Remarks.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+using namespace mlir::tessel;
+
+/// Registers a thread needs besides the accumulators: descriptors, loop
+/// state, addresses (an assumption; ptxas's counts in gpu_ptxas.test are
+/// the check).
+static constexpr int64_t kOtherRegisters = 40;
+static constexpr int64_t kMaxRegistersPerThread = 255;
+/// Fixed cycles per k tile: the barrier wait, the block-wide barrier before
+/// the next copy is issued.
+static constexpr int64_t kTileOverheadCycles = 64;
+/// The 128-byte swizzle repeats every 1024 bytes; the ring starts on such a
+/// boundary, found at run time.
+static constexpr int64_t kSwizzlePeriod = 1024;
+/// Static shared memory besides the ring: the mbarriers and the backend's
+/// dynamic-memory symbol.
+static constexpr int64_t kStaticSharedBytes = 256;
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+namespace {
+struct Estimate {
+  double cycles = 0, mmaCycles = 0, smemCycles = 0, l2Cycles = 0;
+  int64_t blocks = 0, waves = 0, resident = 0, blocksPerSM = 0;
+};
+} // namespace
+
+static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,
+                         const GPUWgmmaTiling &t) {
+  Estimate e;
+  e.blocksPerSM = std::min(
+      {g.smemPerBlock / (t.smemBytes + kStaticSharedBytes),
+       g.registersPerBlock / (t.threads() * (t.accRegisters + kOtherRegisters)),
+       2 * g.maxThreadsPerBlock / t.threads()});
+  e.blocks = ceilDiv(p.m, t.blockM) * ceilDiv(p.n, t.blockN);
+  if (e.blocksPerSM < 1)
+    return e;
+  e.resident = std::min(e.blocksPerSM, ceilDiv(e.blocks, g.smCount));
+  e.waves = ceilDiv(e.blocks, g.smCount * e.blocksPerSM);
+  double r = double(e.resident);
+  int64_t eb = p.inputBytes;
+  // Per k tile (64 deep = 4 instruction k steps of 16).
+  double instructions = double(t.warpgroups * (t.rowsPerWarpgroup() / 64));
+  double operandReads =
+      4 * instructions * double((64 * 16 + 16 * t.blockN) * eb);
+  double tileBytes = double((t.blockM + t.blockN) * t.blockK * eb);
+  e.mmaCycles = r * double(t.blockM * t.blockN * t.blockK) /
+                double(g.mmaFmaPerCycle);
+  e.smemCycles =
+      r * (operandReads + tileBytes) / double(g.smemBytesPerCycle);
+  e.l2Cycles = r * tileBytes / double(g.l2BytesPerCycle);
+  double tile = std::max({e.mmaCycles, e.smemCycles, e.l2Cycles,
+                          double(g.memoryLatency) / double(t.stages - 1)}) +
+                double(kTileOverheadCycles);
+  double cBytes = double(t.blockM * t.blockN * p.accBytes);
+  double epilogue = r * (2 * cBytes / double(g.smemBytesPerCycle) +
+                         cBytes / double(g.l2BytesPerCycle));
+  e.cycles = double(e.waves) * (double(ceilDiv(p.k, t.blockK)) * tile +
+                                double(g.memoryLatency) + epilogue);
+  return e;
+}
+
+bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
+                                         const GPUMatmulProblem &p,
+                                         const GPUMatmulOverrides &o,
+                                         GPUWgmmaTiling &tiling,
+                                         std::string &why) {
+  if (!hasGPUModelFigures(g, why))
+    return false;
+  if (o.blockK && o.blockK != 64) {
+    why = "the wgmma kernel's k tile is 64 (one 128-byte swizzled row)";
+    return false;
+  }
+
+  // Warpgroup rows are whole m64 instructions; B is loaded in boxes of 64
+  // columns (128 bytes, the swizzle's width); wgmma's N is at most 256.
+  // With two warpgroups each takes 64 rows: upstream's
+  // nvgpu.warpgroup.mma.store places a warpgroup's rows by its thread ids
+  // (warp w at row 16 w), which is only right for 64-row accumulators.
+  struct Shape {
+    int64_t warpgroups, blockM, blockN;
+  };
+  const Shape shapes[] = {{1, 64, 64},   {1, 64, 128},  {1, 64, 256},
+                          {1, 128, 64},  {1, 128, 128}, {2, 128, 128},
+                          {2, 128, 256}};
+  bool found = false;
+  GPUWgmmaTiling best;
+  Estimate bestEstimate;
+  for (const Shape &s : shapes)
+    for (int64_t stages = 2; stages <= 6; ++stages) {
+      GPUWgmmaTiling t;
+      t.warpgroups = s.warpgroups;
+      t.blockM = s.blockM;
+      t.blockN = s.blockN;
+      t.stages = stages;
+      if ((o.blockM && o.blockM != t.blockM) ||
+          (o.blockN && o.blockN != t.blockN) ||
+          (o.warpsM && o.warpsM != t.warpgroups) ||
+          (o.stages && o.stages != stages))
+        continue;
+      // Tiles far larger than the problem only add padding work.
+      if (!o.blockM && t.blockM > 64 && t.blockM / 2 >= p.m)
+        continue;
+      if (!o.blockN && t.blockN > 64 && t.blockN / 2 >= p.n)
+        continue;
+      if (t.threads() > g.maxThreadsPerBlock)
+        continue;
+      t.accRegisters = t.blockM * t.blockN / t.threads() * p.accBytes / 4;
+      int64_t registerLimit = std::min(
+          kMaxRegistersPerThread, g.registersPerBlock / t.threads());
+      if (t.accRegisters + kOtherRegisters > registerLimit)
+        continue;
+      t.aStageBytes = t.blockM * t.blockK * p.inputBytes;
+      t.bStageBytes = t.blockK * t.blockN * p.inputBytes;
+      t.cTile = planSharedTile(t.blockM, t.blockN, p.accBytes, 16);
+      int64_t ring = stages * (t.aStageBytes + t.bStageBytes);
+      t.smemBytes =
+          std::max(ring, t.cTile.elements() * p.accBytes) + kSwizzlePeriod;
+      if (t.smemBytes + kStaticSharedBytes > g.smemPerBlock)
+        continue;
+      Estimate e = estimate(g, p, t);
+      if (e.blocksPerSM < 1)
+        continue;
+      // Among equal estimates: the larger tile, then the residency, then
+      // the deepest ring that keeps it. The estimate sees latency only as
+      // an average; deeper rings absorb its spread, which TMA loads
+      // competing in L2 have.
+      t.blocksPerSM = e.blocksPerSM;
+      auto key = [](const GPUWgmmaTiling &x) {
+        return std::make_tuple(-x.blockM * x.blockN, -x.blocksPerSM,
+                               -x.stages);
+      };
+      bool better = !found || e.cycles < bestEstimate.cycles * (1 - 1e-9) ||
+                    (e.cycles <= bestEstimate.cycles * (1 + 1e-9) &&
+                     key(t) < key(best));
+      if (better) {
+        found = true;
+        best = t;
+        bestEstimate = e;
+      }
+    }
+  if (!found) {
+    why = "no wgmma block and stage sizes fit the target's shared memory, "
+          "registers and threads";
+    if (o.blockM || o.blockN || o.warpsM || o.stages)
+      why += " with the given overrides";
+    return false;
+  }
+  int64_t running = g.smCount * bestEstimate.blocksPerSM;
+  best.groupM = std::clamp<int64_t>(int64_t(std::sqrt(double(running))), 1,
+                                    ceilDiv(p.m, best.blockM));
+  best.blocksPerSM = bestEstimate.blocksPerSM;
+  best.estimatedCycles = bestEstimate.cycles;
+  llvm::raw_string_ostream os(best.rationale);
+  os << "block " << best.blockM << "x" << best.blockN << "x" << best.blockK
+     << " with " << best.warpgroups << " warpgroup(s) of "
+     << best.rowsPerWarpgroup() << "x" << best.blockN << " (~"
+     << best.accRegisters << " accumulator registers/thread); "
+     << best.stages << " TMA stages (" << g.memoryLatency
+     << " cycles of latency over " << best.stages - 1 << " k tiles); "
+     << formatBytes(best.smemBytes) << " shared memory, "
+     << bestEstimate.blocksPerSM << " block(s)/SM; " << bestEstimate.blocks
+     << " blocks in " << bestEstimate.waves << " wave(s) over " << g.smCount
+     << " SMs, in groups of " << best.groupM
+     << " block rows; per k tile and SM: tensor cores "
+     << int64_t(bestEstimate.mmaCycles) << ", shared memory "
+     << int64_t(bestEstimate.smemCycles) << ", L2 "
+     << int64_t(bestEstimate.l2Cycles) << " cycles; estimated "
+     << int64_t(bestEstimate.cycles) << " cycles";
+  tiling = best;
+  return true;
+}

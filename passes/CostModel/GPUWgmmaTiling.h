@@ -1,0 +1,51 @@
+//===- GPUWgmmaTiling.h - Sizes for the Hopper (wgmma + TMA) matmul --------===//
+//
+// The model behind tessel-map-matmul-to-gpu's sm_90a kernel: each block
+// computes a blockM x blockN tile of C with one or two warpgroups (128
+// threads each, `nvgpu.warpgroup.mma`, i.e. wgmma.mma_async m64nNk16),
+// reading 64-deep k tiles of A and B that the tensor memory accelerator
+// (TMA) copies into a ring of `stages` shared-memory buffers. The k tile is
+// fixed at 64 f16 elements: one 128-byte row, the width of the 128-byte
+// swizzle that both TMA and wgmma's shared-memory descriptors use.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_PASSES_COSTMODEL_GPUWGMMATILING_H
+#define TESSEL_PASSES_COSTMODEL_GPUWGMMATILING_H
+
+#include "passes/CostModel/GPUMatmulTiling.h"
+
+namespace mlir::tessel {
+
+struct GPUWgmmaTiling {
+  int64_t blockM = 0, blockN = 0, blockK = 64;
+  /// Warpgroups per block; warpgroup w computes rows [w * blockM / W,
+  /// (w + 1) * blockM / W) of the block's tile.
+  int64_t warpgroups = 1;
+  int64_t stages = 0;
+  int64_t groupM = 1;
+  /// The C tile the epilogue stages the accumulators through (it reuses
+  /// the ring's bytes).
+  SharedTile cTile;
+  /// Bytes of one stage's A tile and B tile, the ring, and the dynamic
+  /// shared memory requested: the ring plus the slack that lets the kernel
+  /// start it on a 1024-byte boundary (the 128-byte swizzle's period).
+  int64_t aStageBytes = 0, bStageBytes = 0, smemBytes = 0;
+  int64_t accRegisters = 0, blocksPerSM = 0;
+  double estimatedCycles = 0;
+  std::string rationale;
+
+  int64_t threads() const { return warpgroups * 128; }
+  int64_t rowsPerWarpgroup() const { return blockM / warpgroups; }
+};
+
+/// Chooses the sizes for an f16 x f16 -> f32 product; `o` fixes blockM,
+/// blockN and stages where non-zero (warps-m fixes the warpgroups). False
+/// with `why` set when the target lacks a figure or nothing fits.
+bool computeGPUWgmmaTiling(const GPUModelParams &target,
+                           const GPUMatmulProblem &problem,
+                           const GPUMatmulOverrides &o, GPUWgmmaTiling &t,
+                           std::string &why);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_PASSES_COSTMODEL_GPUWGMMATILING_H

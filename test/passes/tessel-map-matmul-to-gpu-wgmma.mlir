@@ -1,0 +1,112 @@
+// tessel-map-matmul-to-gpu's wgmma option: the Hopper kernel (TMA loads
+// into a ring of 128-byte-swizzled tiles, one mbarrier per stage,
+// nvgpu.warpgroup.mma), and the products it leaves to WMMA, with the reason.
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{wgmma=true}),canonicalize,cse)' 2>%t.remarks | FileCheck %s
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu))' 2>/dev/null | FileCheck %s --check-prefix=DEFAULT
+
+// 512x512x256: blocks of 128x128 (two warpgroups of 64 rows), 64-deep k
+// tiles; the descriptors are made on the host, C's fill is the
+// accumulators' zero start.
+// REMARK: remark: matmul 512x512x256 (f16 x f16 -> f32) mapped to tensor cores (wgmma m64n{{[0-9]+}}k16 on TMA-loaded tiles): block {{[0-9]+}}x{{[0-9]+}}x64 with {{[12]}} warpgroup(s)
+// CHECK-LABEL: func.func @mm_512
+// CHECK-DAG: %[[A:.*]] = memref.cast %arg0 : memref<512x256xf16> to memref<*xf16>
+// CHECK-DAG: %[[B:.*]] = memref.cast %arg1 : memref<256x512xf16> to memref<*xf16>
+// CHECK-DAG: %[[MA:.*]] = nvgpu.tma.create.descriptor %[[A]] box[%{{.*}}, %{{.*}}] : memref<*xf16> -> <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+// CHECK-DAG: %[[MB:.*]] = nvgpu.tma.create.descriptor %[[B]]
+// CHECK: gpu.launch
+// CHECK: gpu.dynamic_shared_memory
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: nvgpu.mbarrier.create
+// CHECK: nvgpu.mbarrier.init
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK: nvgpu.tma.prefetch.descriptor %[[MA]]
+// CHECK: nvgpu.mbarrier.arrive.expect_tx
+// CHECK: nvgpu.tma.async.load %[[MA]]
+// CHECK: nvgpu.tma.async.load %[[MB]]
+// CHECK: nvgpu.warpgroup.mma.init.accumulator
+// CHECK: scf.for
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: nvgpu.warpgroup.generate.descriptor
+// CHECK: nvgpu.warpgroup.mma %{{.*}}, %{{.*}}, %{{.*}} {transposeB}
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: nvgpu.tma.async.load
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvgpu.warpgroup.mma.store
+// CHECK: vector.store
+// CHECK-NOT: linalg.matmul
+// DEFAULT-LABEL: func.func @mm_512
+// DEFAULT-NOT: nvgpu.warpgroup
+// DEFAULT: gpu.subgroup_mma_compute
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32"]>} {
+  func.func @mm_512(%a: memref<512x256xf16>, %b: memref<256x512xf16>, %c: memref<512x512xf32>) {
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%c : memref<512x512xf32>)
+    linalg.matmul ins(%a, %b : memref<512x256xf16>, memref<256x512xf16>) outs(%c : memref<512x512xf32>)
+    return
+  }
+}
+
+// -----
+
+// B given n-major (B^T): upstream's descriptors step through row-major
+// tiles only, so WMMA keeps it.
+// REMARK: remark: matmul 128x128x128 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: A or B is transposed
+// CHECK-LABEL: func.func @mm_bt
+// CHECK-NOT: nvgpu.warpgroup
+// CHECK: gpu.subgroup_mma_compute
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32"]>} {
+  func.func @mm_bt(%a: memref<128x128xf16>, %b: memref<128x128xf16>, %c: memref<128x128xf32>) {
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+    linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%a, %b : memref<128x128xf16>, memref<128x128xf16>) outs(%c : memref<128x128xf32>) {
+    ^bb0(%x: f16, %y: f16, %acc: f32):
+      %xf = arith.extf %x : f16 to f32
+      %yf = arith.extf %y : f16 to f32
+      %p = arith.mulf %xf, %yf : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    }
+    return
+  }
+}
+
+// -----
+
+// C accumulated onto (no fill), and rows of 18 bytes (TMA needs 16-byte
+// multiples): WMMA.
+// REMARK: remark: matmul 64x64x64 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: C does not start from a fill with zero
+// REMARK: remark: matmul 64x64x9 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: TMA needs 16-byte aligned rows of A and B
+// CHECK-LABEL: func.func @accumulate
+// CHECK-NOT: nvgpu.warpgroup
+// CHECK-LABEL: func.func @unaligned
+// CHECK-NOT: nvgpu.warpgroup
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32"]>} {
+  func.func @accumulate(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
+    linalg.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>)
+    return
+  }
+  func.func @unaligned(%a: memref<64x9xf16>, %b: memref<9x64xf16>, %c: memref<64x64xf32>) {
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+    linalg.matmul ins(%a, %b : memref<64x9xf16>, memref<9x64xf16>) outs(%c : memref<64x64xf32>)
+    return
+  }
+}
+
+// -----
+
+// A target without a wgmma shape (sm_80).
+// REMARK: remark: matmul 128x128x128 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: the target lists no 'wgmma.m64nNk16:f16xf16->f32' shape
+// CHECK-LABEL: func.func @sm80
+// CHECK-NOT: nvgpu.warpgroup
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+  func.func @sm80(%a: memref<128x128xf16>, %b: memref<128x128xf16>, %c: memref<128x128xf32>) {
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+    linalg.matmul ins(%a, %b : memref<128x128xf16>, memref<128x128xf16>) outs(%c : memref<128x128xf32>)
+    return
+  }
+}
