@@ -102,14 +102,15 @@ bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
 
   // Warpgroup rows are whole m64 instructions; B is loaded in boxes of 64
   // columns (128 bytes, the swizzle's width); wgmma's N is at most 256.
-  // With two warpgroups each takes 64 rows: upstream's
-  // nvgpu.warpgroup.mma.store places a warpgroup's rows by its thread ids
-  // (warp w at row 16 w), which is only right for 64-row accumulators.
+  // Upstream's nvgpu.warpgroup.mma.store places a warpgroup's rows by its
+  // thread ids (warp w at row 16 w), so with two warpgroups each takes 64
+  // rows; and it puts a 128-row accumulator's second half at row N / 2 (its
+  // register count), which is right only for N = 128: no 128x64 block.
   struct Shape {
     int64_t warpgroups, blockM, blockN;
   };
   const Shape shapes[] = {{1, 64, 64},   {1, 64, 128},  {1, 64, 256},
-                          {1, 128, 64},  {1, 128, 128}, {2, 128, 128},
+                          {1, 128, 128}, {2, 128, 128},
                           {2, 128, 256}};
   bool found = false;
   GPUWgmmaTiling best;

@@ -727,8 +727,13 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
   if (ok)
     ok = CUDA_CALL(cuMemAlloc, &device_copy, sizeof tensor_map) ==
          CUDA_SUCCESS;
-  if (ok && CUDA_CALL(cuMemcpyHtoD, device_copy, &tensor_map,
-                      sizeof tensor_map) != CUDA_SUCCESS) {
+  /* From pageable memory the copy may still be in flight when
+   * cuMemcpyHtoD returns, and kernels run on non-blocking streams, which
+   * are not ordered after it: wait for it (once per map, thanks to the
+   * cache). */
+  if (ok && (CUDA_CALL(cuMemcpyHtoD, device_copy, &tensor_map,
+                       sizeof tensor_map) != CUDA_SUCCESS ||
+             CUDA_CALL(cuStreamSynchronize, NULL) != CUDA_SUCCESS)) {
     CUDA_CALL(cuMemFree, device_copy);
     ok = false;
   }
