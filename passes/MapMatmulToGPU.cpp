@@ -368,6 +368,7 @@ struct MapMatmulToGPUPass
   /// 16-byte aligned rows.
   bool chooseWgmma(const MatmulMatch &match, ArrayAttr shapes,
                    const GPUModelParams &params,
+                   const GPUMatmulProblem &problem,
                    const GPUMatmulOverrides &overrides, GPUWgmmaTiling &t,
                    std::string &why) {
     const GPUMatmulOperands &ops = match.operands;
@@ -404,12 +405,6 @@ struct MapMatmulToGPUPass
       why = "C does not start from a fill with zero";
       return false;
     }
-    GPUMatmulProblem problem;
-    problem.m = ops.m;
-    problem.n = ops.n;
-    problem.k = ops.k;
-    problem.inputBytes = 2;
-    problem.accBytes = 4;
     return computeGPUWgmmaTiling(params, problem, overrides, t, why);
   }
 
@@ -585,8 +580,8 @@ struct MapMatmulToGPUPass
     // Hopper: wgmma on TMA-loaded tiles where the product has its form.
     GPUWgmmaTiling wgmmaTiling;
     std::string wgmmaWhy;
-    bool wgmma = useWgmma && chooseWgmma(match, shapes, params, overrides,
-                                         wgmmaTiling, wgmmaWhy);
+    bool wgmma = useWgmma && chooseWgmma(match, shapes, params, problem,
+                                         overrides, wgmmaTiling, wgmmaWhy);
     std::string mmaName = "WMMA m16n16k16";
     std::string rationale = tiling.rationale;
     if (wgmma) {

@@ -45,7 +45,7 @@ using namespace mlir::tessel;
 /// global addresses, loop counters (fitted: see the file comment).
 static constexpr int64_t kAddressRegisters = 52;
 /// The PTX register limit per thread, and what the estimate leaves ptxas.
-static constexpr int64_t kMaxRegistersPerThread = 255;
+static constexpr int64_t kMaxRegistersPerThread = kPTXMaxRegistersPerThread;
 static constexpr int64_t kRegisterHeadroom = 24;
 /// Warp schedulers, each with its own tensor core, per SM (sm_70 to sm_90).
 static constexpr int64_t kSubPartitions = 4;

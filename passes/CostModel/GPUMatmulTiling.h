@@ -18,6 +18,9 @@
 
 namespace mlir::tessel {
 
+/// The PTX limit on registers per thread.
+inline constexpr int64_t kPTXMaxRegistersPerThread = 255;
+
 /// What the model reads from #tessel.target.
 struct GPUModelParams {
   int64_t smCount = 0, smemPerBlock = 0, registersPerBlock = 0, warpSize = 0,

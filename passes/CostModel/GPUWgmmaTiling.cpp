@@ -22,6 +22,7 @@
 
 #include "passes/Utils/Remarks.h"
 
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -34,7 +35,6 @@ using namespace mlir::tessel;
 /// state, addresses (an assumption; ptxas's counts in gpu_ptxas.test are
 /// the check).
 static constexpr int64_t kOtherRegisters = 40;
-static constexpr int64_t kMaxRegistersPerThread = 255;
 /// Fixed cycles per k tile: the barrier wait, the block-wide barrier before
 /// the next copy is issued.
 static constexpr int64_t kTileOverheadCycles = 64;
@@ -44,7 +44,6 @@ static constexpr int64_t kSwizzlePeriod = 1024;
 /// Static shared memory besides the ring: the mbarriers and the backend's
 /// dynamic-memory symbol.
 static constexpr int64_t kStaticSharedBytes = 256;
-static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 namespace {
 struct Estimate {
@@ -60,11 +59,13 @@ static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,
       {g.smemPerBlock / (t.smemBytes + kStaticSharedBytes),
        g.registersPerBlock / (t.threads() * (t.accRegisters + kOtherRegisters)),
        2 * g.maxThreadsPerBlock / t.threads()});
-  e.blocks = ceilDiv(p.m, t.blockM) * ceilDiv(p.n, t.blockN);
+  e.blocks = llvm::divideCeilSigned(p.m, t.blockM) *
+             llvm::divideCeilSigned(p.n, t.blockN);
   if (e.blocksPerSM < 1)
     return e;
-  e.resident = std::min(e.blocksPerSM, ceilDiv(e.blocks, g.smCount));
-  e.waves = ceilDiv(e.blocks, g.smCount * e.blocksPerSM);
+  e.resident =
+      std::min(e.blocksPerSM, llvm::divideCeilSigned(e.blocks, g.smCount));
+  e.waves = llvm::divideCeilSigned(e.blocks, g.smCount * e.blocksPerSM);
   double r = double(e.resident);
   int64_t eb = p.inputBytes;
   // Per k tile (64 deep = 4 instruction k steps of 16).
@@ -72,10 +73,9 @@ static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,
   double operandReads =
       4 * instructions * double((64 * 16 + 16 * t.blockN) * eb);
   double tileBytes = double((t.blockM + t.blockN) * t.blockK * eb);
-  e.mmaCycles = r * double(t.blockM * t.blockN * t.blockK) /
-                double(g.mmaFmaPerCycle);
-  e.smemCycles =
-      r * (operandReads + tileBytes) / double(g.smemBytesPerCycle);
+  e.mmaCycles =
+      r * double(t.blockM * t.blockN * t.blockK) / double(g.mmaFmaPerCycle);
+  e.smemCycles = r * (operandReads + tileBytes) / double(g.smemBytesPerCycle);
   e.l2Cycles = r * tileBytes / double(g.l2BytesPerCycle);
   double tile = std::max({e.mmaCycles, e.smemCycles, e.l2Cycles,
                           double(g.memoryLatency) / double(t.stages - 1)}) +
@@ -83,8 +83,9 @@ static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,
   double cBytes = double(t.blockM * t.blockN * p.accBytes);
   double epilogue = r * (2 * cBytes / double(g.smemBytesPerCycle) +
                          cBytes / double(g.l2BytesPerCycle));
-  e.cycles = double(e.waves) * (double(ceilDiv(p.k, t.blockK)) * tile +
-                                double(g.memoryLatency) + epilogue);
+  e.cycles =
+      double(e.waves) * (double(llvm::divideCeilSigned(p.k, t.blockK)) * tile +
+                         double(g.memoryLatency) + epilogue);
   return e;
 }
 
@@ -110,8 +111,7 @@ bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
     int64_t warpgroups, blockM, blockN;
   };
   const Shape shapes[] = {{1, 64, 64},   {1, 64, 128},  {1, 64, 256},
-                          {1, 128, 128}, {2, 128, 128},
-                          {2, 128, 256}};
+                          {1, 128, 128}, {2, 128, 128}, {2, 128, 256}};
   bool found = false;
   GPUWgmmaTiling best;
   Estimate bestEstimate;
@@ -135,8 +135,8 @@ bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
       if (t.threads() > g.maxThreadsPerBlock)
         continue;
       t.accRegisters = t.blockM * t.blockN / t.threads() * p.accBytes / 4;
-      int64_t registerLimit = std::min(
-          kMaxRegistersPerThread, g.registersPerBlock / t.threads());
+      int64_t registerLimit = std::min(kPTXMaxRegistersPerThread,
+                                       g.registersPerBlock / t.threads());
       if (t.accRegisters + kOtherRegisters > registerLimit)
         continue;
       t.aStageBytes = t.blockM * t.blockK * p.inputBytes;
@@ -156,12 +156,11 @@ bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
       // competing in L2 have.
       t.blocksPerSM = e.blocksPerSM;
       auto key = [](const GPUWgmmaTiling &x) {
-        return std::make_tuple(-x.blockM * x.blockN, -x.blocksPerSM,
-                               -x.stages);
+        return std::make_tuple(-x.blockM * x.blockN, -x.blocksPerSM, -x.stages);
       };
-      bool better = !found || e.cycles < bestEstimate.cycles * (1 - 1e-9) ||
-                    (e.cycles <= bestEstimate.cycles * (1 + 1e-9) &&
-                     key(t) < key(best));
+      bool better =
+          !found || e.cycles < bestEstimate.cycles * (1 - 1e-9) ||
+          (e.cycles <= bestEstimate.cycles * (1 + 1e-9) && key(t) < key(best));
       if (better) {
         found = true;
         best = t;
@@ -177,20 +176,19 @@ bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
   }
   int64_t running = g.smCount * bestEstimate.blocksPerSM;
   best.groupM = std::clamp<int64_t>(int64_t(std::sqrt(double(running))), 1,
-                                    ceilDiv(p.m, best.blockM));
+                                    llvm::divideCeilSigned(p.m, best.blockM));
   best.blocksPerSM = bestEstimate.blocksPerSM;
   best.estimatedCycles = bestEstimate.cycles;
   llvm::raw_string_ostream os(best.rationale);
   os << "block " << best.blockM << "x" << best.blockN << "x" << best.blockK
      << " with " << best.warpgroups << " warpgroup(s) of "
      << best.rowsPerWarpgroup() << "x" << best.blockN << " (~"
-     << best.accRegisters << " accumulator registers/thread); "
-     << best.stages << " TMA stages (" << g.memoryLatency
-     << " cycles of latency over " << best.stages - 1 << " k tiles); "
-     << formatBytes(best.smemBytes) << " shared memory, "
-     << bestEstimate.blocksPerSM << " block(s)/SM; " << bestEstimate.blocks
-     << " blocks in " << bestEstimate.waves << " wave(s) over " << g.smCount
-     << " SMs, in groups of " << best.groupM
+     << best.accRegisters << " accumulator registers/thread); " << best.stages
+     << " TMA stages (" << g.memoryLatency << " cycles of latency over "
+     << best.stages - 1 << " k tiles); " << formatBytes(best.smemBytes)
+     << " shared memory, " << bestEstimate.blocksPerSM << " block(s)/SM; "
+     << bestEstimate.blocks << " blocks in " << bestEstimate.waves
+     << " wave(s) over " << g.smCount << " SMs, in groups of " << best.groupM
      << " block rows; per k tile and SM: tensor cores "
      << int64_t(bestEstimate.mmaCycles) << ", shared memory "
      << int64_t(bestEstimate.smemCycles) << ", L2 "

@@ -707,11 +707,10 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
   int64_t numM = (ops.m + w.blockM - 1) / w.blockM;
   int64_t numN = (ops.n + w.blockN - 1) / w.blockN;
   Value one = host.c(1);
-  Value smemBytes = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                                 w.smemBytes);
+  Value smemBytes =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), w.smemBytes);
   auto launch = gpu::LaunchOp::create(b, loc, host.c(numM * numN), one, one,
-                                      host.c(w.threads()), one, one,
-                                      smemBytes);
+                                      host.c(w.threads()), one, one, smemBytes);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(&launch.getBody().front());
 
@@ -743,12 +742,11 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
       MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
                       workgroup));
   Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem);
-  Value ring = ix.rem(ix.sub(ix.c(kSwizzlePeriod),
-                             ix.rem(address, kSwizzlePeriod)),
-                      kSwizzlePeriod);
+  Value ring =
+      ix.rem(ix.sub(ix.c(kSwizzlePeriod), ix.rem(address, kSwizzlePeriod)),
+             kSwizzlePeriod);
   auto view = [&](Value byteOffset, MemRefType type) -> Value {
-    return memref::ViewOp::create(b, loc, type, smem, byteOffset,
-                                  ValueRange());
+    return memref::ViewOp::create(b, loc, type, smem, byteOffset, ValueRange());
   };
   int64_t bRingOffset = w.stages * w.aStageBytes;
   auto aOffset = [&](Value stage) {
@@ -759,8 +757,8 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
   };
 
   // One mbarrier per stage, one arrival each (thread 0's expect_tx).
-  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                       kb.tid, ix.c(0));
+  Value leader =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kb.tid, ix.c(0));
   auto barriersType = nvgpu::MBarrierGroupType::get(ctx, workgroup, w.stages);
   Value barriers = nvgpu::MBarrierCreateOp::create(b, loc, barriersType);
   for (int64_t s = 0; s < w.stages; ++s)
@@ -818,8 +816,8 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
                                            ix.c(10000000), stage);
     Value aTile = view(ix.add(aOffset(stage), ix.mul(warpgroup, rows * 128)),
                        sharedMatrix(rows, w.blockK, inputType));
-    Value bTile = view(bOffset(stage),
-                       sharedMatrix(w.blockK, w.blockN, inputType));
+    Value bTile =
+        view(bOffset(stage), sharedMatrix(w.blockK, w.blockN, inputType));
     Value aDescriptor = nvgpu::WarpgroupGenerateDescriptorOp::create(
         b, loc, aDescriptorType, aTile, aMap);
     Value bDescriptor = nvgpu::WarpgroupGenerateDescriptorOp::create(
@@ -828,19 +826,20 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
         b, loc, accumulatorType, aDescriptor, bDescriptor,
         b.getI64IntegerAttr(1), UnitAttr(), b.getUnitAttr(), sum);
     gpu::BarrierOp::create(b, loc);
-    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          stage, ix.c(0));
-    Value previous =
-        ix.select(isFirst, ix.c(w.stages - 1), ix.add(stage, -1));
     // A branch rather than the ops' predicate operand: where the loop is
     // unrolled the condition folds to a constant, which upstream's inline
     // PTX would print as an invalid "@0" guard.
     if (kTiles > w.stages - 1) {
       Value ahead = ix.add(kt, w.stages - 1);
-      auto ifLoad = scf::IfOp::create(b, loc, ix.andi(leader, ix.lt(ahead, kTiles)),
-                                      /*withElseRegion=*/false);
+      auto ifLoad =
+          scf::IfOp::create(b, loc, ix.andi(leader, ix.lt(ahead, kTiles)),
+                            /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(ifLoad.thenBlock());
+      Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            stage, ix.c(0));
+      Value previous =
+          ix.select(isFirst, ix.c(w.stages - 1), ix.add(stage, -1));
       loadKTile(previous, ahead, Value());
     }
     Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -864,7 +863,8 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
   // Rows beyond the view's 64 are still inside the C tile (its stride is
   // the C tile's), which is why the view is a subview of it.
   Value accView = memref::SubViewOp::create(
-      b, loc, cStage, ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+      b, loc, cStage,
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
       ArrayRef<OpFoldResult>{b.getIndexAttr(rows), b.getIndexAttr(w.blockN)},
       ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
   nvgpu::WarpgroupMmaStoreOp::create(b, loc, loop.getResult(0), accView);

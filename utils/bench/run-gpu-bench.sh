@@ -172,6 +172,8 @@ if command -v python3 >/dev/null; then
 fi
 command -v nvidia-smi >/dev/null && nvidia-smi -L || true
 status=0
+# The sm_90a build's matmul test program, built with the wgmma kernel.
+[[ -x "$dir/gpu_matmul_wgmma.test" ]] && tests+=(gpu_matmul_wgmma)
 echo "== GPU tests"
 for t in "${tests[@]}"; do
   if out=$("$dir/$t.test" 2>&1) && grep -q "CHECKS PASSED" <<<"$out"; then
@@ -182,16 +184,6 @@ for t in "${tests[@]}"; do
     grep -v '^PASS' <<<"$out" | head -20
   fi
 done
-# The wgmma build (sm_90a only): its test program here, its matmuls below.
-if [[ -d "$dir/wgmma" ]]; then
-  if out=$("$dir/gpu_matmul_wgmma.test" 2>&1) && grep -q "CHECKS PASSED" <<<"$out"; then
-    echo "PASS gpu_matmul_wgmma ($(grep -c '^PASS' <<<"$out") checks)"
-  else
-    status=1
-    echo "FAIL gpu_matmul_wgmma"
-    grep -v '^PASS' <<<"$out" | head -20
-  fi
-fi
 echo "== Tessel vs cuBLAS (matmul) and cuDNN (convolution)"
 args=(--kernels "$dir" --reps "$reps")
 [[ -n "$json" ]] && args+=(--json "$json")
