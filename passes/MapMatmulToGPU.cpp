@@ -530,14 +530,20 @@ struct MapMatmulToGPUPass
     problem.bSynchronous = ops.bCopyElements == 0;
     GPUMatmulOverrides overrides{blockM, blockN, blockK, warpsM, warpsN,
                                  stages};
-    GPUMatmulTiling tiling;
-    if (!computeGPUMatmulTiling(params, mma, problem, overrides, tiling, why))
-      return decline(why);
-
     linalg::FillOp fill =
         foldFill ? precedingFill(op, ops.c) : linalg::FillOp();
     if (fill)
       ops.init = fill.value();
+    // Hopper: wgmma on TMA-loaded tiles where the product has its form. It
+    // is chosen first so that the overrides size the kernel that is built.
+    GPUWgmmaTiling wgmmaTiling;
+    std::string wgmmaWhy;
+    bool wgmma = useWgmma && chooseWgmma(match, shapes, params, problem,
+                                         overrides, wgmmaTiling, wgmmaWhy);
+    GPUMatmulTiling tiling;
+    if (!wgmma &&
+        !computeGPUMatmulTiling(params, mma, problem, overrides, tiling, why))
+      return decline(useWgmma ? why + "; wgmma not used: " + wgmmaWhy : why);
     std::string epilogueWhy;
     linalg::GenericOp epilogue;
     if (fuseEpilogue && !match.foldRows)
@@ -577,11 +583,6 @@ struct MapMatmulToGPUPass
       ops.c = memref::CollapseShapeOp::create(rewriter, op->getLoc(), ops.c,
                                               matrix);
     }
-    // Hopper: wgmma on TMA-loaded tiles where the product has its form.
-    GPUWgmmaTiling wgmmaTiling;
-    std::string wgmmaWhy;
-    bool wgmma = useWgmma && chooseWgmma(match, shapes, params, problem,
-                                         overrides, wgmmaTiling, wgmmaWhy);
     std::string mmaName = "WMMA m16n16k16";
     std::string rationale = tiling.rationale;
     if (wgmma) {
