@@ -16,6 +16,9 @@
 //     shared memory here too; with TESSEL_EMU_ASYNC_COPIES=eager at run
 //     time it is performed when issued (the earliest), so a copy into
 //     memory other threads still read corrupts it here too;
+//   - Hopper kernels (mbarriers, TMA loads, wgmma groups) run as the
+//     hardware runs them, with the layouts of upstream's lowering
+//     (passes/Utils/GPUEmulation, tessel_emu_mbarrier_*/tma_*/wgmma_*);
 //   - gpu.shuffle is an exchange among the warp's 32 threads
 //     (tessel_emu_shuffle: every lane waits for the others, so a shuffle
 //     reached by part of a warp aborts with a message after a timeout);
@@ -30,8 +33,12 @@
 #include "passes/Passes.h"
 
 #include "dialects/Tessel/TargetDescription.h"
+#include "passes/Utils/GPUEmulation.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -61,41 +68,6 @@ static constexpr StringLiteral kShuffleValid = "tessel_emu_shuffle_valid";
 static constexpr StringLiteral kThreadNum = "omp_get_thread_num";
 static constexpr StringLiteral kNumThreads = "omp_get_num_threads";
 
-static func::FuncOp declareFunction(ModuleOp module, StringRef name,
-                                    FunctionType type) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder b(module.getBodyRegion());
-  b.setInsertionPointToStart(module.getBody());
-  auto func = func::FuncOp::create(b, module.getLoc(), name, type);
-  func.setPrivate();
-  return func;
-}
-
-static Value call(OpBuilder &b, Location loc, StringRef name, Type result,
-                  ValueRange args) {
-  auto op = func::CallOp::create(
-      b, loc, name, result ? TypeRange{result} : TypeRange{}, args);
-  return result ? op.getResult(0) : Value();
-}
-
-/// The address of `memref[indices]` as an index (for the copy helper).
-static Value elementAddress(OpBuilder &b, Location loc, Value memref,
-                            ValueRange indices) {
-  auto type = cast<MemRefType>(memref.getType());
-  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  Value base =
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  Value linear = meta.getOffset();
-  for (auto [index, stride] : llvm::zip(indices, meta.getStrides()))
-    linear = arith::AddIOp::create(
-        b, loc, linear, arith::MulIOp::create(b, loc, index, stride));
-  int64_t bytes = type.getElementTypeBitWidth() / 8;
-  Value size = arith::ConstantIndexOp::create(b, loc, bytes);
-  return arith::AddIOp::create(b, loc, base,
-                               arith::MulIOp::create(b, loc, linear, size));
-}
-
 /// Rewrites the asynchronous copies, their groups and waits into calls.
 /// Tokens only order these ops, so they go with them.
 static LogicalResult emulateAsyncCopies(Operation *root) {
@@ -116,7 +88,7 @@ static LogicalResult emulateAsyncCopies(Operation *root) {
     int32_t pending = wait.getNumGroups() ? *wait.getNumGroups() : 0;
     Value n = arith::ConstantIntOp::create(rewriter, wait.getLoc(),
                                            rewriter.getI32Type(), pending);
-    call(rewriter, wait.getLoc(), kAsyncWait, Type(), n);
+    callRuntime(rewriter, wait.getLoc(), kAsyncWait, Type(), n);
     rewriter.eraseOp(wait);
   }
   for (nvgpu::DeviceAsyncCreateGroupOp group : groups) {
@@ -124,7 +96,7 @@ static LogicalResult emulateAsyncCopies(Operation *root) {
       return group.emitError("cannot emulate: its token is used other than "
                              "by nvgpu.device_async_wait");
     rewriter.setInsertionPoint(group);
-    call(rewriter, group.getLoc(), kAsyncCommit, Type(), {});
+    callRuntime(rewriter, group.getLoc(), kAsyncCommit, Type(), {});
     rewriter.eraseOp(group);
   }
   for (nvgpu::DeviceAsyncCopyOp copy : copies) {
@@ -143,7 +115,7 @@ static LogicalResult emulateAsyncCopies(Operation *root) {
             ? arith::MulIOp::create(rewriter, loc, copy.getSrcElements(), size)
                   .getResult()
             : dstBytes;
-    call(rewriter, loc, kAsyncCopy, Type(),
+    callRuntime(rewriter, loc, kAsyncCopy, Type(),
          {elementAddress(rewriter, loc, copy.getDst(), copy.getDstIndices()),
           elementAddress(rewriter, loc, copy.getSrc(), copy.getSrcIndices()),
           dstBytes, srcBytes});
@@ -203,7 +175,7 @@ LogicalResult checkFragmentAlignment(Operation *op, OpBuilder &b,
                            << " bytes apart are not " << align
                            << "-byte aligned, as the GPU requires";
   Location loc = op->getLoc();
-  call(b, loc, kCheckAligned, Type(),
+  callRuntime(b, loc, kCheckAligned, Type(),
        {elementAddress(b, loc, memref, indices),
         arith::ConstantIndexOp::create(b, loc, align),
         arith::ConstantIntOp::create(b, loc, b.getI32Type(), what)});
@@ -390,7 +362,7 @@ static void checkDeclaredAlignments(Region &region) {
       indices = store.getIndices();
       align = *store.getAlignment();
     }
-    call(b, loc, kCheckAligned, Type(),
+    callRuntime(b, loc, kCheckAligned, Type(),
          {elementAddress(b, loc, base, indices),
           arith::ConstantIndexOp::create(b, loc, int64_t(align)),
           arith::ConstantIntOp::create(b, loc, b.getI32Type(), 2)});
@@ -414,7 +386,7 @@ static void emulateShuffle(IRRewriter &b, gpu::ShuffleOp shuffle, Value warps,
   Value thread = arith::IndexCastOp::create(b, loc, i32, threadIndex);
   Value mode = arith::ConstantIntOp::create(
       b, loc, i32, static_cast<int64_t>(shuffle.getMode()));
-  Value result = call(b, loc, kShuffle, i64,
+  Value result = callRuntime(b, loc, kShuffle, i64,
                       {warps, thread, value, shuffle.getOffset(),
                        shuffle.getWidth(), mode});
   if (bits < 64)
@@ -423,7 +395,7 @@ static void emulateShuffle(IRRewriter &b, gpu::ShuffleOp shuffle, Value warps,
     result = arith::BitcastOp::create(b, loc, type, result);
   Value valid;
   if (!shuffle.getValid().use_empty()) {
-    Value flag = call(b, loc, kShuffleValid, i32,
+    Value flag = callRuntime(b, loc, kShuffleValid, i32,
                       {thread, shuffle.getOffset(), shuffle.getWidth(), mode});
     valid = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::ne, flag,
@@ -455,6 +427,12 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
     if (isa<gpu::SubgroupReduceOp, gpu::AllReduceOp,
             gpu::SubgroupMmaElementwiseOp>(op))
       unsupported = op;
+    // Of the nvgpu and NVVM ops, those the emulation rewrites.
+    if (isa<nvgpu::NVGPUDialect, NVVM::NVVMDialect>(op->getDialect()) &&
+        !isEmulatedHopperOp(op) &&
+        !isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
+             nvgpu::DeviceAsyncWaitOp>(op))
+      unsupported = op;
     if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op);
         shuffle && (!shuffle.getValue().getType().isIntOrFloat() ||
                     shuffle.getValue().getType().getIntOrFloatBitWidth() > 64))
@@ -462,6 +440,21 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   });
   if (unsupported)
     return unsupported->emitError("cannot emulate this op on the CPU");
+  // A warpgroup's fragments are laid out by thread id x (upstream's
+  // lowering reads only that), in warpgroups of 128 threads.
+  bool warpgroups = false;
+  launch.getBody().walk([&](Operation *op) {
+    if (isa<nvgpu::WarpgroupMmaOp, nvgpu::WarpgroupMmaStoreOp>(op))
+      warpgroups = true;
+  });
+  if (warpgroups) {
+    gpu::KernelDim3 sizes = launch.getBlockSizeOperandValues();
+    std::optional<int64_t> x = getConstantIntValue(sizes.x);
+    if (!x || *x % 128 || getConstantIntValue(sizes.y) != 1 ||
+        getConstantIntValue(sizes.z) != 1)
+      return launch.emitError("cannot emulate warpgroup ops in a block other "
+                              "than a constant multiple of 128 threads in x");
+  }
 
   IRRewriter b(launch.getContext());
   Location loc = launch.getLoc();
@@ -496,24 +489,28 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   bool shuffles = false;
   launch.getBody().walk([&](gpu::ShuffleOp) { shuffles = true; });
   Value warps =
-      shuffles ? call(b, loc, kWarpsCreate, b.getIndexType(), {threadsI32})
+      shuffles ? callRuntime(b, loc, kWarpsCreate, b.getIndexType(), {threadsI32})
                : Value();
+  // The block's mbarriers, which its whole team sees.
+  SmallVector<Value> mbarrierGroups;
+  hoistHopperMBarrierGroups(b, launch.getBody(), mbarrierGroups);
   auto team = omp::ParallelOp::create(b, loc);
   team.getNumThreadsMutable().assign(threadsI32);
   if (sharedBuffer)
     memref::DeallocOp::create(b, loc, sharedBuffer);
   if (warps)
-    call(b, loc, kWarpsDestroy, Type(), {warps});
+    callRuntime(b, loc, kWarpsDestroy, Type(), {warps});
+  destroyHopperMBarrierGroups(b, loc, mbarrierGroups);
 
   // The body, moved into the team's region.
   Region &region = team.getRegion();
   b.inlineRegionBefore(launch.getBody(), region, region.end());
   Block &entry = region.front();
   b.setInsertionPointToStart(&entry);
-  Value teamSize = call(b, loc, kNumThreads, b.getI32Type(), {});
-  call(b, loc, kCheckTeam, Type(), {teamSize, threadsI32});
+  Value teamSize = callRuntime(b, loc, kNumThreads, b.getI32Type(), {});
+  callRuntime(b, loc, kCheckTeam, Type(), {teamSize, threadsI32});
   Value t = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(), call(b, loc, kThreadNum, b.getI32Type(), {}));
+      b, loc, b.getIndexType(), callRuntime(b, loc, kThreadNum, b.getI32Type(), {}));
   Value tx = arith::RemUIOp::create(b, loc, t, block.x);
   Value rest = arith::DivUIOp::create(b, loc, t, block.x);
   Value ty = arith::RemUIOp::create(b, loc, rest, block.y);
@@ -558,7 +555,7 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
       b.replaceOp(op, sharedBuffer);
     } else {
       // Copies still queued complete when the thread finishes.
-      call(b, loc, kAsyncFlush, Type(), {});
+      callRuntime(b, loc, kAsyncFlush, Type(), {});
       b.replaceOpWithNewOp<omp::TerminatorOp>(op);
     }
   }
@@ -582,29 +579,40 @@ struct EmulateGPUOnCPUPass
     module.walk([&](gpu::LaunchOp op) { launches.push_back(op); });
     if (launches.empty())
       return;
-    if (failed(checkFragmentLayouts(module)))
+    if (failed(checkFragmentLayouts(module)) ||
+        failed(checkHopperEmulation(module)))
       return signalPassFailure();
 
     Type i32 = IntegerType::get(ctx, 32);
     Type index = IndexType::get(ctx);
-    declareFunction(module, kThreadNum, FunctionType::get(ctx, {}, {i32}));
-    declareFunction(module, kNumThreads, FunctionType::get(ctx, {}, {i32}));
-    declareFunction(module, kCheckTeam, FunctionType::get(ctx, {i32, i32}, {}));
-    declareFunction(module, kCheckAligned,
+    declareRuntimeFunction(module, kThreadNum, FunctionType::get(ctx, {}, {i32}));
+    declareRuntimeFunction(module, kNumThreads, FunctionType::get(ctx, {}, {i32}));
+    declareRuntimeFunction(module, kCheckTeam, FunctionType::get(ctx, {i32, i32}, {}));
+    declareRuntimeFunction(module, kCheckAligned,
                     FunctionType::get(ctx, {index, index, i32}, {}));
-    declareFunction(module, kAsyncCopy,
+    declareRuntimeFunction(module, kAsyncCopy,
                     FunctionType::get(ctx, {index, index, index, index}, {}));
-    declareFunction(module, kAsyncCommit, FunctionType::get(ctx, {}, {}));
-    declareFunction(module, kAsyncWait, FunctionType::get(ctx, {i32}, {}));
-    declareFunction(module, kAsyncFlush, FunctionType::get(ctx, {}, {}));
+    declareRuntimeFunction(module, kAsyncCommit, FunctionType::get(ctx, {}, {}));
+    declareRuntimeFunction(module, kAsyncWait, FunctionType::get(ctx, {i32}, {}));
+    declareRuntimeFunction(module, kAsyncFlush, FunctionType::get(ctx, {}, {}));
     Type i64 = IntegerType::get(ctx, 64);
-    declareFunction(module, kWarpsCreate, FunctionType::get(ctx, {i32}, {index}));
-    declareFunction(module, kWarpsDestroy, FunctionType::get(ctx, {index}, {}));
-    declareFunction(module, kShuffle,
+    declareRuntimeFunction(module, kWarpsCreate, FunctionType::get(ctx, {i32}, {index}));
+    declareRuntimeFunction(module, kWarpsDestroy, FunctionType::get(ctx, {index}, {}));
+    declareRuntimeFunction(module, kShuffle,
                     FunctionType::get(ctx, {index, i32, i64, i32, i32, i32},
                                       {i64}));
-    declareFunction(module, kShuffleValid,
+    declareRuntimeFunction(module, kShuffleValid,
                     FunctionType::get(ctx, {i32, i32, i32, i32}, {i32}));
+
+    declareHopperEmulationFunctions(module);
+    WalkResult strayBarriers = module.walk([](nvgpu::MBarrierCreateOp op) {
+      if (op->getParentOfType<gpu::LaunchOp>())
+        return WalkResult::advance();
+      op.emitError("cannot emulate: mbarriers created outside a gpu.launch");
+      return WalkResult::interrupt();
+    });
+    if (strayBarriers.wasInterrupted())
+      return signalPassFailure();
 
     for (gpu::LaunchOp launch : launches)
       if (failed(emulateLaunch(launch)))
@@ -612,8 +620,10 @@ struct EmulateGPUOnCPUPass
     if (failed(emulateAsyncCopies(module)))
       return signalPassFailure();
 
-    // Fragments to vectors, also where scf loops carry them.
+    // Fragments to vectors and Hopper ops to runtime calls, also where scf
+    // loops carry their values.
     FragmentTypeConverter converter;
+    addHopperEmulationTypeConversions(converter);
     ConversionTarget target(*ctx);
     target.addIllegalOp<gpu::SubgroupMmaLoadMatrixOp,
                         gpu::SubgroupMmaStoreMatrixOp,
@@ -623,10 +633,16 @@ struct EmulateGPUOnCPUPass
     RewritePatternSet patterns(ctx);
     patterns.add<LoadMatrixPattern, StoreMatrixPattern, ConstantMatrixPattern,
                  ComputePattern>(converter, ctx);
+    populateHopperEmulationPatterns(converter, patterns, target);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
+    // The casts the conversion left between handles and the Hopper types
+    // (the hoisted mbarrier groups') cancel out.
+    SmallVector<UnrealizedConversionCastOp> casts;
+    module.walk([&](UnrealizedConversionCastOp op) { casts.push_back(op); });
+    reconcileUnrealizedCasts(casts);
 
     // The products as outer products, so the CPU lowering sees plain
     // vector arithmetic.

@@ -710,7 +710,16 @@ def EmulateGPUOnCPUPass
     - `nvgpu.device_async_copy` is queued per thread and performed when a
       `nvgpu.device_async_wait` stops allowing its group to be pending (the
       latest moment a GPU may complete it), by the runtime helpers
-      `tessel_emu_async_*` in libtessel_runtime.
+      `tessel_emu_async_*` in libtessel_runtime;
+    - Hopper kernels: a block's mbarriers are made before its team; TMA
+      loads land when a thread waits for their mbarrier phase; wgmma groups
+      are queued per thread and computed when waited for, with the operand
+      layouts and accumulator store of upstream's NVGPUToNVVM lowering
+      (`tessel_emu_mbarrier_*`, `tessel_emu_tma_load_2d`,
+      `tessel_emu_wgmma*`).
+
+    Ops it cannot run (other nvgpu ops, multicast loads, layouts upstream's
+    wgmma lowering does not take) are errors at the op.
 
     The module's `#tessel.target` becomes the host CPU's, so the CPU
     lowering (scf, vector, memref, OpenMP to LLVM) compiles what is left.

@@ -17,6 +17,7 @@
 #include "tessel/runtime.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,9 +129,12 @@ void tessel_emu_async_wait(int32_t pending) {
   complete_first(group_ends[group_count - (size_t)pending - 1]);
 }
 
+static void wgmma_flush(void);
+
 void tessel_emu_async_flush(void) {
   complete_first(copy_count);
   group_count = 0;
+  wgmma_flush();
 }
 
 void tessel_emu_check_team(int32_t team_size, int32_t block_threads) {
@@ -144,9 +148,23 @@ void tessel_emu_check_team(int32_t team_size, int32_t block_threads) {
   abort();
 }
 
+/* Seconds a thread waits for others (at a shuffle or an mbarrier) before
+ * it reports what would hang on a GPU: TESSEL_EMU_TIMEOUT, else 60. */
+static int timeout_seconds(void) {
+  static int seconds = 0;
+  int known = __atomic_load_n(&seconds, __ATOMIC_RELAXED);
+  if (known > 0)
+    return known;
+  const char *value = getenv("TESSEL_EMU_TIMEOUT");
+  long parsed = value ? strtol(value, NULL, 10) : 0;
+  known = parsed > 0 && parsed < 86400 ? (int)parsed : 60;
+  __atomic_store_n(&seconds, known, __ATOMIC_RELAXED);
+  return known;
+}
+
 /* --- Warp shuffles --------------------------------------------------------- */
 
-enum { kWarpSize = 32, kShuffleTimeoutSeconds = 60 };
+enum { kWarpSize = 32 };
 
 typedef struct {
   pthread_mutex_t mutex;
@@ -201,7 +219,7 @@ static void warp_barrier(emu_warp *warp, int32_t warp_index) {
   }
   struct timespec deadline;
   clock_gettime(CLOCK_REALTIME, &deadline);
-  deadline.tv_sec += kShuffleTimeoutSeconds;
+  deadline.tv_sec += timeout_seconds();
   while (warp->phase == phase) {
     int rc = pthread_cond_timedwait(&warp->changed, &warp->mutex, &deadline);
     if (rc == ETIMEDOUT && warp->phase == phase) {
@@ -209,7 +227,7 @@ static void warp_barrier(emu_warp *warp, int32_t warp_index) {
               "tessel-emu: %d of the %d lanes of warp %d reached a shuffle "
               "and waited %d s for the others (a shuffle in divergent "
               "code?)\n",
-              warp->arrived, warp->lanes, warp_index, kShuffleTimeoutSeconds);
+              warp->arrived, warp->lanes, warp_index, timeout_seconds());
       abort();
     }
   }
@@ -260,3 +278,391 @@ uint64_t tessel_emu_shuffle(uintptr_t handle, int32_t thread, uint64_t value,
   pthread_mutex_unlock(&warp->mutex);
   return result;
 }
+
+/* --- Hopper: mbarriers, TMA loads and wgmma ---------------------------------
+ *
+ * An mbarrier counts the arrivals it still expects in its current phase
+ * and the bytes of transactions (TMA loads) still to land; the phase
+ * completes when both reach zero. A TMA load waits on its mbarrier's queue
+ * until a thread waits for that phase with no arrival missing: the latest
+ * moment a GPU may complete it (or is performed when issued, with
+ * TESSEL_EMU_ASYNC_COPIES=eager). A wgmma group waits in its thread's queue
+ * until a wgmma wait lets it be pending no longer, and only then reads
+ * shared memory: a kernel that overwrites a stage before the group reading
+ * it is done computes with the new data here as well. TMA writes boxes
+ * swizzled as the hardware does (16-byte chunks permuted by address bits),
+ * and wgmma reads through the same swizzle, so a kernel that reads a
+ * swizzled box with plain loads sees the permuted data here as well. */
+
+enum { kWarpgroupThreads = 128 };
+
+typedef struct {
+  uintptr_t map, dst;
+  intptr_t column, row;
+} queued_load;
+
+typedef struct {
+  int32_t initialized;
+  int32_t expected; /* arrivals per phase */
+  int32_t pending;  /* arrivals still missing in the current phase */
+  int64_t tx;       /* transaction bytes still to land */
+  uint64_t phase;   /* completed phases */
+  queued_load *loads;
+  size_t load_count, load_capacity;
+} emu_mbarrier;
+
+typedef struct {
+  pthread_mutex_t mutex;
+  pthread_cond_t changed;
+  int32_t count;
+  emu_mbarrier barriers[];
+} emu_mbarriers;
+
+__attribute__((format(printf, 1, 2), noreturn)) static void
+hopper_fail(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  fprintf(stderr, "tessel-emu: ");
+  vfprintf(stderr, format, args);
+  va_end(args);
+  fputc('\n', stderr);
+  abort();
+}
+
+uintptr_t tessel_emu_mbarriers_create(int32_t count) {
+  emu_mbarriers *all = calloc(
+      1, sizeof(emu_mbarriers) + (size_t)(count > 0 ? count : 0) *
+                                     sizeof(emu_mbarrier));
+  if (!all) {
+    fprintf(stderr, "tessel-emu: out of memory for mbarriers\n");
+    abort();
+  }
+  pthread_mutex_init(&all->mutex, NULL);
+  pthread_cond_init(&all->changed, NULL);
+  all->count = count;
+  return (uintptr_t)all;
+}
+
+void tessel_emu_mbarriers_destroy(uintptr_t handle) {
+  emu_mbarriers *all = (emu_mbarriers *)handle;
+  if (!all)
+    return;
+  for (int32_t i = 0; i < all->count; ++i)
+    free(all->barriers[i].loads);
+  pthread_mutex_destroy(&all->mutex);
+  pthread_cond_destroy(&all->changed);
+  free(all);
+}
+
+static emu_mbarrier *barrier_at(emu_mbarriers *all, intptr_t index,
+                                int need_init) {
+  if (!all || index < 0 || index >= all->count)
+    hopper_fail("mbarrier %ld of a group of %ld does not exist", (long)index,
+                all ? (long)all->count : 0L);
+  emu_mbarrier *bar = &all->barriers[index];
+  if (need_init && !bar->initialized)
+    hopper_fail("mbarrier %ld used before nvgpu.mbarrier.init", (long)index);
+  return bar;
+}
+
+/* Completes the current phase when nothing is missing (the mutex held). */
+static void maybe_complete(emu_mbarriers *all, emu_mbarrier *bar) {
+  if (bar->pending != 0 || bar->tx != 0)
+    return;
+  ++bar->phase;
+  bar->pending = bar->expected;
+  pthread_cond_broadcast(&all->changed);
+}
+
+void tessel_emu_mbarrier_init(uintptr_t handle, intptr_t index,
+                              intptr_t count, int32_t predicate) {
+  if (!predicate)
+    return;
+  emu_mbarriers *all = (emu_mbarriers *)handle;
+  pthread_mutex_lock(&all->mutex);
+  emu_mbarrier *bar = barrier_at(all, index, 0);
+  if (count < 1)
+    hopper_fail("mbarrier %ld initialized with %ld arrivals", (long)index,
+                (long)count);
+  bar->initialized = 1;
+  bar->expected = bar->pending = (int32_t)count;
+  bar->tx = 0;
+  bar->phase = 0;
+  bar->load_count = 0;
+  pthread_mutex_unlock(&all->mutex);
+}
+
+void tessel_emu_mbarrier_arrive_expect_tx(uintptr_t handle, intptr_t index,
+                                          intptr_t bytes, int32_t predicate) {
+  if (!predicate)
+    return;
+  emu_mbarriers *all = (emu_mbarriers *)handle;
+  pthread_mutex_lock(&all->mutex);
+  emu_mbarrier *bar = barrier_at(all, index, 1);
+  if (bar->pending == 0)
+    hopper_fail("mbarrier %ld: an arrival in phase %ld, which expects no "
+                "more (%ld transaction bytes still to land)",
+                (long)index, (long)bar->phase, (long)bar->tx);
+  bar->tx += bytes;
+  --bar->pending;
+  maybe_complete(all, bar);
+  /* Waiters may now perform the phase's queued loads. */
+  pthread_cond_broadcast(&all->changed);
+  pthread_mutex_unlock(&all->mutex);
+}
+
+/* The words of a tensor map as the pass lays it out in host memory. */
+enum {
+  kMapBase, kMapRows, kMapColumns, kMapRowStride, kMapColumnStride,
+  kMapElementBytes, kMapBoxRows, kMapBoxColumns, kMapSwizzleBytes, kMapWords
+};
+
+/* The shared-memory address where TMA's swizzle of `swizzle` bytes (128,
+ * 64, 32 or 0) puts the byte at `address` of the unswizzled box: the
+ * 16-byte chunk index (bits 4 and up) XOR the row within the pattern (bits
+ * 7 and up), over log2(swizzle / 16) bits (CUDA's CU_TENSOR_MAP_SWIZZLE_*;
+ * the pattern repeats every 8 rows of the swizzle's width). */
+static uintptr_t swizzled(uintptr_t address, intptr_t swizzle) {
+  uintptr_t mask = swizzle >= 32 ? (uintptr_t)swizzle / 16 - 1 : 0;
+  return address ^ (((address >> 7) & mask) << 4);
+}
+
+static intptr_t box_bytes(const intptr_t *map) {
+  return map[kMapBoxRows] * map[kMapBoxColumns] * map[kMapElementBytes];
+}
+
+/* Copies the box at (row, column) to dst; elements outside the tensor are
+ * zeros (OOB_ZERO), as TMA fills them. */
+static void perform_load(const queued_load *load) {
+  const intptr_t *map = (const intptr_t *)load->map;
+  intptr_t bytes = map[kMapElementBytes];
+  for (intptr_t r = 0; r < map[kMapBoxRows]; ++r)
+    for (intptr_t c = 0; c < map[kMapBoxColumns]; ++c) {
+      intptr_t row = load->row + r, column = load->column + c;
+      char *to = (char *)swizzled(
+          load->dst + (uintptr_t)((r * map[kMapBoxColumns] + c) * bytes),
+          map[kMapSwizzleBytes]);
+      if (row < 0 || row >= map[kMapRows] || column < 0 ||
+          column >= map[kMapColumns]) {
+        memset(to, 0, (size_t)bytes);
+        continue;
+      }
+      const char *from = (const char *)map[kMapBase] +
+                         (row * map[kMapRowStride] + column) * bytes;
+      memcpy(to, from, (size_t)bytes);
+    }
+}
+
+void tessel_emu_tma_load_2d(uintptr_t map_handle, uintptr_t dst,
+                            intptr_t column, intptr_t row, uintptr_t handle,
+                            intptr_t index, int32_t predicate) {
+  if (!predicate)
+    return;
+  const intptr_t *map = (const intptr_t *)map_handle;
+  /* cuTensorMapEncodeTiled's and cp.async.bulk.tensor's requirements. */
+  check_alignment(map[kMapBase], 16, "a tensor map's global address");
+  if (map[kMapColumnStride] != 1 ||
+      (map[kMapRowStride] * map[kMapElementBytes]) % 16 != 0)
+    hopper_fail("a tensor map's innermost stride is %ld elements and its row "
+                "stride %ld bytes; TMA needs 1 and a multiple of 16",
+                (long)map[kMapColumnStride],
+                (long)(map[kMapRowStride] * map[kMapElementBytes]));
+  if (map[kMapSwizzleBytes] &&
+      map[kMapBoxColumns] * map[kMapElementBytes] > map[kMapSwizzleBytes])
+    hopper_fail("a TMA box's rows are %ld bytes, wider than its %ld-byte "
+                "swizzle",
+                (long)(map[kMapBoxColumns] * map[kMapElementBytes]),
+                (long)map[kMapSwizzleBytes]);
+  /* The swizzle pattern repeats every 8 rows of the swizzle's width and is
+   * taken from the address bits, so a box must start on that period for
+   * the wgmma descriptors (base offset 0) to read it back. */
+  check_alignment(dst,
+                  map[kMapSwizzleBytes] ? 8 * map[kMapSwizzleBytes] : 128,
+                  "a TMA load's shared-memory destination");
+  queued_load load = {map_handle, dst, column, row};
+  emu_mbarriers *all = (emu_mbarriers *)handle;
+  pthread_mutex_lock(&all->mutex);
+  emu_mbarrier *bar = barrier_at(all, index, 1);
+  if (eager_copies()) {
+    perform_load(&load);
+    bar->tx -= box_bytes(map);
+    maybe_complete(all, bar);
+  } else {
+    if (bar->load_count == bar->load_capacity)
+      bar->loads = grow(bar->loads, &bar->load_capacity, sizeof *bar->loads);
+    bar->loads[bar->load_count++] = load;
+    pthread_cond_broadcast(&all->changed);
+  }
+  pthread_mutex_unlock(&all->mutex);
+}
+
+void tessel_emu_mbarrier_try_wait_parity(uintptr_t handle, intptr_t index,
+                                         int32_t parity) {
+  emu_mbarriers *all = (emu_mbarriers *)handle;
+  pthread_mutex_lock(&all->mutex);
+  emu_mbarrier *bar = barrier_at(all, index, 1);
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += timeout_seconds();
+  /* The phase of this parity is complete once the current one has the
+   * other parity. */
+  while ((int32_t)(bar->phase & 1) == (parity & 1)) {
+    if (bar->pending == 0 && bar->load_count > 0) {
+      for (size_t i = 0; i < bar->load_count; ++i) {
+        perform_load(&bar->loads[i]);
+        bar->tx -= box_bytes((const intptr_t *)bar->loads[i].map);
+      }
+      bar->load_count = 0;
+      maybe_complete(all, bar);
+      continue;
+    }
+    int rc = pthread_cond_timedwait(&all->changed, &all->mutex, &deadline);
+    if (rc == ETIMEDOUT && (int32_t)(bar->phase & 1) == (parity & 1))
+      hopper_fail("mbarrier %ld: waited %d s for its phase of parity %ld, "
+                  "which still misses %ld arrival(s) and %ld transaction "
+                  "byte(s); it would hang on a GPU",
+                  (long)index, timeout_seconds(), (long)(parity & 1),
+                  (long)bar->pending, (long)bar->tx);
+  }
+  pthread_mutex_unlock(&all->mutex);
+}
+
+/* IEEE half to float, for the products. */
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+  int32_t exponent = (h >> 10) & 0x1f;
+  uint32_t mantissa = h & 0x3ff;
+  uint32_t bits;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  } else if (exponent == 0) {
+    if (!mantissa) {
+      bits = sign;
+    } else { /* subnormal: normalize */
+      exponent = 1;
+      while (!(mantissa & 0x400)) {
+        mantissa <<= 1;
+        --exponent;
+      }
+      mantissa &= 0x3ff;
+      bits = sign | (uint32_t)(exponent + 112) << 23 | (mantissa << 13);
+    }
+  } else {
+    bits = sign | (uint32_t)(exponent + 112) << 23 | (mantissa << 13);
+  }
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static float load_half(uintptr_t address) {
+  uint16_t h;
+  memcpy(&h, (const void *)address, sizeof h);
+  return half_to_float(h);
+}
+
+typedef struct {
+  uintptr_t acc, a, b;
+  int32_t thread, m_tiles, n, k_steps;
+  intptr_t a_m_step, a_k_step, a_sbo, a_pitch, b_k_step, b_lbo, b_sbo,
+      b_pitch;
+} queued_wgmma;
+
+static _Thread_local queued_wgmma *wgmma_groups;
+static _Thread_local size_t wgmma_count, wgmma_capacity;
+
+/* The thread's registers of each m64nNk16 instruction of the group: register
+ * r of lane l in warp w (of the warpgroup) is D[16 w + l / 4 + 8 ((r / 2) %
+ * 2)][8 (r / 4) + 2 (l % 4) + r % 2] (PTX ISA, wgmma D fragments). A is
+ * K-major, row i of a core matrix group at (i / 8) * SBO + (i % 8) * pitch;
+ * B is MN-major (transposed), column j at (j / (pitch / 2)) * LBO, k row
+ * at (k / 8) * SBO + (k % 8) * pitch; both read through the swizzle of
+ * their pitch, as TMA wrote them. */
+static void perform_wgmma(const queued_wgmma *g) {
+  float *acc = (float *)g->acc;
+  int32_t in_group = g->thread % kWarpgroupThreads;
+  int32_t warp = in_group / kWarpSize, lane = in_group % kWarpSize;
+  int32_t registers = g->n / 2;
+  intptr_t columns_per_row = g->b_pitch / 2;
+  for (int32_t i = 0; i < g->m_tiles; ++i)
+    for (int32_t kk = 0; kk < g->k_steps; ++kk) {
+      uintptr_t a = g->a + (uintptr_t)(i * g->a_m_step + kk * g->a_k_step);
+      uintptr_t b = g->b + (uintptr_t)(kk * g->b_k_step);
+      for (int32_t r = 0; r < registers; ++r) {
+        int32_t row = 16 * warp + lane / 4 + 8 * ((r / 2) % 2);
+        int32_t column = 8 * (r / 4) + 2 * (lane % 4) + r % 2;
+        float sum = acc[i * registers + r];
+        for (int32_t k = 0; k < 16; ++k) {
+          float x = load_half(swizzled(
+              a + (uintptr_t)((row / 8) * g->a_sbo + (row % 8) * g->a_pitch +
+                              k * 2),
+              g->a_pitch));
+          float y = load_half(swizzled(
+              b + (uintptr_t)((column / columns_per_row) * g->b_lbo +
+                              (k / 8) * g->b_sbo + (k % 8) * g->b_pitch +
+                              (column % columns_per_row) * 2),
+              g->b_pitch));
+          sum += x * y;
+        }
+        acc[i * registers + r] = sum;
+      }
+    }
+}
+
+void tessel_emu_wgmma_zero(uintptr_t acc, intptr_t count) {
+  memset((void *)acc, 0, (size_t)count * sizeof(float));
+}
+
+void tessel_emu_wgmma(uintptr_t acc, uintptr_t a, uintptr_t b, int32_t thread,
+                      int32_t m_tiles, int32_t n, int32_t k_steps,
+                      intptr_t a_m_step, intptr_t a_k_step, intptr_t a_sbo,
+                      intptr_t a_pitch, intptr_t b_k_step, intptr_t b_lbo,
+                      intptr_t b_sbo, intptr_t b_pitch) {
+  if (n < 8 || n > 256 || n % 8 || a_pitch < 32 || b_pitch < 32)
+    hopper_fail("wgmma with n = %ld and %ld- and %ld-byte swizzles is not "
+                "emulated",
+                (long)n, (long)a_pitch, (long)b_pitch);
+  if (wgmma_count == wgmma_capacity)
+    wgmma_groups =
+        grow(wgmma_groups, &wgmma_capacity, sizeof *wgmma_groups);
+  wgmma_groups[wgmma_count++] = (queued_wgmma){
+      acc,      a,        b,       thread,   m_tiles, n,     k_steps, a_m_step,
+      a_k_step, a_sbo,    a_pitch, b_k_step, b_lbo,   b_sbo, b_pitch};
+}
+
+void tessel_emu_wgmma_wait(int32_t pending) {
+  if (pending < 0)
+    pending = 0;
+  if (wgmma_count <= (size_t)pending)
+    return;
+  size_t done = wgmma_count - (size_t)pending;
+  for (size_t i = 0; i < done; ++i)
+    perform_wgmma(&wgmma_groups[i]);
+  memmove(wgmma_groups, wgmma_groups + done,
+          (size_t)pending * sizeof *wgmma_groups);
+  wgmma_count = (size_t)pending;
+}
+
+/* Upstream's lowering of nvgpu.warpgroup.mma.store (NVGPUToNVVM), which
+ * kernels depend on: warp w = thread / 32 over the whole block (not the
+ * warpgroup) stores its rows at 16 w + ..., and the i-th 64-row slab of the
+ * accumulator at a row offset of i times the registers of one slab. */
+void tessel_emu_wgmma_store(uintptr_t acc_address, int32_t thread,
+                            int32_t m_tiles, int32_t n, uintptr_t dst,
+                            intptr_t row_stride, intptr_t column_stride) {
+  const float *acc = (const float *)acc_address;
+  int32_t lane = thread % kWarpSize, warp = thread / kWarpSize;
+  int32_t registers = n / 2;
+  for (int32_t s = 0; s < m_tiles; ++s) {
+    int32_t top = lane / 4 + 16 * warp + s * registers;
+    for (int32_t i = 0; i < 2; ++i)
+      for (int32_t j = 0; j < n / 8; ++j)
+        for (int32_t e = 0; e < 2; ++e) {
+          intptr_t row = top + 8 * i, column = 2 * (lane % 4) + 8 * j + e;
+          float *to = (float *)dst + row * row_stride + column * column_stride;
+          *to = acc[s * registers + i * 2 + j * 4 + e];
+        }
+  }
+}
+
+static void wgmma_flush(void) { tessel_emu_wgmma_wait(0); }

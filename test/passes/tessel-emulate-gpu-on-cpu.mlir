@@ -163,3 +163,172 @@ func.func @layout_mismatch(%in: memref<16x16xf16>, %out: memref<16x16xf32>) {
   }
   return
 }
+
+// -----
+
+// A Hopper kernel: the block's mbarriers are made before its team and freed
+// after it; the host's tensor map is nine words on the stack; TMA loads,
+// mbarrier ops and wgmma groups are runtime calls. The wgmma call carries
+// where each instruction of the group starts as upstream's lowering steps
+// its descriptors (A: 8192 bytes per 64-row slab, 32 per 16-deep step; B:
+// 2048 per step), and the descriptors' byte offsets (leading 8192, stride
+// 1024, swizzle 128). The accumulator is each thread's 32 registers.
+#wg = #gpu.address_space<workgroup>
+!map = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #wg>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #wg, num_barriers = 1>
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x64xf32>>
+!desc = !nvgpu.warpgroup.descriptor<tensor = memref<64x64xf16, #wg>>
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_90a">} {
+// CHECK-LABEL: func.func @wgmma(
+// CHECK: %[[MAPB:.*]] = memref.alloca() : memref<9xindex>
+// CHECK: %[[MAPA:.*]] = memref.alloca() : memref<9xindex>
+// CHECK: memref.store %{{.*}}, %[[MAPA]][%c8] : memref<9xindex>
+// CHECK: %[[ADDRA:.*]] = memref.extract_aligned_pointer_as_index %[[MAPA]]
+// CHECK: %[[ADDRB:.*]] = memref.extract_aligned_pointer_as_index %[[MAPB]]
+// CHECK: %[[BARS:.*]] = call @tessel_emu_mbarriers_create(%c1_i32) : (i32) -> index
+// CHECK: omp.parallel num_threads(
+// CHECK: %[[REGS:.*]] = memref.alloca() : memref<32xf32>
+// CHECK: func.call @tessel_emu_mbarrier_init(%[[BARS]], %c0, %c1, %{{.*}}) : (index, index, index, i32) -> ()
+// CHECK: func.call @tessel_emu_mbarrier_arrive_expect_tx(%[[BARS]], %c0, %c16384, %{{.*}})
+// CHECK: func.call @tessel_emu_tma_load_2d(%[[ADDRA]], %{{.*}}, %c0, %c0, %[[BARS]], %c0, %{{.*}})
+// CHECK: func.call @tessel_emu_tma_load_2d(%[[ADDRB]], %{{.*}}, %c0, %c0, %[[BARS]], %c0, %{{.*}})
+// CHECK: func.call @tessel_emu_wgmma_zero(%{{.*}}, %c32) : (index, index) -> ()
+// CHECK: func.call @tessel_emu_mbarrier_try_wait_parity(%[[BARS]], %c0, %c0_i32)
+// CHECK: %[[T:.*]] = func.call @omp_get_thread_num()
+// CHECK: func.call @tessel_emu_wgmma(%{{.*}}, %{{.*}}, %{{.*}}, %[[T]], %c1_i32, %c64_i32, %c4_i32, %c8192, %c32, %c1024, %c128, %c2048, %c8192, %c1024, %c128)
+// CHECK: func.call @tessel_emu_wgmma_wait(%c1_i32) : (i32) -> ()
+// CHECK: func.call @tessel_emu_wgmma_wait(%c0_i32) : (i32) -> ()
+// CHECK: func.call @tessel_emu_wgmma_store(%{{.*}}, %{{.*}}, %c1_i32, %c64_i32, %{{.*}}, %c64, %c1)
+// CHECK: omp.terminator
+// CHECK: call @tessel_emu_mbarriers_destroy(%[[BARS]]) : (index) -> ()
+func.func @wgmma(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c8192 = arith.constant 8192 : index
+  %tx = arith.constant 16384 : index
+  %bytes = arith.constant 17408 : i32
+  %ua = memref.cast %a : memref<64x64xf16> to memref<*xf16>
+  %ub = memref.cast %b : memref<64x64xf16> to memref<*xf16>
+  %ma = nvgpu.tma.create.descriptor %ua box[%c64, %c64] : memref<*xf16> -> !map
+  %mb = nvgpu.tma.create.descriptor %ub box[%c64, %c64] : memref<*xf16> -> !map
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%t, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) dynamic_shared_memory_size %bytes {
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #wg>
+    %ta = memref.view %smem[%c0][] : memref<?xi8, #wg> to memref<64x64xf16, #wg>
+    %tb = memref.view %smem[%c8192][] : memref<?xi8, #wg> to memref<64x64xf16, #wg>
+    %leader = arith.cmpi eq, %t, %c0 : index
+    %bars = nvgpu.mbarrier.create -> !bars
+    nvgpu.mbarrier.init %bars[%c0], %c1, predicate = %leader : !bars
+    nvvm.fence.mbarrier.init
+    gpu.barrier
+    nvgpu.mbarrier.arrive.expect_tx %bars[%c0], %tx, predicate = %leader : !bars
+    nvgpu.tma.async.load %ma[%c0, %c0], %bars[%c0] to %ta, predicate = %leader : !map, !bars -> memref<64x64xf16, #wg>
+    nvgpu.tma.async.load %mb[%c0, %c0], %bars[%c0] to %tb, predicate = %leader : !map, !bars -> memref<64x64xf16, #wg>
+    %zero = nvgpu.warpgroup.mma.init.accumulator -> !acc
+    %parity = arith.constant false
+    %ticks = arith.constant 10000000 : index
+    nvgpu.mbarrier.try_wait.parity %bars[%c0], %parity, %ticks : !bars
+    %da = nvgpu.warpgroup.generate.descriptor %ta, %ma : memref<64x64xf16, #wg>, !map -> !desc
+    %db = nvgpu.warpgroup.generate.descriptor %tb, %mb : memref<64x64xf16, #wg>, !map -> !desc
+    %d = nvgpu.warpgroup.mma %da, %db, %zero {transposeB, waitGroup = 1 : i64} : !desc, !desc, !acc -> !acc
+    nvvm.wgmma.wait.group.sync.aligned 0
+    nvgpu.warpgroup.mma.store %d, %c : !acc to memref<64x64xf32>
+    gpu.terminator
+  }
+  return
+}
+}
+
+// -----
+
+// wgmma fragments are placed by thread id x in warpgroups of 128 threads.
+
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x64xf32>>
+func.func @warpgroup_block(%c: memref<64x64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  // expected-error @below {{cannot emulate warpgroup ops in a block other than a constant multiple of 128 threads in x}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%t, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %zero = nvgpu.warpgroup.mma.init.accumulator -> !acc
+    nvgpu.warpgroup.mma.store %zero, %c : !acc to memref<64x64xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// TMA multicast (clusters) is not emulated; nor are nvgpu ops the kernels
+// do not use.
+
+#wg = #gpu.address_space<workgroup>
+!map = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #wg>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!bars = !nvgpu.mbarrier.group<memorySpace = #wg, num_barriers = 1>
+func.func @multicast(%a: memref<64x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %mask = arith.constant 3 : i16
+  %bytes = arith.constant 8192 : i32
+  %ua = memref.cast %a : memref<64x64xf16> to memref<*xf16>
+  %ma = nvgpu.tma.create.descriptor %ua box[%c64, %c64] : memref<*xf16> -> !map
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%t, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) dynamic_shared_memory_size %bytes {
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #wg>
+    %ta = memref.view %smem[%c0][] : memref<?xi8, #wg> to memref<64x64xf16, #wg>
+    %bars = nvgpu.mbarrier.create -> !bars
+    // expected-error @below {{cannot emulate: a multicast TMA load}}
+    nvgpu.tma.async.load %ma[%c0, %c0], %bars[%c0] to %ta multicast_mask = %mask : !map, !bars -> memref<64x64xf16, #wg>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+#wg = #gpu.address_space<workgroup>
+func.func @ldmatrix(%out: memref<32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %bytes = arith.constant 512 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%t, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) dynamic_shared_memory_size %bytes {
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #wg>
+    %tile = memref.view %smem[%c0][] : memref<?xi8, #wg> to memref<16x16xf16, #wg>
+    // expected-error @below {{cannot emulate this op on the CPU}}
+    %frag = nvgpu.ldmatrix %tile[%c0, %c0] {numTiles = 1 : i32, transpose = false} : memref<16x16xf16, #wg> -> vector<1x2xf16>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// An accumulator's registers are updated in place: a value of it used twice
+// (here the init, by the product and by a store) cannot be emulated.
+
+#wg = #gpu.address_space<workgroup>
+!map = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #wg>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+!acc = !nvgpu.warpgroup.accumulator<fragmented = vector<64x64xf32>>
+!desc = !nvgpu.warpgroup.descriptor<tensor = memref<64x64xf16, #wg>>
+func.func @accumulator_reused(%a: memref<64x64xf16>, %c: memref<64x64xf32>, %d: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %bytes = arith.constant 8192 : i32
+  %ua = memref.cast %a : memref<64x64xf16> to memref<*xf16>
+  %ma = nvgpu.tma.create.descriptor %ua box[%c64, %c64] : memref<*xf16> -> !map
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%t, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) dynamic_shared_memory_size %bytes {
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #wg>
+    %ta = memref.view %smem[%c0][] : memref<?xi8, #wg> to memref<64x64xf16, #wg>
+    %da = nvgpu.warpgroup.generate.descriptor %ta, %ma : memref<64x64xf16, #wg>, !map -> !desc
+    // expected-error @below {{cannot emulate: a warpgroup accumulator used more than once (its registers are updated in place)}}
+    %zero = nvgpu.warpgroup.mma.init.accumulator -> !acc
+    %r = nvgpu.warpgroup.mma %da, %da, %zero {transposeB} : !desc, !desc, !acc -> !acc
+    nvgpu.warpgroup.mma.store %zero, %c : !acc to memref<64x64xf32>
+    nvgpu.warpgroup.mma.store %r, %d : !acc to memref<64x64xf32>
+    gpu.terminator
+  }
+  return
+}

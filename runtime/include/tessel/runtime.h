@@ -267,7 +267,8 @@ TESSEL_RT_EXPORT void tessel_emu_check_team(int32_t team_size,
  * `mode` (0 xor, 1 down, 2 up, 3 idx: gpu.shuffle's) and `offset` name, or
  * the caller's own when that lane is outside `width` lanes (then
  * tessel_emu_shuffle_valid is 0). It aborts with a message when the lanes
- * of a warp do not all reach it within 60 seconds (a divergent shuffle)
+ * of a warp do not all reach it within TESSEL_EMU_TIMEOUT seconds (60
+ * unless set; a divergent shuffle)
  * or name a lane the block does not have. */
 TESSEL_RT_EXPORT uintptr_t tessel_emu_warps_create(int32_t threads);
 TESSEL_RT_EXPORT void tessel_emu_warps_destroy(uintptr_t warps);
@@ -277,6 +278,64 @@ TESSEL_RT_EXPORT uint64_t tessel_emu_shuffle(uintptr_t warps, int32_t thread,
 TESSEL_RT_EXPORT int32_t tessel_emu_shuffle_valid(int32_t thread,
                                                   int32_t offset,
                                                   int32_t width, int32_t mode);
+
+/* Hopper kernels (TMA, mbarriers, wgmma). tessel_emu_mbarriers_create makes
+ * a block's group of `count` mbarriers (aborting when out of memory),
+ * tessel_emu_mbarriers_destroy frees it. The others take `predicate` like
+ * the nvgpu ops they stand for (0: the call does nothing) and abort with a
+ * message on what would be undefined or hang on a GPU: an mbarrier used
+ * before its init, an arrival its phase does not expect, a wait longer
+ * than TESSEL_EMU_TIMEOUT seconds (60 unless set; shuffles use it too), a
+ * misaligned or malformed TMA transfer.
+ *
+ * A tensor map is nine index-sized words: base address, rows, columns, row
+ * and column strides in elements, element bytes, box rows and columns,
+ * swizzle bytes (0 for none). A TMA load's
+ * bytes (the whole box, out-of-bounds zeros included) count against its
+ * mbarrier's current phase; it is performed when a thread waits for that
+ * phase and all its arrivals are in (or when issued, with
+ * TESSEL_EMU_ASYNC_COPIES=eager). */
+TESSEL_RT_EXPORT uintptr_t tessel_emu_mbarriers_create(int32_t count);
+TESSEL_RT_EXPORT void tessel_emu_mbarriers_destroy(uintptr_t mbarriers);
+TESSEL_RT_EXPORT void tessel_emu_mbarrier_init(uintptr_t mbarriers,
+                                               intptr_t index, intptr_t count,
+                                               int32_t predicate);
+TESSEL_RT_EXPORT void tessel_emu_mbarrier_arrive_expect_tx(
+    uintptr_t mbarriers, intptr_t index, intptr_t bytes, int32_t predicate);
+/* Returns once the phase of `parity` of mbarrier `index` has completed. */
+TESSEL_RT_EXPORT void tessel_emu_mbarrier_try_wait_parity(uintptr_t mbarriers,
+                                                          intptr_t index,
+                                                          int32_t parity);
+/* Copies the map's box at (row, column) to shared memory at `dst`. */
+TESSEL_RT_EXPORT void tessel_emu_tma_load_2d(uintptr_t map, uintptr_t dst,
+                                             intptr_t column, intptr_t row,
+                                             uintptr_t mbarriers,
+                                             intptr_t index,
+                                             int32_t predicate);
+/* A warpgroup accumulator is each thread's registers of its fragments, f32,
+ * m_tiles slabs of n / 2. tessel_emu_wgmma queues one group of m64nNk16
+ * f16 products (m_tiles x k_steps instructions; instruction (i, kk) reads A
+ * at a + i a_m_step + kk a_k_step and B at b + kk b_k_step, the operand
+ * layouts given by the descriptors' strides and swizzle widths, `pitch`);
+ * tessel_emu_wgmma_wait performs all but the newest `pending` groups
+ * (wgmma.wait_group), tessel_emu_async_flush all of them.
+ * tessel_emu_wgmma_store writes the accumulator where upstream's lowering
+ * of nvgpu.warpgroup.mma.store puts each thread's registers. */
+TESSEL_RT_EXPORT void tessel_emu_wgmma_zero(uintptr_t acc, intptr_t count);
+TESSEL_RT_EXPORT void tessel_emu_wgmma(uintptr_t acc, uintptr_t a,
+                                       uintptr_t b, int32_t thread,
+                                       int32_t m_tiles, int32_t n,
+                                       int32_t k_steps, intptr_t a_m_step,
+                                       intptr_t a_k_step, intptr_t a_sbo,
+                                       intptr_t a_pitch, intptr_t b_k_step,
+                                       intptr_t b_lbo, intptr_t b_sbo,
+                                       intptr_t b_pitch);
+TESSEL_RT_EXPORT void tessel_emu_wgmma_wait(int32_t pending);
+TESSEL_RT_EXPORT void tessel_emu_wgmma_store(uintptr_t acc, int32_t thread,
+                                             int32_t m_tiles, int32_t n,
+                                             uintptr_t dst,
+                                             intptr_t row_stride,
+                                             intptr_t column_stride);
 
 #ifdef __cplusplus
 }

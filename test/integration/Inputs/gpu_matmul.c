@@ -379,6 +379,8 @@ int main(int argc, char **argv) {
   run_f16_f32("f16_f32", _mlir_ciface_f16_f32_256x192x128, plain(256, 192, 128), 1);
   run_f16_f32("f16_f32", _mlir_ciface_f16_f32_100x72x40, plain(100, 72, 40), 3);
   run_f16_f32("f16_f32", _mlir_ciface_f16_f32_33x17x9, plain(33, 17, 9), 5);
+  run_f16_f32("f16_f32", _mlir_ciface_f16_f32_192x320x520,
+              plain(192, 320, 520), 7);
   run_f16_f16();
   run_i8_i32();
   run_transposed();

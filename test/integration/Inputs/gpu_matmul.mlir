@@ -29,6 +29,17 @@ func.func @f16_f32_33x17x9(%a: tensor<33x9xf16>, %b: tensor<9x17xf16>) -> tensor
   return %r : tensor<33x17xf32>
 }
 
+// Deep and wide, partial tiles in every dimension: on sm_90a with wgmma,
+// k tiles stream through the TMA ring (loads inside the loop), and forced
+// 128x256 blocks take two warpgroups.
+func.func @f16_f32_192x320x520(%a: tensor<192x520xf16>, %b: tensor<520x320xf16>) -> tensor<192x320xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<192x320xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<192x320xf32>) -> tensor<192x320xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<192x520xf16>, tensor<520x320xf16>) outs(%c : tensor<192x320xf32>) -> tensor<192x320xf32>
+  return %r : tensor<192x320xf32>
+}
+
 // f16 accumulators and result.
 func.func @f16_f16_128x96x64(%a: tensor<128x64xf16>, %b: tensor<64x96xf16>) -> tensor<128x96xf16> {
   %zero = arith.constant 0.0 : f16
