@@ -1,20 +1,23 @@
-"""Tessel's fused kernels on an NVIDIA GPU against PyTorch, same process.
+"""Tessel's kernels on an NVIDIA GPU against PyTorch, same process.
 
     python3 utils/bench/gpu_fusion_bench.py --kernels DIR [--reps N]
-                                            [--only blur,softmax,layernorm]
+                                            [--only blur,softmax,layernorm,int_mm]
                                             [--json FILE]
 
 DIR holds the kernels `run-gpu-bench.sh --build DIR` compiles with
 tessel-compile --target=nvgpu: blur_x_blur_y at 3x4096x4096 (the x and y
 blurs in one kernel), softmax over 4096x4096 and layernorm over 16384x1024
 (utils/bench/image/workloads; each one kernel, rows reduced by warps or
-blocks with shuffles). Peers: the same computation in PyTorch eager and
-torch.compile (Inductor's Triton kernels). Every result is checked against
-eager before anything is timed. Timing: wall clock around one call and a
+blocks with shuffles), and the i8 x i8 -> i32 matmul at 4096^3. Peers: the
+same computation in PyTorch eager and torch.compile (Inductor's Triton
+kernels); for the matmul, eager is torch._int_mm (cuBLASLt), the peer of
+the int8 bar. Every result is checked against eager before anything is
+timed (the matmul's exactly). Timing: wall clock around one call and a
 device synchronization, backends interleaved, median of the repetitions
 after warm-ups. Tessel's entry points synchronize their own stream before
 they return. Bandwidth is counted over the compulsory bytes (inputs read
-once, output written once).
+once, output written once); the matmul's rate in tera-operations per
+second (2 m n k).
 
 Python only because the peers are PyTorch's; the Tessel kernels are called
 through their C interface (ctypes), as a C program would.
@@ -48,7 +51,9 @@ MEMREFS = {rank: memref_type(rank) for rank in (1, 2, 3)}
 
 
 def descriptor(t):
-    assert t.is_cuda and t.is_contiguous() and t.dtype == torch.float32
+    """A memref descriptor of `t`; the layout is the same for every element
+    type, which the callee's signature fixes."""
+    assert t.is_cuda and t.is_contiguous()
     d = MEMREFS[t.dim()]()
     d.allocated = d.aligned = t.data_ptr()
     d.offset = 0
@@ -58,7 +63,8 @@ def descriptor(t):
     return d
 
 
-def tessel_function(kernels, library, symbol, out_shape):
+def tessel_function(kernels, library, symbol, out_shape,
+                    out_dtype=torch.float32):
     """The compiled function as f(*inputs) -> output (a fresh tensor)."""
     lib = ctypes.CDLL(os.path.join(kernels, library))
     fn = getattr(lib, "_mlir_ciface_" + symbol)
@@ -69,10 +75,12 @@ def tessel_function(kernels, library, symbol, out_shape):
         # must not pass on a reused allocation that already holds the
         # reference's values (seen on an H100 with a launch that ran out
         # of registers).
-        out = (torch.full(out_shape, float("nan"), device=inputs[0].device,
-                          dtype=torch.float32) if poison else
+        poison_value = (float("nan") if out_dtype.is_floating_point
+                        else torch.iinfo(out_dtype).min)
+        out = (torch.full(out_shape, poison_value, device=inputs[0].device,
+                          dtype=out_dtype) if poison else
                torch.empty(out_shape, device=inputs[0].device,
-                           dtype=torch.float32))
+                           dtype=out_dtype))
         # Tessel's stream is not PyTorch's: the inputs must be ready.
         torch.cuda.current_stream().synchronize()
         descriptors = [descriptor(t) for t in inputs + (out,)]
@@ -81,7 +89,8 @@ def tessel_function(kernels, library, symbol, out_shape):
     return run
 
 
-# --- Workloads: (inputs, torch definition, Tessel library, symbol) -------------
+# --- Workloads: (title, inputs, torch definition, Tessel library, symbol,
+# output shape[, output dtype, operations per call]) --------------------------
 
 def blur_workload():
     c, h, w = 3, 4096, 4096
@@ -114,8 +123,20 @@ def layernorm_workload():
             "layernorm", (m, n))
 
 
+def int_mm_workload():
+    m = n = k = 4096
+    # Values whose sums of 4096 products stay far inside int32.
+    inputs = (torch.randint(-127, 128, (m, k), device="cuda",
+                            dtype=torch.int8),
+              torch.randint(-127, 128, (k, n), device="cuda",
+                            dtype=torch.int8))
+    return (f"int8 matmul {m}x{n}x{k} (i32 sums)", inputs, torch._int_mm,
+            "mm_i8_i32_4096.so", "mm_i8_i32_4096", (m, n), torch.int32,
+            2 * m * n * k)
+
+
 WORKLOADS = {"blur": blur_workload, "softmax": softmax_workload,
-             "layernorm": layernorm_workload}
+             "layernorm": layernorm_workload, "int_mm": int_mm_workload}
 
 
 # Calls per timed sample: one call of these kernels (0.05-0.4 ms) is near
@@ -134,18 +155,22 @@ def time_call(f, inputs):
 
 
 def run_workload(name, make, kernels, reps):
-    title, inputs, reference_fn, library, symbol, out_shape = make()
-    backends = {"tessel": tessel_function(kernels, library, symbol, out_shape),
+    title, inputs, reference_fn, library, symbol, out_shape, *rest = make()
+    out_dtype = rest[0] if rest else torch.float32
+    operations = rest[1] if len(rest) > 1 else None
+    backends = {"tessel": tessel_function(kernels, library, symbol, out_shape,
+                                          out_dtype),
                 "eager": reference_fn,
                 "inductor": torch.compile(reference_fn, dynamic=False)}
     reference = reference_fn(*inputs)
+    exact = not out_dtype.is_floating_point
     scale = reference.abs().max().item()
     for backend, f in backends.items():
         out = f(*inputs, poison=True) if backend == "tessel" else f(*inputs)
-        err = (out - reference).abs().max().item()
-        if out.isnan().any().item():
+        err = (out.double() - reference.double()).abs().max().item()
+        if out.dtype.is_floating_point and out.isnan().any().item():
             err = float("inf")
-        ok = err <= 1e-4 * scale
+        ok = err == 0 if exact else err <= 1e-4 * scale
         print(f"check {name} {backend}: max error {err:.3g} "
               f"({'PASS' if ok else 'FAIL'})")
         if not ok:
@@ -158,17 +183,26 @@ def run_workload(name, make, kernels, reps):
         for backend, f in backends.items():
             times[backend].append(time_call(f, inputs))
     median = {backend: statistics.median(t) for backend, t in times.items()}
-    gbytes = (sum(t.numel() for t in inputs) + reference.numel()) * 4 / 1e9
-    print(f"{title} (f32, {torch.cuda.get_device_name()}), median of {reps} "
+    gbytes = (sum(t.numel() * t.element_size() for t in inputs) +
+              reference.numel() * reference.element_size()) / 1e9
+    print(f"{title} ({str(reference.dtype).removeprefix('torch.')}, "
+          f"{torch.cuda.get_device_name()}), median of {reps} "
           f"samples of {CALLS_PER_SAMPLE} calls:")
     for backend, t in median.items():
-        print(f"  {backend:9s} {t * 1e3:8.3f} ms  {gbytes / t:7.1f} GB/s")
+        rate = (f"{operations / t / 1e12:7.1f} TOP/s" if operations
+                else f"{gbytes / t:7.1f} GB/s")
+        print(f"  {backend:9s} {t * 1e3:8.3f} ms  {rate}")
     speedup = {peer: median[peer] / median["tessel"]
                for peer in ("eager", "inductor")}
     for peer, ratio in speedup.items():
         print(f"  tessel vs {peer}: {ratio:.2f}x")
-    return {"workload": title, "median_s": median, "speedup": speedup,
-            "compulsory_gbytes": gbytes}
+    if operations:
+        print("  (eager is torch._int_mm, cuBLASLt's int8 matmul)")
+    result = {"workload": title, "median_s": median, "speedup": speedup,
+              "compulsory_gbytes": gbytes}
+    if operations:
+        result["operations"] = operations
+    return result
 
 
 def main():

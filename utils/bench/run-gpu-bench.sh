@@ -196,7 +196,7 @@ if [[ -d "$dir/wgmma" ]]; then
   [[ -n "$json" ]] && wg_args+=(--json "${json%.json}.wgmma.json")
   "$dir/tessel-gpu-bench" "${wg_args[@]}" || status=1
 fi
-echo "== Tessel vs PyTorch eager and torch.compile (fused kernels)"
+echo "== Tessel vs PyTorch eager and torch.compile (fused kernels; int8 matmul vs torch._int_mm)"
 if python3 -c "import torch" 2>/dev/null; then
   fusion_args=(--kernels "$dir" --reps "$reps")
   [[ -n "$json" ]] && fusion_args+=(--json "${json%.json}-fusion.json")
