@@ -115,10 +115,11 @@ static LogicalResult emulateAsyncCopies(Operation *root) {
             ? arith::MulIOp::create(rewriter, loc, copy.getSrcElements(), size)
                   .getResult()
             : dstBytes;
-    callRuntime(rewriter, loc, kAsyncCopy, Type(),
-         {elementAddress(rewriter, loc, copy.getDst(), copy.getDstIndices()),
-          elementAddress(rewriter, loc, copy.getSrc(), copy.getSrcIndices()),
-          dstBytes, srcBytes});
+    callRuntime(
+        rewriter, loc, kAsyncCopy, Type(),
+        {elementAddress(rewriter, loc, copy.getDst(), copy.getDstIndices()),
+         elementAddress(rewriter, loc, copy.getSrc(), copy.getSrcIndices()),
+         dstBytes, srcBytes});
     rewriter.eraseOp(copy);
   }
   return success();
@@ -176,9 +177,9 @@ LogicalResult checkFragmentAlignment(Operation *op, OpBuilder &b,
                            << "-byte aligned, as the GPU requires";
   Location loc = op->getLoc();
   callRuntime(b, loc, kCheckAligned, Type(),
-       {elementAddress(b, loc, memref, indices),
-        arith::ConstantIndexOp::create(b, loc, align),
-        arith::ConstantIntOp::create(b, loc, b.getI32Type(), what)});
+              {elementAddress(b, loc, memref, indices),
+               arith::ConstantIndexOp::create(b, loc, align),
+               arith::ConstantIntOp::create(b, loc, b.getI32Type(), what)});
   return success();
 }
 
@@ -363,9 +364,9 @@ static void checkDeclaredAlignments(Region &region) {
       align = *store.getAlignment();
     }
     callRuntime(b, loc, kCheckAligned, Type(),
-         {elementAddress(b, loc, base, indices),
-          arith::ConstantIndexOp::create(b, loc, int64_t(align)),
-          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 2)});
+                {elementAddress(b, loc, base, indices),
+                 arith::ConstantIndexOp::create(b, loc, int64_t(align)),
+                 arith::ConstantIntOp::create(b, loc, b.getI32Type(), 2)});
   }
 }
 
@@ -386,20 +387,20 @@ static void emulateShuffle(IRRewriter &b, gpu::ShuffleOp shuffle, Value warps,
   Value thread = arith::IndexCastOp::create(b, loc, i32, threadIndex);
   Value mode = arith::ConstantIntOp::create(
       b, loc, i32, static_cast<int64_t>(shuffle.getMode()));
-  Value result = callRuntime(b, loc, kShuffle, i64,
-                      {warps, thread, value, shuffle.getOffset(),
-                       shuffle.getWidth(), mode});
+  Value result = callRuntime(
+      b, loc, kShuffle, i64,
+      {warps, thread, value, shuffle.getOffset(), shuffle.getWidth(), mode});
   if (bits < 64)
     result = arith::TruncIOp::create(b, loc, bitsType, result);
   if (isa<FloatType>(type))
     result = arith::BitcastOp::create(b, loc, type, result);
   Value valid;
   if (!shuffle.getValid().use_empty()) {
-    Value flag = callRuntime(b, loc, kShuffleValid, i32,
-                      {thread, shuffle.getOffset(), shuffle.getWidth(), mode});
-    valid = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ne, flag,
-        arith::ConstantIntOp::create(b, loc, i32, 0));
+    Value flag =
+        callRuntime(b, loc, kShuffleValid, i32,
+                    {thread, shuffle.getOffset(), shuffle.getWidth(), mode});
+    valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, flag,
+                                  arith::ConstantIntOp::create(b, loc, i32, 0));
   } else {
     valid = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
   }
@@ -428,7 +429,8 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
             gpu::SubgroupMmaElementwiseOp>(op))
       unsupported = op;
     // Of the nvgpu and NVVM ops, those the emulation rewrites.
-    if (isa<nvgpu::NVGPUDialect, NVVM::NVVMDialect>(op->getDialect()) &&
+    if (isa_and_nonnull<nvgpu::NVGPUDialect, NVVM::NVVMDialect>(
+            op->getDialect()) &&
         !isEmulatedHopperOp(op) &&
         !isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
              nvgpu::DeviceAsyncWaitOp>(op))
@@ -488,9 +490,9 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   // The warps' exchange state, where the block shuffles.
   bool shuffles = false;
   launch.getBody().walk([&](gpu::ShuffleOp) { shuffles = true; });
-  Value warps =
-      shuffles ? callRuntime(b, loc, kWarpsCreate, b.getIndexType(), {threadsI32})
-               : Value();
+  Value warps = shuffles ? callRuntime(b, loc, kWarpsCreate, b.getIndexType(),
+                                       {threadsI32})
+                         : Value();
   // The block's mbarriers, which its whole team sees.
   SmallVector<Value> mbarrierGroups;
   hoistHopperMBarrierGroups(b, launch.getBody(), mbarrierGroups);
@@ -510,7 +512,8 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   Value teamSize = callRuntime(b, loc, kNumThreads, b.getI32Type(), {});
   callRuntime(b, loc, kCheckTeam, Type(), {teamSize, threadsI32});
   Value t = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(), callRuntime(b, loc, kThreadNum, b.getI32Type(), {}));
+      b, loc, b.getIndexType(),
+      callRuntime(b, loc, kThreadNum, b.getI32Type(), {}));
   Value tx = arith::RemUIOp::create(b, loc, t, block.x);
   Value rest = arith::DivUIOp::create(b, loc, t, block.x);
   Value ty = arith::RemUIOp::create(b, loc, rest, block.y);
@@ -585,24 +588,32 @@ struct EmulateGPUOnCPUPass
 
     Type i32 = IntegerType::get(ctx, 32);
     Type index = IndexType::get(ctx);
-    declareRuntimeFunction(module, kThreadNum, FunctionType::get(ctx, {}, {i32}));
-    declareRuntimeFunction(module, kNumThreads, FunctionType::get(ctx, {}, {i32}));
-    declareRuntimeFunction(module, kCheckTeam, FunctionType::get(ctx, {i32, i32}, {}));
+    declareRuntimeFunction(module, kThreadNum,
+                           FunctionType::get(ctx, {}, {i32}));
+    declareRuntimeFunction(module, kNumThreads,
+                           FunctionType::get(ctx, {}, {i32}));
+    declareRuntimeFunction(module, kCheckTeam,
+                           FunctionType::get(ctx, {i32, i32}, {}));
     declareRuntimeFunction(module, kCheckAligned,
-                    FunctionType::get(ctx, {index, index, i32}, {}));
-    declareRuntimeFunction(module, kAsyncCopy,
-                    FunctionType::get(ctx, {index, index, index, index}, {}));
-    declareRuntimeFunction(module, kAsyncCommit, FunctionType::get(ctx, {}, {}));
-    declareRuntimeFunction(module, kAsyncWait, FunctionType::get(ctx, {i32}, {}));
+                           FunctionType::get(ctx, {index, index, i32}, {}));
+    declareRuntimeFunction(
+        module, kAsyncCopy,
+        FunctionType::get(ctx, {index, index, index, index}, {}));
+    declareRuntimeFunction(module, kAsyncCommit,
+                           FunctionType::get(ctx, {}, {}));
+    declareRuntimeFunction(module, kAsyncWait,
+                           FunctionType::get(ctx, {i32}, {}));
     declareRuntimeFunction(module, kAsyncFlush, FunctionType::get(ctx, {}, {}));
     Type i64 = IntegerType::get(ctx, 64);
-    declareRuntimeFunction(module, kWarpsCreate, FunctionType::get(ctx, {i32}, {index}));
-    declareRuntimeFunction(module, kWarpsDestroy, FunctionType::get(ctx, {index}, {}));
-    declareRuntimeFunction(module, kShuffle,
-                    FunctionType::get(ctx, {index, i32, i64, i32, i32, i32},
-                                      {i64}));
+    declareRuntimeFunction(module, kWarpsCreate,
+                           FunctionType::get(ctx, {i32}, {index}));
+    declareRuntimeFunction(module, kWarpsDestroy,
+                           FunctionType::get(ctx, {index}, {}));
+    declareRuntimeFunction(
+        module, kShuffle,
+        FunctionType::get(ctx, {index, i32, i64, i32, i32, i32}, {i64}));
     declareRuntimeFunction(module, kShuffleValid,
-                    FunctionType::get(ctx, {i32, i32, i32, i32}, {i32}));
+                           FunctionType::get(ctx, {i32, i32, i32, i32}, {i32}));
 
     declareHopperEmulationFunctions(module);
     WalkResult strayBarriers = module.walk([](nvgpu::MBarrierCreateOp op) {

@@ -1,4 +1,4 @@
-//===- GPUEmulation.cpp - Helpers of tessel-emulate-gpu-on-cpu -------------===//
+//===- GPUEmulation.cpp - Helpers of tessel-emulate-gpu-on-cpu ------------===//
 //
 // The Hopper part runs the kernels tessel-map-matmul-to-gpu{wgmma=true}
 // builds (TMA loads completing mbarrier phases, wgmma groups on shared
@@ -161,8 +161,8 @@ struct TmaCreateDescriptorPattern
     for (auto [i, field] : llvm::enumerate(fields))
       memref::StoreOp::create(rewriter, loc, field, words,
                               indexConstant(rewriter, loc, i));
-    rewriter.replaceOp(
-        op, memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, words));
+    rewriter.replaceOp(op, memref::ExtractAlignedPointerAsIndexOp::create(
+                               rewriter, loc, words));
     return success();
   }
 };
@@ -216,8 +216,8 @@ struct MBarrierTryWaitParityPattern
     // Upstream's lowering retries until the phase completes; so does the
     // runtime, which bounds the wait instead of the tick count.
     Location loc = op.getLoc();
-    Value parity = arith::ExtUIOp::create(
-        rewriter, loc, rewriter.getI32Type(), adaptor.getPhaseParity());
+    Value parity = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(),
+                                          adaptor.getPhaseParity());
     callRuntime(rewriter, loc, kMBarrierTryWait, Type(),
                 {adaptor.getBarriers(), adaptor.getMbarId(), parity});
     rewriter.eraseOp(op);
@@ -261,10 +261,10 @@ struct GenerateDescriptorPattern
                       indexConstant(rewriter, loc, boxRows * swizzle),
                       indexConstant(rewriter, loc, 8 * swizzle),
                       indexConstant(rewriter, loc, swizzle)};
-    rewriter.replaceOp(
-        op, vector::FromElementsOp::create(
-                rewriter, loc,
-                VectorType::get({4}, rewriter.getIndexType()), fields));
+    rewriter.replaceOp(op, vector::FromElementsOp::create(
+                               rewriter, loc,
+                               VectorType::get({4}, rewriter.getIndexType()),
+                               fields));
     return success();
   }
 };
@@ -480,10 +480,10 @@ bool mlir::tessel::isEmulatedHopperOp(Operation *op) {
   return isa<nvgpu::MBarrierCreateOp, nvgpu::MBarrierInitOp,
              nvgpu::MBarrierArriveExpectTxOp, nvgpu::MBarrierTryWaitParityOp,
              nvgpu::TmaAsyncLoadOp, nvgpu::TmaPrefetchOp,
-             nvgpu::TmaCreateDescriptorOp,
-             nvgpu::WarpgroupGenerateDescriptorOp, nvgpu::WarpgroupMmaOp,
-             nvgpu::WarpgroupMmaInitAccumulatorOp, nvgpu::WarpgroupMmaStoreOp,
-             NVVM::FenceMbarrierInitOp, NVVM::WgmmaWaitGroupSyncOp>(op);
+             nvgpu::TmaCreateDescriptorOp, nvgpu::WarpgroupGenerateDescriptorOp,
+             nvgpu::WarpgroupMmaOp, nvgpu::WarpgroupMmaInitAccumulatorOp,
+             nvgpu::WarpgroupMmaStoreOp, NVVM::FenceMbarrierInitOp,
+             NVVM::WgmmaWaitGroupSyncOp>(op);
 }
 
 void mlir::tessel::hoistHopperMBarrierGroups(OpBuilder &b, Region &body,
@@ -493,9 +493,8 @@ void mlir::tessel::hoistHopperMBarrierGroups(OpBuilder &b, Region &body,
   for (nvgpu::MBarrierCreateOp create : creates) {
     Location loc = create.getLoc();
     nvgpu::MBarrierGroupType type = create.getBarriers().getType();
-    Value handle =
-        callRuntime(b, loc, kMBarriersCreate, b.getIndexType(),
-                    i32Constant(b, loc, type.getNumBarriers()));
+    Value handle = callRuntime(b, loc, kMBarriersCreate, b.getIndexType(),
+                               i32Constant(b, loc, type.getNumBarriers()));
     Value group =
         UnrealizedConversionCastOp::create(b, loc, type, handle).getResult(0);
     create.getBarriers().replaceAllUsesWith(group);
@@ -514,8 +513,7 @@ void mlir::tessel::declareHopperEmulationFunctions(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
   Type i32 = IntegerType::get(ctx, 32), index = IndexType::get(ctx);
   auto fn = [&](StringRef name, ArrayRef<Type> args, ArrayRef<Type> results) {
-    declareRuntimeFunction(module, name,
-                           FunctionType::get(ctx, args, results));
+    declareRuntimeFunction(module, name, FunctionType::get(ctx, args, results));
   };
   fn(kMBarriersCreate, {i32}, {index});
   fn(kMBarriersDestroy, {index}, {});
@@ -533,8 +531,7 @@ void mlir::tessel::declareHopperEmulationFunctions(ModuleOp module) {
   fn(kThreadNum, {}, {i32});
 }
 
-void mlir::tessel::addHopperEmulationTypeConversions(
-    TypeConverter &converter) {
+void mlir::tessel::addHopperEmulationTypeConversions(TypeConverter &converter) {
   converter.addConversion([](nvgpu::TensorMapDescriptorType type) -> Type {
     return IndexType::get(type.getContext());
   });
@@ -566,7 +563,6 @@ void mlir::tessel::populateHopperEmulationPatterns(
                MBarrierInitPattern, MBarrierArriveExpectTxPattern,
                MBarrierTryWaitParityPattern, TmaAsyncLoadPattern,
                GenerateDescriptorPattern, InitAccumulatorPattern,
-               WarpgroupMmaPattern, WarpgroupMmaStorePattern,
-               WaitGroupPattern, FenceMBarrierInitPattern>(
-      converter, patterns.getContext());
+               WarpgroupMmaPattern, WarpgroupMmaStorePattern, WaitGroupPattern,
+               FenceMBarrierInitPattern>(converter, patterns.getContext());
 }

@@ -1,4 +1,4 @@
-//===- GPUEmulation.h - Helpers of tessel-emulate-gpu-on-cpu ---------------===//
+//===- GPUEmulation.h - Helpers of tessel-emulate-gpu-on-cpu --------------===//
 //
 // What tessel-emulate-gpu-on-cpu's rewrites share: calls into
 // libtessel_runtime's tessel_emu_* helpers, element addresses, and the
@@ -17,8 +17,7 @@
 namespace mlir::tessel {
 
 /// Declares `name` (private) in `module` unless it exists.
-void declareRuntimeFunction(ModuleOp module, StringRef name,
-                            FunctionType type);
+void declareRuntimeFunction(ModuleOp module, StringRef name, FunctionType type);
 
 /// Calls `name`; its result, or a null value when `result` is null.
 Value callRuntime(OpBuilder &b, Location loc, StringRef name, Type result,
@@ -42,8 +41,7 @@ LogicalResult checkHopperEmulation(Operation *root);
 /// destroyHopperMBarrierGroups.
 void hoistHopperMBarrierGroups(OpBuilder &b, Region &body,
                                SmallVectorImpl<Value> &groups);
-void destroyHopperMBarrierGroups(OpBuilder &b, Location loc,
-                                 ValueRange groups);
+void destroyHopperMBarrierGroups(OpBuilder &b, Location loc, ValueRange groups);
 
 /// Declares the runtime helpers the Hopper patterns call.
 void declareHopperEmulationFunctions(ModuleOp module);
