@@ -35,6 +35,13 @@ using namespace mlir::tessel;
 /// kernel the register limit of its block size; with that limit they have
 /// not been timed yet, so the cap stays here.
 static constexpr int64_t kMaxThreads = 256;
+/// Threads one multiprocessor holds at once (NVIDIA sm_80 and sm_90; the
+/// target description does not carry it).
+static constexpr int64_t kMaxThreadsPerSM = 2048;
+static constexpr int64_t kMaxBlocksPerSM = 32;
+/// Most rows per thread the option may force (each row is a copy of the
+/// op's body, unrolled reductions included).
+static constexpr int64_t kMaxRowsPerThreadOverride = 16;
 /// Alignment of each tile buffer in shared memory.
 static constexpr int64_t kBufferAlignment = 16;
 /// CUDA's grid limits: x, and y and z.
@@ -180,7 +187,8 @@ foldFillsIntoConsumers(RewriterBase &rewriter,
 /// Maps `forall` to a kernel; a remark says how, or why not (then the IR is
 /// unchanged). Fails only on an op that linalg cannot generalize.
 static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
-                                 TargetAttr target, int64_t threadsOverride) {
+                                 TargetAttr target, int64_t threadsOverride,
+                                 int64_t rowsPerThreadOverride) {
   Location loc = forall.getLoc();
   MLIRContext *ctx = rewriter.getContext();
   Block *body = forall.getBody();
@@ -205,6 +213,9 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   }
   int64_t threads =
       std::clamp<int64_t>(llvm::alignTo(largest, warp), warp, maxThreads);
+  if (rowsPerThreadOverride > kMaxRowsPerThreadOverride)
+    return decline("rows-per-thread=" + Twine(rowsPerThreadOverride) +
+                   " is more than " + Twine(kMaxRowsPerThreadOverride));
   if (threadsOverride > 0) {
     // Block reductions combine one partial result per warp in one warp's
     // lanes: at most warp-size warps.
@@ -398,28 +409,53 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   gpu::TerminatorOp::create(rewriter, loc);
   SmallVector<SmallVector<Value>> initialValues =
       foldFillsIntoConsumers(rewriter, linalgOps, scratch);
+  // Rows per thread: the blocks that fit on a multiprocessor by their
+  // shared memory and threads keep the memory latency times the SM's share
+  // of the bandwidth in flight.
+  RowsPerThreadModel rowsModel;
+  rowsModel.threads = threads;
+  // Approximate: shared memory per block stands for the SM's, and the
+  // driver's reserve and register limits are left out.
+  int64_t blocksPerSM =
+      std::min<int64_t>(kMaxThreadsPerSM / threads, kMaxBlocksPerSM);
+  if (sharedBytes > 0)
+    blocksPerSM =
+        std::min<int64_t>(blocksPerSM, target.getSmemPerBlock() / sharedBytes);
+  rowsModel.residentThreads = std::max<int64_t>(blocksPerSM, 1) * threads;
+  rowsModel.bytesInFlight =
+      target.getMemoryLatency() * target.getL2BytesPerCycle();
   // Each op reads what the ones before it wrote: a barrier between them.
   int64_t perWarp = 0, perBlock = 0;
+  SmallVector<std::string> rowsPerOp;
   for (auto [i, op] : llvm::enumerate(linalgOps)) {
     if (i + 1 < linalgOps.size()) {
       rewriter.setInsertionPointAfter(op);
       gpu::BarrierOp::create(rewriter, op.getLoc());
     }
+    int64_t rows =
+        op.getNumParallelLoops() < 2 ? 1
+        : rowsPerThreadOverride > 0
+            ? rowsPerThreadOverride
+            : chooseRowsPerThread(op, rowsModel, warp, initialValues[i]);
     FailureOr<ThreadMapping> mapping = distributeOverThreads(
-        rewriter, op, tid, threads, warp, scratch[i], initialValues[i]);
+        rewriter, op, tid, threads, warp, scratch[i], initialValues[i], rows);
     if (failed(mapping))
       return op->emitError("cannot distribute this op over a block's threads");
     perWarp += *mapping == ThreadMapping::PerWarp;
     perBlock += *mapping == ThreadMapping::PerBlock;
+    rowsPerOp.push_back(*mapping == ThreadMapping::PerThread
+                            ? std::to_string(rows)
+                            : std::string("-"));
   }
   forall->emitRemark() << "tile loop mapped to one GPU kernel: a block of "
-                       << threads << " threads per tile, "
-                       << linalgOps.size() << " op(s) per tile with barriers "
+                       << threads << " threads per tile, " << linalgOps.size()
+                       << " op(s) per tile with barriers "
                           "between them ("
                        << perWarp << " reduced per warp, " << perBlock
-                       << " per block, by shuffles), "
-                       << sharedBytes << " bytes of tile buffers in shared "
-                                         "memory";
+                       << " per block, by shuffles), " << sharedBytes
+                       << " bytes of tile buffers in shared "
+                          "memory, rows per thread "
+                       << llvm::join(rowsPerOp, "/");
   rewriter.eraseOp(forall);
   return success();
 }
@@ -446,7 +482,8 @@ struct MapTilesToGPUPass
                             << why;
         continue;
       }
-      if (failed(mapTileLoop(rewriter, forall, target, threadsOverride)))
+      if (failed(mapTileLoop(rewriter, forall, target, threadsOverride,
+                             rowsPerThreadOverride)))
         return signalPassFailure();
     }
   }

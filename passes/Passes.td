@@ -599,6 +599,14 @@ def MapTilesToGPUPass
     - global constants the tile reads cloned into the kernel, so outlining
       copies them to the device module.
 
+    An op run per thread may give each thread several consecutive rows at
+    the same column (`rows-per-thread`, else a model of loads in flight
+    and of rows shared by a vertical stencil's unrolled taps): the rows'
+    bodies are jammed into the reduction loops, each iteration's loads
+    issued first. When the rows are not a multiple of the count, the last
+    row group reads its missing rows clamped and stores only the rows that
+    exist.
+
     Threads per block: a quarter of the largest op's iterations per tile,
     in whole warps, at most 256. A tile loop whose body holds anything else
     than subviews, tile buffers, index arithmetic and linalg ops is an error
@@ -630,7 +638,10 @@ def MapTilesToGPUPass
   let options = [
     Option<"threadsOverride", "threads", "int64_t", "0",
            "Threads per block, a multiple of the warp size (0: the model's "
-           "choice)">
+           "choice)">,
+    Option<"rowsPerThreadOverride", "rows-per-thread", "int64_t", "0",
+           "Rows each thread takes at once in ops run per thread, for every "
+           "such op (0: the model's choice per op; 1: one row)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect",

@@ -18,8 +18,10 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -102,37 +104,42 @@ mlir::tessel::matchSplittableReduction(linalg::LinalgOp op, std::string &why) {
   return kinds;
 }
 
-static int64_t iterationBound(linalg::LinalgOp op, utils::IteratorType kind) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+/// The static extent of loop `d` of `op`, or its upper bound where it is
+/// dynamic (an edge tile's slice: the bound of an operand dimension the
+/// loop indexes directly); 0 when unbounded.
+static int64_t loopBound(linalg::LinalgOp op, unsigned d) {
+  int64_t bound = op.getStaticLoopRanges()[d];
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!ShapedType::isDynamic(bound))
+      break;
+    if (!isa<ShapedType>(operand.get().getType()))
+      continue;
+    AffineMap map = maps[operand.getOperandNumber()];
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (!dim || dim.getPosition() != d)
+        continue;
+      FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
+          presburger::BoundType::UB,
+          ValueBoundsConstraintSet::Variable(operand.get(), i),
+          /*stopCondition=*/nullptr, /*closedUB=*/true);
+      if (succeeded(ub)) {
+        bound = *ub;
+        break;
+      }
+    }
+  }
+  return ShapedType::isDynamic(bound) ? 0 : bound;
+}
+
+static int64_t iterationBound(linalg::LinalgOp op, utils::IteratorType kind) {
   int64_t total = 1;
   for (auto [d, type] : llvm::enumerate(op.getIteratorTypesArray())) {
     if (type != kind)
       continue;
-    int64_t bound = ranges[d];
-    // A dynamic extent (an edge tile's slice): the upper bound of an
-    // operand dimension the loop indexes directly.
-    for (OpOperand &operand : op->getOpOperands()) {
-      if (!ShapedType::isDynamic(bound))
-        break;
-      if (!isa<ShapedType>(operand.get().getType()))
-        continue;
-      AffineMap map = maps[operand.getOperandNumber()];
-      for (auto [i, e] : llvm::enumerate(map.getResults())) {
-        auto dim = dyn_cast<AffineDimExpr>(e);
-        if (!dim || dim.getPosition() != d)
-          continue;
-        FailureOr<int64_t> ub = ValueBoundsConstraintSet::computeConstantBound(
-            presburger::BoundType::UB,
-            ValueBoundsConstraintSet::Variable(operand.get(), i),
-            /*stopCondition=*/nullptr, /*closedUB=*/true);
-        if (succeeded(ub)) {
-          bound = *ub;
-          break;
-        }
-      }
-    }
-    if (ShapedType::isDynamic(bound))
+    int64_t bound = loopBound(op, d);
+    if (bound == 0)
       return 0;
     total *= bound;
   }
@@ -196,6 +203,108 @@ int64_t mlir::tessel::wantedThreads(linalg::LinalgOp op, int64_t maxThreads,
   return llvm::divideCeil(p, 4);
 }
 
+/// Most rows a thread takes at once: eight rows of a 5-tap stencil are 40
+/// loads and 8 accumulators, well inside a thread's registers at 256
+/// threads per block.
+static constexpr int64_t kMaxRowsPerThread = 8;
+/// Rows per thread for reuse along a reduction (vertical stencils).
+static constexpr int64_t kReuseRowsPerThread = 4;
+/// Most reduction iterations unrolled into a row group's copies (only then
+/// do the copies' loads of one address become one load).
+static constexpr int64_t kMaxUnrolledReduction = 16;
+
+/// Whether `value` is (a view of) a tile buffer in shared memory: a
+/// workgroup-space buffer cast to the generic address space, as
+/// tessel-map-tiles-to-gpu makes them.
+static bool isSharedMemory(Value value) {
+  while (true) {
+    auto type = dyn_cast<MemRefType>(value.getType());
+    if (auto space = type ? dyn_cast_or_null<gpu::AddressSpaceAttr>(
+                                type.getMemorySpace())
+                          : gpu::AddressSpaceAttr())
+      return space.getValue() == gpu::AddressSpace::Workgroup;
+    if (auto cast = value.getDefiningOp<memref::MemorySpaceCastOp>()) {
+      value = cast.getSource();
+      continue;
+    }
+    auto view = value.getDefiningOp<ViewLikeOpInterface>();
+    if (!view)
+      return false;
+    value = view.getViewSource();
+  }
+}
+
+int64_t mlir::tessel::chooseRowsPerThread(linalg::LinalgOp op,
+                                          const RowsPerThreadModel &model,
+                                          int64_t warpSize,
+                                          ArrayRef<Value> initialValues) {
+  SmallVector<unsigned> parallel;
+  for (auto [d, type] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (type == utils::IteratorType::parallel)
+      parallel.push_back(d);
+  if (parallel.size() < 2 || model.threads <= 0 ||
+      chooseThreadMapping(op, model.threads, warpSize) !=
+          ThreadMapping::PerThread)
+    return 1;
+  unsigned rowDim = parallel[parallel.size() - 2];
+  int64_t rows = loopBound(op, rowDim);
+  int64_t outputs = parallelIterationBound(op);
+  if (rows < 2 || outputs == 0)
+    return 1;
+  int64_t columns = outputs / rows;
+
+  // Bytes each row of a thread reads from global memory (the operands
+  // whose element changes with the parallel loops; a weight indexed by
+  // the reduction alone stays in cache), and whether an input's row moves
+  // with a reduction loop.
+  int64_t globalBytes = 0;
+  bool rowReuse = false;
+  SmallVector<unsigned> reductionDims;
+  op.getReductionDims(reductionDims);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type)
+      continue;
+    AffineMap map = maps[operand.getOperandNumber()];
+    bool isInput = op.isDpsInput(&operand);
+    if (!isInput) {
+      // Written only (stores do not wait), or starting from a known value.
+      unsigned slot = operand.getOperandNumber() - op.getNumDpsInputs();
+      if ((op.getMatchingBlockArgument(&operand).use_empty() &&
+           op.getNumReductionLoops() == 0) ||
+          (slot < initialValues.size() && initialValues[slot]))
+        continue;
+    }
+    bool varies = llvm::any_of(
+        parallel, [&](unsigned d) { return map.isFunctionOfDim(d); });
+    if (varies && !isSharedMemory(operand.get()))
+      globalBytes += std::max<int64_t>(
+          1, llvm::divideCeil(
+                 static_cast<int64_t>(type.getElementTypeBitWidth()), 8));
+    // Rows share loads only where the reduction is unrolled.
+    int64_t reduction = reductionIterationBound(op);
+    if (isInput && reduction > 0 && reduction <= kMaxUnrolledReduction)
+      for (AffineExpr e : map.getResults())
+        if (e.isFunctionOfDim(rowDim) &&
+            llvm::any_of(reductionDims,
+                         [&](unsigned r) { return e.isFunctionOfDim(r); }))
+          rowReuse = true;
+  }
+  int64_t wanted = rowReuse ? kReuseRowsPerThread : 1;
+  if (globalBytes > 0 && model.bytesInFlight > 0 && model.residentThreads > 0)
+    wanted = std::max<int64_t>(
+        wanted, llvm::divideCeil(model.bytesInFlight,
+                                 model.residentThreads * globalBytes));
+  int64_t perThread = std::min<int64_t>(
+      llvm::PowerOf2Ceil(std::max<int64_t>(wanted, 1)), kMaxRowsPerThread);
+  while (perThread > 1 &&
+         (perThread > rows ||
+          llvm::divideCeil(rows, perThread) * columns < model.threads))
+    perThread /= 2;
+  return perThread;
+}
+
 //===----------------------------------------------------------------------===//
 // Emission
 //===----------------------------------------------------------------------===//
@@ -238,18 +347,30 @@ static Value product(OpBuilder &b, Location loc, ArrayRef<unsigned> dims,
 
 /// The body of `op` at loop indices `ivs`, the outputs' values being `accs`
 /// (null where the body does not read the output): what it yields.
-static SmallVector<Value> emitBody(OpBuilder &b, Location loc,
-                                   linalg::GenericOp op, ArrayRef<Value> ivs,
-                                   ValueRange accs) {
-  IRMapping map;
+/// The values of `op`'s inputs at loop indices `ivs` (memrefs loaded).
+static SmallVector<Value> loadInputs(OpBuilder &b, Location loc,
+                                     linalg::GenericOp op,
+                                     ArrayRef<Value> ivs) {
+  SmallVector<Value> values;
   for (OpOperand *input : op.getDpsInputOperands()) {
     Value value = input->get();
     if (isa<MemRefType>(value.getType()))
       value = memref::LoadOp::create(
           b, loc, value,
           applyMap(b, loc, op.getMatchingIndexingMap(input), ivs));
-    map.map(op.getMatchingBlockArgument(input), value);
+    values.push_back(value);
   }
+  return values;
+}
+
+/// The body of `op` on input values `inputs` (loadInputs) at loop indices
+/// `ivs`, the outputs' values being `accs`: what it yields.
+static SmallVector<Value> emitBodyOn(OpBuilder &b, linalg::GenericOp op,
+                                     ArrayRef<Value> ivs, ValueRange inputs,
+                                     ValueRange accs) {
+  IRMapping map;
+  for (auto [input, value] : llvm::zip(op.getDpsInputOperands(), inputs))
+    map.map(op.getMatchingBlockArgument(input), value);
   for (auto [init, acc] : llvm::zip(op.getDpsInitsMutable(), accs))
     if (acc)
       map.map(op.getMatchingBlockArgument(&init), acc);
@@ -265,6 +386,28 @@ static SmallVector<Value> emitBody(OpBuilder &b, Location loc,
   for (Value v : body->getTerminator()->getOperands())
     yields.push_back(map.lookupOrDefault(v));
   return yields;
+}
+
+static SmallVector<Value> emitBody(OpBuilder &b, Location loc,
+                                   linalg::GenericOp op, ArrayRef<Value> ivs,
+                                   ValueRange accs) {
+  return emitBodyOn(b, op, ivs, loadInputs(b, loc, op, ivs), accs);
+}
+
+/// Each copy's body (loop indices `copyIvs[u]`, outputs `accs(u)`), every
+/// copy's loads first: a GPU thread issues in order and stalls at the
+/// first use of a load, so the copies' loads go out together.
+static SmallVector<SmallVector<Value>>
+emitBodies(OpBuilder &b, Location loc, linalg::GenericOp op,
+           ArrayRef<SmallVector<Value>> copyIvs,
+           function_ref<ValueRange(int64_t)> accs) {
+  SmallVector<SmallVector<Value>> inputs;
+  for (const SmallVector<Value> &ivs : copyIvs)
+    inputs.push_back(loadInputs(b, loc, op, ivs));
+  SmallVector<SmallVector<Value>> results;
+  for (auto [u, ivs] : llvm::enumerate(copyIvs))
+    results.push_back(emitBodyOn(b, op, ivs, inputs[u], accs(u)));
+  return results;
 }
 
 /// `op`'s loop sizes and its parallel and reduction loops.
@@ -494,12 +637,145 @@ SmallVector<Value> mlir::tessel::emitReductionBody(OpBuilder &b, Location loc,
   return emitBody(b, loc, op, ivs, accs);
 }
 
+static bool isShortReduction(const LoopStructure &loops) {
+  int64_t iterations = 1;
+  for (unsigned d : loops.reduction) {
+    std::optional<int64_t> size = getConstantIntValue(loops.sizes[d]);
+    if (!size)
+      return false;
+    iterations *= *size;
+  }
+  return iterations <= kMaxUnrolledReduction;
+}
+
+/// The body of `op` for `copies` consecutive rows from `ivs` (the first
+/// row's loop indices; `rowDim` unset for one copy), jammed into the
+/// reduction loops, and their stores. `clamped`: rows past the extent read
+/// the last row again and store nothing.
+static void emitRowCopies(RewriterBase &rewriter, Location loc,
+                          linalg::GenericOp op, const LoopStructure &loops,
+                          ArrayRef<Value> ivs, std::optional<unsigned> rowDim,
+                          int64_t copies, bool clamped,
+                          ArrayRef<Value> initialValues) {
+  bool partialRows = clamped;
+  SmallVector<SmallVector<Value>> copyIvs(copies, SmallVector<Value>(ivs));
+  SmallVector<Value> copyInside(copies);
+  if (rowDim) {
+    Value lastRow;
+    if (partialRows)
+      lastRow = arith::SubIOp::create(
+          rewriter, loc, loops.sizes[*rowDim],
+          arith::ConstantIndexOp::create(rewriter, loc, 1));
+    for (int64_t u = 1; u < copies; ++u) {
+      // An affine.apply, so each load's row folds to one expression of the
+      // row group (copy u's tap t and copy u+1's tap t-1 are then the same
+      // load to CSE).
+      AffineExpr first = getAffineDimExpr(0, rewriter.getContext());
+      Value row = getValueOrCreateConstantIndexOp(
+          rewriter, loc,
+          affine::makeComposedFoldedAffineApply(rewriter, loc,
+                                                AffineMap::get(1, 0, first + u),
+                                                {OpFoldResult(ivs[*rowDim])}));
+      copyIvs[u][*rowDim] = row;
+      if (!partialRows)
+        continue;
+      copyInside[u] = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ult, row, loops.sizes[*rowDim]);
+      copyIvs[u][*rowDim] = arith::MinUIOp::create(rewriter, loc, row, lastRow);
+    }
+  }
+
+  SmallVector<OpOperand *> inits;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    inits.push_back(&init);
+  // An output's current value is read only when the body uses it (all
+  // reductions do). Every copy reads its inputs and outputs before any
+  // copy stores: a clamped copy then computes what its last row's copy
+  // does, from the same values.
+  SmallVector<SmallVector<Value>> accs(copies);
+  for (int64_t u = 0; u < copies; ++u)
+    for (auto [i, init] : llvm::enumerate(inits))
+      accs[u].push_back(
+          i < initialValues.size() && initialValues[i] ? initialValues[i]
+          : !op.getMatchingBlockArgument(init).use_empty() ||
+                  !loops.reduction.empty()
+              ? memref::LoadOp::create(rewriter, loc, init->get(),
+                                       applyMap(rewriter, loc,
+                                                op.getMatchingIndexingMap(init),
+                                                copyIvs[u]))
+                    .getResult()
+              : Value());
+  SmallVector<SmallVector<Value>> results(copies);
+  SmallVector<scf::ForOp> nest;
+  if (loops.reduction.empty()) {
+    results = emitBodies(rewriter, loc, op, copyIvs,
+                         [&](int64_t u) { return ValueRange(accs[u]); });
+  } else {
+    // Reduction loops, outermost first, carrying every copy's outputs.
+    SmallVector<Value> carriedInit;
+    for (auto &copyAccs : accs)
+      llvm::append_range(carriedInit, copyAccs);
+    ValueRange carried = carriedInit;
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (unsigned d : loops.reduction) {
+      auto inner =
+          scf::ForOp::create(rewriter, loc, zero, loops.sizes[d], one, carried);
+      for (auto &copy : copyIvs)
+        copy[d] = inner.getInductionVar();
+      if (!nest.empty())
+        scf::YieldOp::create(rewriter, loc, inner.getResults());
+      rewriter.setInsertionPointToStart(inner.getBody());
+      carried = inner.getRegionIterArgs();
+      nest.push_back(inner);
+    }
+    size_t n = inits.size();
+    SmallVector<Value> yields;
+    for (SmallVector<Value> &copy :
+         emitBodies(rewriter, loc, op, copyIvs,
+                    [&](int64_t u) { return carried.slice(u * n, n); }))
+      llvm::append_range(yields, copy);
+    scf::YieldOp::create(rewriter, loc, yields);
+    rewriter.setInsertionPointAfter(nest.front());
+    ValueRange nestResults = nest.front().getResults();
+    for (int64_t u = 0; u < copies; ++u)
+      results[u] = SmallVector<Value>(nestResults.slice(u * n, n));
+  }
+  for (int64_t u = 0; u < copies; ++u) {
+    OpBuilder::InsertionGuard storeGuard(rewriter);
+    if (copyInside[u]) {
+      auto store =
+          scf::IfOp::create(rewriter, loc, copyInside[u], /*withElse=*/false);
+      rewriter.setInsertionPointToStart(store.thenBlock());
+    }
+    for (auto [init, value] : llvm::zip(inits, results[u]))
+      memref::StoreOp::create(
+          rewriter, loc, value, init->get(),
+          applyMap(rewriter, loc, op.getMatchingIndexingMap(init), copyIvs[u]));
+  }
+  // Short reductions unrolled (innermost first), so the copies' loads of
+  // one address are one expression for CSE; LLVM's GVN alone misses those
+  // whose row it has rewritten as an `or`.
+  if (copies > 1 && isShortReduction(loops))
+    for (scf::ForOp loop : llvm::reverse(nest))
+      (void)loopUnrollFull(loop);
+}
+
 /// Per thread: a loop over the parallel iterations strided by `threads`,
-/// the reduction loops inside it.
+/// the reduction loops inside it. With `rowsPerThread` U > 1, each
+/// iteration of the loop takes U consecutive iterations of the
+/// second-innermost parallel loop (rows) at the same column: the U copies
+/// of the body are jammed into the reduction loops, so a thread issues the
+/// loads of all U rows before it uses the first (U times the loads in
+/// flight, per reduction iteration), and where short reductions are
+/// unrolled, loads shared by neighbouring rows (a vertical stencil's taps)
+/// are one load after CSE. Consecutive threads stay on consecutive columns
+/// (coalesced).
 static void emitPerThread(RewriterBase &rewriter, Location loc,
                           linalg::GenericOp op, const LoopStructure &loops,
                           Value tid, int64_t threads,
-                          ArrayRef<Value> initialValues) {
+                          ArrayRef<Value> initialValues,
+                          int64_t rowsPerThread) {
   // Over a tile's static extent when its parallel sizes are dynamic (edge
   // tiles), with a guard: the loop index is split into loop indices by
   // constants (shifts and multiplications) instead of a 64-bit division per
@@ -512,6 +788,28 @@ static void emitPerThread(RewriterBase &rewriter, Location loc,
         sizes[d] = arith::ConstantIndexOp::create(rewriter, loc, bound);
         guarded.push_back(d);
       }
+  // Rows per iteration: the row loop runs over ⌈rows / U⌉ row groups.
+  int64_t copies =
+      loops.parallel.size() >= 2 ? std::max<int64_t>(rowsPerThread, 1) : 1;
+  std::optional<unsigned> rowDim;
+  bool partialRows = false;
+  if (copies > 1) {
+    rowDim = loops.parallel[loops.parallel.size() - 2];
+    std::optional<int64_t> rows = getConstantIntValue(sizes[*rowDim]);
+    Value rowsValue = sizes[*rowDim];
+    if (rows) {
+      sizes[*rowDim] = arith::ConstantIndexOp::create(
+          rewriter, loc, llvm::divideCeil(*rows, copies));
+    } else {
+      Value count = arith::ConstantIndexOp::create(rewriter, loc, copies);
+      sizes[*rowDim] =
+          arith::CeilDivUIOp::create(rewriter, loc, rowsValue, count);
+    }
+    // The last row group reaches past the rows: its loads read the last
+    // row again, its stores are skipped.
+    partialRows = !rows || *rows % copies != 0 ||
+                  !getConstantIntValue(loops.sizes[*rowDim]);
+  }
   Value total = product(rewriter, loc, loops.parallel, sizes);
   Value step = arith::ConstantIndexOp::create(rewriter, loc, threads);
   auto loop = scf::ForOp::create(rewriter, loc, tid, total, step);
@@ -520,7 +818,17 @@ static void emitPerThread(RewriterBase &rewriter, Location loc,
   SmallVector<Value> ivs(op.getNumLoops());
   delinearizeInto(rewriter, loc, loop.getInductionVar(), loops.parallel,
                   sizes, ivs);
+  if (rowDim)
+    ivs[*rowDim] = getValueOrCreateConstantIndexOp(
+        rewriter, loc,
+        affine::makeComposedFoldedAffineApply(
+            rewriter, loc,
+            AffineMap::get(1, 0,
+                           getAffineDimExpr(0, rewriter.getContext()) * copies),
+            {OpFoldResult(ivs[*rowDim])}));
   if (!guarded.empty()) {
+    // Guards the group's first row; its later rows are handled by the
+    // split into whole and clamped groups below.
     Value inside;
     for (unsigned d : guarded) {
       Value below = arith::CmpIOp::create(
@@ -532,52 +840,26 @@ static void emitPerThread(RewriterBase &rewriter, Location loc,
     auto within = scf::IfOp::create(rewriter, loc, inside, /*withElse=*/false);
     rewriter.setInsertionPointToStart(within.thenBlock());
   }
-
-  SmallVector<OpOperand *> inits;
-  for (OpOperand &init : op.getDpsInitsMutable())
-    inits.push_back(&init);
-  // An output's current value is read only when the body uses it (all
-  // reductions do).
-  SmallVector<Value> accs;
-  for (auto [i, init] : llvm::enumerate(inits))
-    accs.push_back(i < initialValues.size() && initialValues[i]
-                       ? initialValues[i]
-                   : !op.getMatchingBlockArgument(init).use_empty() ||
-                           !loops.reduction.empty()
-                       ? memref::LoadOp::create(
-                             rewriter, loc, init->get(),
-                             applyMap(rewriter, loc,
-                                      op.getMatchingIndexingMap(init), ivs))
-                             .getResult()
-                       : Value());
-  SmallVector<Value> results;
-  if (loops.reduction.empty()) {
-    results = emitBody(rewriter, loc, op, ivs, accs);
-  } else {
-    // Reduction loops, outermost first, carrying the outputs' values.
-    SmallVector<scf::ForOp> nest;
-    ValueRange carried = accs;
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    for (unsigned d : loops.reduction) {
-      auto inner = scf::ForOp::create(rewriter, loc, zero, loops.sizes[d], one,
-                                      carried);
-      ivs[d] = inner.getInductionVar();
-      if (!nest.empty())
-        scf::YieldOp::create(rewriter, loc, inner.getResults());
-      rewriter.setInsertionPointToStart(inner.getBody());
-      carried = inner.getRegionIterArgs();
-      nest.push_back(inner);
-    }
-    scf::YieldOp::create(rewriter, loc,
-                         emitBody(rewriter, loc, op, ivs, carried));
-    rewriter.setInsertionPointAfter(nest.front());
-    results = nest.front().getResults();
+  if (!partialRows) {
+    emitRowCopies(rewriter, loc, op, loops, ivs, rowDim, copies,
+                  /*clamped=*/false, initialValues);
+    return;
   }
-  for (auto [init, value] : llvm::zip(inits, results))
-    memref::StoreOp::create(
-        rewriter, loc, value, init->get(),
-        applyMap(rewriter, loc, op.getMatchingIndexingMap(init), ivs));
+  // Whole row groups (all but an edge tile's last) take copies that index
+  // their rows directly: neighbouring copies' loads at the same address are
+  // then one load after GVN, which clamped indices would hide.
+  Value groupEnd = arith::AddIOp::create(
+      rewriter, loc, ivs[*rowDim],
+      arith::ConstantIndexOp::create(rewriter, loc, copies));
+  Value whole = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule,
+                                      groupEnd, loops.sizes[*rowDim]);
+  auto split = scf::IfOp::create(rewriter, loc, whole, /*withElse=*/true);
+  rewriter.setInsertionPointToStart(split.thenBlock());
+  emitRowCopies(rewriter, loc, op, loops, ivs, rowDim, copies,
+                /*clamped=*/false, initialValues);
+  rewriter.setInsertionPointToStart(split.elseBlock());
+  emitRowCopies(rewriter, loc, op, loops, ivs, rowDim, copies,
+                /*clamped=*/true, initialValues);
 }
 
 /// Per warp: warps take the parallel iterations in turn; a warp's lanes
@@ -640,7 +922,7 @@ static void emitPerWarpOrBlock(RewriterBase &rewriter, Location loc,
 FailureOr<ThreadMapping> mlir::tessel::distributeOverThreads(
     RewriterBase &rewriter, linalg::LinalgOp linalgOp, Value tid,
     int64_t threads, int64_t warpSize, ArrayRef<Value> scratch,
-    ArrayRef<Value> initialValues) {
+    ArrayRef<Value> initialValues, int64_t rowsPerThread) {
   Location loc = linalgOp.getLoc();
   ThreadMapping mapping =
       chooseThreadMapping(linalgOp, threads, warpSize,
@@ -661,7 +943,8 @@ FailureOr<ThreadMapping> mlir::tessel::distributeOverThreads(
                                                           : ArrayRef<Value>(),
                        initialValues);
   else
-    emitPerThread(rewriter, loc, op, loops, tid, threads, initialValues);
+    emitPerThread(rewriter, loc, op, loops, tid, threads, initialValues,
+                  rowsPerThread);
   rewriter.eraseOp(op);
   return mapping;
 }

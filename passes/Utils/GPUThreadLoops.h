@@ -82,11 +82,40 @@ int64_t wantedThreads(linalg::LinalgOp op, int64_t maxThreads,
 /// mapping used; fails (IR unchanged) when `op` cannot be generalized.
 /// Every thread of the block must reach the loops (per block holds
 /// barriers).
-FailureOr<ThreadMapping>
-distributeOverThreads(RewriterBase &rewriter, linalg::LinalgOp op, Value tid,
-                      int64_t threads, int64_t warpSize,
-                      ArrayRef<Value> scratch = {},
-                      ArrayRef<Value> initialValues = {});
+/// Per thread, `rowsPerThread` > 1 has each thread take that many
+/// consecutive rows (iterations of the second-innermost parallel loop) at
+/// once, their bodies jammed into the reduction loops.
+FailureOr<ThreadMapping> distributeOverThreads(
+    RewriterBase &rewriter, linalg::LinalgOp op, Value tid, int64_t threads,
+    int64_t warpSize, ArrayRef<Value> scratch = {},
+    ArrayRef<Value> initialValues = {}, int64_t rowsPerThread = 1);
+
+/// What chooseRowsPerThread knows of the kernel and the target.
+struct RowsPerThreadModel {
+  /// Threads per block.
+  int64_t threads = 0;
+  /// Threads resident on one multiprocessor (blocks that fit, times
+  /// `threads`).
+  int64_t residentThreads = 0;
+  /// Bytes a multiprocessor must have in flight to keep device memory busy:
+  /// its load latency times its share of the bandwidth (Little's law); 0
+  /// when the target does not say.
+  int64_t bytesInFlight = 0;
+};
+
+/// Rows per thread for `op` run per thread (distributeOverThreads), a power
+/// of two up to 8. Two reasons to take several: loads in flight, U rows'
+/// loads issued before the first is used, where the op reads global memory
+/// (U such that the resident threads' rows hold `bytesInFlight`); and reuse,
+/// where an input's row index moves with a reduction loop (a vertical
+/// stencil of K taps reads (U + K - 1) rows for U outputs instead of U K):
+/// four. At most the rows there are, and few enough that every thread of
+/// the block gets a row group. 1 for ops that reduce per warp or per block
+/// or have one parallel loop. Outputs with an initial value (a fill
+/// folded away) are not read.
+int64_t chooseRowsPerThread(linalg::LinalgOp op,
+                            const RowsPerThreadModel &model, int64_t warpSize,
+                            ArrayRef<Value> initialValues = {});
 
 /// Combines `values` (one per kind) across the lanes of each warp by
 /// butterfly shuffles: every lane gets its warp's result.

@@ -37,13 +37,18 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
 // CHECK: memref.store %{{.*}}, %[[BUF]][
 // CHECK: gpu.barrier
 // The y pass from the buffer into the output's tile, likewise from the
-// output fill's value (the output is not loaded).
+// output fill's value (the output is not loaded). Its rows move with the
+// taps, so each thread takes two rows at once (four would leave threads
+// without a row group: 4 x 32 < 160), the taps unrolled: the two rows read
+// six buffer rows, not ten.
 // CHECK: %[[OTILE:.*]] = memref.subview %[[OUT]]
 // CHECK-NOT: gpu.barrier
-// CHECK: scf.for %{{.*}} = %[[TX]] to %c512 step %c160 {
+// CHECK: scf.for %{{.*}} = %[[TX]] to %c256 step %c160 {
 // CHECK-NOT: memref.load %[[OTILE]]
-// CHECK: scf.for %{{.*}} = %c0 to %c5 step %c1 iter_args(%{{.*}} = %[[ZERO]]) -> (f32) {
-// CHECK: memref.load %[[BUF]][
+// CHECK-NOT: scf.for
+// CHECK-COUNT-6: memref.load %[[BUF]][
+// CHECK-NOT: memref.load %[[BUF]][
+// CHECK: memref.store %{{.*}}, %[[OTILE]]
 // CHECK: memref.store %{{.*}}, %[[OTILE]]
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.terminator
@@ -52,7 +57,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
   func.func @blur(%arg0: memref<3x132x260xf32>, %arg1: memref<3x128x256xf32>) {
     %cst = arith.constant 0.000000e+00 : f32
     %0 = memref.get_global @weights : memref<5xf32>
-    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 160 threads per tile, 2 op(s) per tile with barriers between them (0 reduced per warp, 0 per block, by shuffles), 2560 bytes of tile buffers in shared memory}}
+    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 160 threads per tile, 2 op(s) per tile with barriers between them (0 reduced per warp, 0 per block, by shuffles), 2560 bytes of tile buffers in shared memory, rows per thread 1/2}}
     scf.forall (%c, %i, %j) = (0, 0, 0) to (3, 128, 256) step (1, 16, 32) {
       %in = memref.subview %arg0[%c, %i, %j] [1, 20, 36] [1, 1, 1] : memref<3x132x260xf32> to memref<1x20x36xf32, strided<[34320, 260, 1], offset: ?>>
       %buf = memref.alloc() {alignment = 64 : i64} : memref<1x20x32xf32>
@@ -512,6 +517,82 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
       ^bb0(%v: f32, %acc: f32):
         %r = arith.addf %v, %acc : f32
         linalg.yield %r : f32
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// Rows per thread for loads in flight: with the target's memory latency and
+// bandwidth (700 cycles x 48 bytes per SM), 2048 resident threads must each
+// have 33600 / (2048 x 4) -> 8 rows of the input in flight. The 30x64 tile
+// takes 4 row groups of 8 x 64 columns, one per thread. The last group
+// (rows 24..31) passes the 30 rows: groups that fit take the first branch,
+// their eight rows' loads before the stores; the others read their rows
+// clamped to the last one and store only the rows that exist.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 132, smem_per_block = 232448, warp_size = 32, max_threads_per_block = 1024, l2_bytes_per_cycle = 48, memory_latency = 700>} {
+// CHECK-LABEL: func.func @latency_rows(
+// CHECK: gpu.launch {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK: %[[X:.*]] = memref.subview %{{.*}} [30, 64] [1, 1]
+// CHECK: %[[Y:.*]] = memref.subview %{{.*}} [30, 64] [1, 1]
+// CHECK: scf.for %[[IV:.*]] = %[[TX]] to %c256 step %c256 {
+// CHECK: %[[C:.*]] = arith.remui %[[IV]], %c64
+// CHECK: %[[G:.*]] = arith.divui %[[IV]], %c64
+// CHECK: %[[R0:.*]] = affine.apply #{{.*}}(%[[G]])
+// CHECK: %[[END:.*]] = arith.addi %[[R0]], %c8
+// CHECK: %[[WHOLE:.*]] = arith.cmpi ule, %[[END]], %c30
+// CHECK: scf.if %[[WHOLE]] {
+// CHECK-COUNT-8: memref.load %[[X]][
+// CHECK-NOT: scf.if
+// CHECK: memref.store %{{.*}}, %[[Y]][%[[R0]], %[[C]]]
+// CHECK-COUNT-7: memref.store %{{.*}}, %[[Y]][
+// CHECK: } else {
+// CHECK: %[[R1:.*]] = affine.apply #{{.*}}(%[[G]])
+// CHECK: %[[IN1:.*]] = arith.cmpi ult, %[[R1]], %c30
+// CHECK: %[[CL1:.*]] = arith.minui %[[R1]], %c29
+// CHECK-COUNT-8: memref.load %[[X]][
+// CHECK: memref.store %{{.*}}, %[[Y]][%[[R0]], %[[C]]]
+// CHECK: scf.if %[[IN1]] {
+// CHECK-NEXT: memref.store %{{.*}}, %[[Y]][%[[CL1]], %[[C]]]
+  func.func @latency_rows(%in: memref<60x128xf32>, %out: memref<60x128xf32>) {
+    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 256 threads per tile, 1 op(s) per tile with barriers between them (0 reduced per warp, 0 per block, by shuffles), 0 bytes of tile buffers in shared memory, rows per thread 8}}
+    scf.forall (%i, %j) = (0, 0) to (60, 128) step (30, 64) {
+      %x = memref.subview %in[%i, %j] [30, 64] [1, 1] : memref<60x128xf32> to memref<30x64xf32, strided<[128, 1], offset: ?>>
+      %y = memref.subview %out[%i, %j] [30, 64] [1, 1] : memref<60x128xf32> to memref<30x64xf32, strided<[128, 1], offset: ?>>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<30x64xf32, strided<[128, 1], offset: ?>>) outs(%y : memref<30x64xf32, strided<[128, 1], offset: ?>>) {
+      ^bb0(%a: f32, %b: f32):
+        %d = arith.addf %a, %a : f32
+        linalg.yield %d : f32
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// The same tile on a target that does not give its memory latency: one row
+// per thread (the loads-in-flight reason needs it; the op reuses no rows).
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 132, smem_per_block = 232448, warp_size = 32, max_threads_per_block = 1024>} {
+// CHECK-LABEL: func.func @no_latency_one_row(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c1920 step %c256 {
+// CHECK-NOT: scf.if
+// CHECK: memref.load
+// CHECK-NOT: memref.load
+// CHECK: memref.store
+  func.func @no_latency_one_row(%in: memref<60x128xf32>, %out: memref<60x128xf32>) {
+    // expected-remark @below {{rows per thread 1}}
+    scf.forall (%i, %j) = (0, 0) to (60, 128) step (30, 64) {
+      %x = memref.subview %in[%i, %j] [30, 64] [1, 1] : memref<60x128xf32> to memref<30x64xf32, strided<[128, 1], offset: ?>>
+      %y = memref.subview %out[%i, %j] [30, 64] [1, 1] : memref<60x128xf32> to memref<30x64xf32, strided<[128, 1], offset: ?>>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<30x64xf32, strided<[128, 1], offset: ?>>) outs(%y : memref<30x64xf32, strided<[128, 1], offset: ?>>) {
+      ^bb0(%a: f32, %b: f32):
+        %d = arith.addf %a, %a : f32
+        linalg.yield %d : f32
       }
     }
     return

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Times the fused kernels of gpu_fusion_bench.py (blur_x_blur_y, softmax,
-# layernorm) at forced threads per block beside the model's choice: the
-# measurements behind tessel-map-tiles-to-gpu's block size. Two halves,
-# like run-gpu-bench.sh:
+# layernorm) at forced threads per block and rows per thread beside the
+# model's choice: the measurements behind tessel-map-tiles-to-gpu's block
+# size and rows-per-thread model. Variants: model, 512 and 1024 threads,
+# rows1 (one row per thread, the kernels before the rows model) and rows4,
+# rows8 (every per-thread op at 4 or 8 rows). Two halves, like
+# run-gpu-bench.sh:
 #
 #   utils/bench/gpu-fusion-sweep.sh --build DIR [--chip sm_90a]
 #       (here, after run-gpu-bench.sh --build DIR, whose DIR/src holds the
@@ -23,7 +26,7 @@ while (($#)); do
   esac
 done
 [[ -n "$mode" && -n "$dir" ]] || { echo "usage: $0 --build DIR | --run DIR" >&2; exit 2; }
-variants=(model 512 1024)
+variants=(model 512 1024 rows1 rows4 rows8)
 if [[ "$mode" == build ]]; then
   tc="$build/bin/tessel-compile"
   dir="$(cd "$dir" && pwd)"
@@ -34,14 +37,18 @@ if [[ "$mode" == build ]]; then
   base=${base/tessel-attach-target\{kind=nvgpu\}/tessel-attach-target\{kind=nvgpu chip=$chip\}}
   for v in "${variants[@]}"; do
     p="$base"
-    [[ "$v" == model ]] || p=${base/tessel-map-tiles-to-gpu/tessel-map-tiles-to-gpu\{threads=$v\}}
+    case "$v" in
+      model) ;;
+      rows*) p=${base/tessel-map-tiles-to-gpu/tessel-map-tiles-to-gpu\{rows-per-thread=${v#rows}\}} ;;
+      *) p=${base/tessel-map-tiles-to-gpu/tessel-map-tiles-to-gpu\{threads=$v\}} ;;
+    esac
     mkdir -p "$dir/fusion-sweep/$v"
     for w in blur_x_blur_y_4096 softmax_4096 layernorm_16384; do
       "$tc" "$src/$w.mlir" --target=nvgpu --pass-pipeline="$p" \
         -o "$dir/fusion-sweep/$v/$w.so" --no-header --remarks 2>"$work/r"
       grep -q "tile loop mapped to one GPU kernel" "$work/r" || {
         echo "gpu-fusion-sweep.sh: $w at $v: not one kernel" >&2; cat "$work/r" >&2; exit 1; }
-      echo "$v $w: $(grep -o 'a block of [0-9]* threads' "$work/r")"
+      echo "$v $w: $(grep -o 'a block of [0-9]* threads' "$work/r"), $(grep -o 'rows per thread [0-9/-]*' "$work/r")"
     done
   done
   exit 0
@@ -49,7 +56,7 @@ fi
 dir="$(cd "$dir" && pwd)"
 export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 for d in "$dir"/fusion-sweep/*/; do
-  echo "== threads $(basename "$d")"
+  echo "== variant $(basename "$d")"
   python3 "$root/utils/bench/gpu_fusion_bench.py" --kernels "$d" --reps "$reps" 2>&1 |
     grep -E "^[a-z_]+ [0-9]|tessel  |FAIL" || true
 done

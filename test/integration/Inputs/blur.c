@@ -3,6 +3,14 @@
 
 static const double kTaps[5] = {0.0625, 0.25, 0.375, 0.25, 0.0625};
 
+/* blur_x_blur_y's input size; a test that resizes blur.mlir says its own. */
+#ifndef BLUR_H
+#define BLUR_H 37
+#endif
+#ifndef BLUR_W
+#define BLUR_W 45
+#endif
+
 /* Double-precision reference: 3xHxW -> 3x(H-4)x(W-4). */
 static void blur_reference(const float *in, double *out, int64_t h, int64_t w) {
   const int64_t wo = w - 4, ho = h - 4;
@@ -54,7 +62,7 @@ static void run(const char *name, blur_fn fn, int64_t h, int64_t w,
 
 int main(int argc, char **argv) {
   harness_init(argc, argv);
-  run("blur_x_blur_y", _mlir_ciface_blur_x_blur_y, 37, 45, 21);
+  run("blur_x_blur_y", _mlir_ciface_blur_x_blur_y, BLUR_H, BLUR_W, 21);
   run("blur_x_blur_y_conv", _mlir_ciface_blur_x_blur_y_conv, 16, 24, 22);
   return harness_finish();
 }
