@@ -657,12 +657,11 @@ static void emitRowCopies(RewriterBase &rewriter, Location loc,
                           ArrayRef<Value> ivs, std::optional<unsigned> rowDim,
                           int64_t copies, bool clamped,
                           ArrayRef<Value> initialValues) {
-  bool partialRows = clamped;
   SmallVector<SmallVector<Value>> copyIvs(copies, SmallVector<Value>(ivs));
   SmallVector<Value> copyInside(copies);
   if (rowDim) {
     Value lastRow;
-    if (partialRows)
+    if (clamped)
       lastRow = arith::SubIOp::create(
           rewriter, loc, loops.sizes[*rowDim],
           arith::ConstantIndexOp::create(rewriter, loc, 1));
@@ -677,7 +676,7 @@ static void emitRowCopies(RewriterBase &rewriter, Location loc,
                                                 AffineMap::get(1, 0, first + u),
                                                 {OpFoldResult(ivs[*rowDim])}));
       copyIvs[u][*rowDim] = row;
-      if (!partialRows)
+      if (!clamped)
         continue;
       copyInside[u] = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::ult, row, loops.sizes[*rowDim]);
@@ -796,14 +795,13 @@ static void emitPerThread(RewriterBase &rewriter, Location loc,
   if (copies > 1) {
     rowDim = loops.parallel[loops.parallel.size() - 2];
     std::optional<int64_t> rows = getConstantIntValue(sizes[*rowDim]);
-    Value rowsValue = sizes[*rowDim];
     if (rows) {
       sizes[*rowDim] = arith::ConstantIndexOp::create(
           rewriter, loc, llvm::divideCeil(*rows, copies));
     } else {
       Value count = arith::ConstantIndexOp::create(rewriter, loc, copies);
       sizes[*rowDim] =
-          arith::CeilDivUIOp::create(rewriter, loc, rowsValue, count);
+          arith::CeilDivUIOp::create(rewriter, loc, sizes[*rowDim], count);
     }
     // The last row group reaches past the rows: its loads read the last
     // row again, its stores are skipped.
