@@ -42,6 +42,7 @@ struct AttachTargetPass
     override(desc.mmaFmaPerCycle, mmaFmaPerCycle);
     override(desc.smemBytesPerCycle, smemBytesPerCycle);
     override(desc.l2BytesPerCycle, l2BytesPerCycle);
+    override(desc.dramBytesPerCycle, dramBytesPerCycle);
     override(desc.memoryLatency, memoryLatency);
     override(desc.stridePrefetch, stridePrefetch);
   }
@@ -67,10 +68,14 @@ struct AttachTargetPass
     }
 
     std::pair<StringRef, int64_t> sizes[] = {
-        {"vector-bits", vectorBits}, {"vector-registers", vectorRegisters},
-        {"cache-line", cacheLine},   {"l1", l1},
-        {"l2", l2},                  {"l3", l3},
-        {"cores", cores},            {"sm-count", smCount},
+        {"vector-bits", vectorBits},
+        {"vector-registers", vectorRegisters},
+        {"cache-line", cacheLine},
+        {"l1", l1},
+        {"l2", l2},
+        {"l3", l3},
+        {"cores", cores},
+        {"sm-count", smCount},
         {"smem-per-block", smemPerBlock},
         {"registers-per-block", registersPerBlock},
         {"warp-size", warpSize},
@@ -78,6 +83,7 @@ struct AttachTargetPass
         {"mma-fma-per-cycle", mmaFmaPerCycle},
         {"smem-bytes-per-cycle", smemBytesPerCycle},
         {"l2-bytes-per-cycle", l2BytesPerCycle},
+        {"dram-bytes-per-cycle", dramBytesPerCycle},
         {"memory-latency", memoryLatency},
         {"stride-prefetch", stridePrefetch}};
     for (auto [name, value] : sizes)

@@ -422,8 +422,13 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
     blocksPerSM =
         std::min<int64_t>(blocksPerSM, target.getSmemPerBlock() / sharedBytes);
   rowsModel.residentThreads = std::max<int64_t>(blocksPerSM, 1) * threads;
-  rowsModel.bytesInFlight =
-      target.getMemoryLatency() * target.getL2BytesPerCycle();
+  // Streaming ops read device memory, so its bandwidth is what the loads
+  // in flight must cover; a description without it falls back to L2's,
+  // the most an SM can be fed.
+  int64_t bandwidth = target.getDramBytesPerCycle() > 0
+                          ? target.getDramBytesPerCycle()
+                          : target.getL2BytesPerCycle();
+  rowsModel.bytesInFlight = target.getMemoryLatency() * bandwidth;
   // Each op reads what the ones before it wrote: a barrier between them.
   int64_t perWarp = 0, perBlock = 0;
   SmallVector<std::string> rowsPerOp;

@@ -77,6 +77,8 @@ def AttachTargetPass : Pass<"tessel-attach-target", "::mlir::ModuleOp"> {
            "Override the shared-memory bytes per cycle per SM (0: keep)">,
     Option<"l2BytesPerCycle", "l2-bytes-per-cycle", "int64_t", "0",
            "Override the L2 bytes per cycle per SM (0: keep)">,
+    Option<"dramBytesPerCycle", "dram-bytes-per-cycle", "int64_t", "0",
+           "Override the device-memory bytes per cycle per SM (0: keep)">,
     Option<"memoryLatency", "memory-latency", "int64_t", "0",
            "Override the device-memory latency in cycles (0: keep)">,
     Option<"stridePrefetch", "stride-prefetch", "int64_t", "0",

@@ -23,13 +23,12 @@ TargetDescription::toAttr(MLIRContext *ctx,
       shapes.push_back(b.getStringAttr(shape));
     mmaAttr = b.getArrayAttr(shapes);
   }
-  return TargetAttr::getChecked(emitError, ctx, StringRef(kind), StringRef(triple),
-                         StringRef(chip), StringRef(features), vectorBits,
-                         vectorRegisters, cacheLine, l1, l2, l3, cores,
-                         smCount, smemPerBlock, registersPerBlock, warpSize,
-                         maxThreadsPerBlock, mmaFmaPerCycle,
-                         smemBytesPerCycle, l2BytesPerCycle, memoryLatency,
-                         stridePrefetch, mmaAttr);
+  return TargetAttr::getChecked(
+      emitError, ctx, StringRef(kind), StringRef(triple), StringRef(chip),
+      StringRef(features), vectorBits, vectorRegisters, cacheLine, l1, l2, l3,
+      cores, smCount, smemPerBlock, registersPerBlock, warpSize,
+      maxThreadsPerBlock, mmaFmaPerCycle, smemBytesPerCycle, l2BytesPerCycle,
+      dramBytesPerCycle, memoryLatency, stridePrefetch, mmaAttr);
 }
 
 /// Reads a small sysfs file; empty when absent.
@@ -136,9 +135,10 @@ struct GPUPreset {
   int64_t smCount, smemPerBlock, registersPerBlock, warpSize, maxThreads,
       cacheLine, l1, l2;
   /// Per SM and cycle: dense 16-bit tensor-core FMAs (peak TFLOPS / SMs /
-  /// boost clock / 2), shared-memory bytes, L2 bytes; and device memory
-  /// latency in cycles.
-  int64_t mmaFmaPerCycle, smemBytesPerCycle, l2BytesPerCycle, memoryLatency;
+  /// boost clock / 2), shared-memory bytes, L2 bytes, device-memory bytes;
+  /// and device memory latency in cycles.
+  int64_t mmaFmaPerCycle, smemBytesPerCycle, l2BytesPerCycle, dramBytesPerCycle,
+      memoryLatency;
   const char *mma; // comma-separated
 };
 } // namespace
@@ -151,46 +151,50 @@ struct GPUPreset {
 // 4 bytes per cycle. L2: A100's whitepaper gives 5120 B/clk for 108 SMs
 // (47 per SM); no such figure is published for the other chips, which keep
 // 48 (NVIDIA) or 64 (AMD, 128 B/clk per channel) until a GPU session measures
-// it. Memory latency is a round figure for a DRAM load
-// (microbenchmarks put A100 near 500-600 cycles); the models only use it
-// to decide how many copies to keep in flight.
+// it. Device memory: the datasheet bandwidth over SMs and the same boost
+// clock (A100 40GB 1555 GB/s: 10; H100 SXM 3.35 TB/s at 1.83 GHz: 14; RTX
+// 3090 936 GB/s: 6; RTX 4090 1008 GB/s: 3; MI210 1.6 TB/s: 9; MI300X
+// 5.3 TB/s: 8; RX 7900 XTX 960 GB/s: 4). Memory latency is a round figure for a
+// DRAM load (microbenchmarks put A100 near 500-600 cycles); the models only use
+// it to decide how many copies to keep in flight.
 static const GPUPreset kGPUPresets[] = {
-    {"nvgpu", "sm_80", "nvptx64-nvidia-cuda", "+ptx70", 108, 166912, 65536,
-     32, 1024, 128, 28 * 1024, 40 * 1024 * 1024, 1024, 128, 48, 600,
+    {"nvgpu", "sm_80", "nvptx64-nvidia-cuda", "+ptx70", 108, 166912, 65536, 32,
+     1024, 128, 28 * 1024, 40 * 1024 * 1024, 1024, 128, 48, 10, 600,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
      "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32"},
     {"nvgpu", "sm_86", "nvptx64-nvidia-cuda", "+ptx71", 84, 101376, 65536, 32,
-     1024, 128, 28 * 1024, 6 * 1024 * 1024, 512, 128, 48, 600,
+     1024, 128, 28 * 1024, 6 * 1024 * 1024, 512, 128, 48, 6, 600,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
      "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32"},
     {"nvgpu", "sm_89", "nvptx64-nvidia-cuda", "+ptx78", 128, 101376, 65536, 32,
-     1024, 128, 28 * 1024, 72 * 1024 * 1024, 512, 128, 48, 600,
+     1024, 128, 28 * 1024, 72 * 1024 * 1024, 512, 128, 48, 3, 600,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
      "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32"},
     {"nvgpu", "sm_90", "nvptx64-nvidia-cuda", "+ptx80", 132, 232448, 65536, 32,
-     1024, 128, 28 * 1024, 50 * 1024 * 1024, 2048, 128, 48, 700,
+     1024, 128, 28 * 1024, 50 * 1024 * 1024, 2048, 128, 48, 14, 700,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
      "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32"},
-    {"nvgpu", "sm_90a", "nvptx64-nvidia-cuda", "+ptx80", 132, 232448, 65536,
-     32, 1024, 128, 28 * 1024, 50 * 1024 * 1024, 2048, 128, 48, 700,
+    {"nvgpu", "sm_90a", "nvptx64-nvidia-cuda", "+ptx80", 132, 232448, 65536, 32,
+     1024, 128, 28 * 1024, 50 * 1024 * 1024, 2048, 128, 48, 14, 700,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
      "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32,"
      "wgmma.m64nNk16:f16xf16->f32,wgmma.m64nNk32:i8xi8->i32"},
     {"amdgpu", "gfx90a", "amdgcn-amd-amdhsa", "", 104, 65536, 131072, 64, 1024,
-     128, 16 * 1024, 8 * 1024 * 1024, 512, 128, 64, 700,
+     128, 16 * 1024, 8 * 1024 * 1024, 512, 128, 64, 9, 700,
      "mfma.32x32x8:f16xf16->f32,mfma.16x16x16:f16xf16->f32,"
      "mfma.32x32x16:i8xi8->i32"},
-    {"amdgpu", "gfx942", "amdgcn-amd-amdhsa", "", 304, 65536, 131072, 64,
-     1024, 128, 32 * 1024, 4 * 1024 * 1024, 1024, 128, 64, 700,
+    {"amdgpu", "gfx942", "amdgcn-amd-amdhsa", "", 304, 65536, 131072, 64, 1024,
+     128, 32 * 1024, 4 * 1024 * 1024, 1024, 128, 64, 8, 700,
      "mfma.32x32x8:f16xf16->f32,mfma.16x16x16:f16xf16->f32,"
      "mfma.32x32x16:i8xi8->i32"},
     {"amdgpu", "gfx1100", "amdgcn-amd-amdhsa", "", 96, 65536, 65536, 32, 1024,
-     128, 32 * 1024, 6 * 1024 * 1024, 256, 128, 64, 600, "wmma.16x16x16:f16xf16->f32"},
+     128, 32 * 1024, 6 * 1024 * 1024, 256, 128, 64, 4, 600,
+     "wmma.16x16x16:f16xf16->f32"},
 };
 
 FailureOr<TargetDescription>
@@ -234,6 +238,7 @@ mlir::tessel::getTargetPreset(StringRef kind, StringRef chip,
     desc.mmaFmaPerCycle = preset.mmaFmaPerCycle;
     desc.smemBytesPerCycle = preset.smemBytesPerCycle;
     desc.l2BytesPerCycle = preset.l2BytesPerCycle;
+    desc.dramBytesPerCycle = preset.dramBytesPerCycle;
     desc.memoryLatency = preset.memoryLatency;
     desc.vectorBits = 128; // widest global/shared access per thread
     SmallVector<StringRef> shapes;

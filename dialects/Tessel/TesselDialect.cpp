@@ -20,25 +20,27 @@ void TesselDialect::initialize() {
       >();
 }
 
-LogicalResult
-TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                   StringRef kind, StringRef triple, StringRef chip,
-                   StringRef features, int64_t vectorBits,
-                   int64_t vectorRegisters, int64_t cacheLine, int64_t l1,
-                   int64_t l2, int64_t l3, int64_t cores, int64_t smCount,
-                   int64_t smemPerBlock, int64_t registersPerBlock,
-                   int64_t warpSize, int64_t maxThreadsPerBlock,
-                   int64_t mmaFmaPerCycle, int64_t smemBytesPerCycle,
-                   int64_t l2BytesPerCycle, int64_t memoryLatency,
-                   int64_t stridePrefetch, ArrayAttr mma) {
+LogicalResult TargetAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, StringRef kind,
+    StringRef triple, StringRef chip, StringRef features, int64_t vectorBits,
+    int64_t vectorRegisters, int64_t cacheLine, int64_t l1, int64_t l2,
+    int64_t l3, int64_t cores, int64_t smCount, int64_t smemPerBlock,
+    int64_t registersPerBlock, int64_t warpSize, int64_t maxThreadsPerBlock,
+    int64_t mmaFmaPerCycle, int64_t smemBytesPerCycle, int64_t l2BytesPerCycle,
+    int64_t dramBytesPerCycle, int64_t memoryLatency, int64_t stridePrefetch,
+    ArrayAttr mma) {
   if (kind != "cpu" && kind != "nvgpu" && kind != "amdgpu")
     return emitError() << "unknown target kind '" << kind
                        << "' (expected cpu, nvgpu or amdgpu)";
   std::pair<StringRef, int64_t> sizes[] = {
-      {"vector_bits", vectorBits}, {"vector_registers", vectorRegisters},
-      {"cache_line", cacheLine},   {"l1", l1},
-      {"l2", l2},                  {"l3", l3},
-      {"cores", cores},            {"sm_count", smCount},
+      {"vector_bits", vectorBits},
+      {"vector_registers", vectorRegisters},
+      {"cache_line", cacheLine},
+      {"l1", l1},
+      {"l2", l2},
+      {"l3", l3},
+      {"cores", cores},
+      {"sm_count", smCount},
       {"smem_per_block", smemPerBlock},
       {"registers_per_block", registersPerBlock},
       {"warp_size", warpSize},
@@ -46,6 +48,7 @@ TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       {"mma_fma_per_cycle", mmaFmaPerCycle},
       {"smem_bytes_per_cycle", smemBytesPerCycle},
       {"l2_bytes_per_cycle", l2BytesPerCycle},
+      {"dram_bytes_per_cycle", dramBytesPerCycle},
       {"memory_latency", memoryLatency},
       {"stride_prefetch", stridePrefetch}};
   for (auto [name, value] : sizes)

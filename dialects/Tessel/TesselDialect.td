@@ -42,8 +42,10 @@ def Tessel_TargetAttr : AttrDef<Tessel_Dialect, "Target"> {
     instruction shapes as `"mMnNkK:AxB->C"` strings. The throughputs are per
     SM (CU) and cycle: `mma_fma_per_cycle` dense 16-bit tensor-core
     multiply-adds, `smem_bytes_per_cycle` shared memory (LDS) bandwidth,
-    `l2_bytes_per_cycle` the SM's share of the L2 bandwidth;
-    `memory_latency` is the cycles a global load takes from device memory.
+    `l2_bytes_per_cycle` the SM's share of the L2 bandwidth,
+    `dram_bytes_per_cycle` its share of the device-memory (HBM/GDDR)
+    bandwidth; `memory_latency` is the cycles a global load takes from
+    device memory.
     For CPUs, `stride_prefetch` is the largest row stride in bytes at which
     the core's hardware prefetcher follows a stream of short rows (a matmul
     kernel reading one or two cache lines of each row of an operand in
@@ -79,6 +81,7 @@ def Tessel_TargetAttr : AttrDef<Tessel_Dialect, "Target"> {
     DefaultValuedParameter<"int64_t", "0", "16-bit tensor-core FMAs per cycle per SM">:$mma_fma_per_cycle,
     DefaultValuedParameter<"int64_t", "0", "shared memory bytes per cycle per SM">:$smem_bytes_per_cycle,
     DefaultValuedParameter<"int64_t", "0", "L2 bytes per cycle per SM">:$l2_bytes_per_cycle,
+    DefaultValuedParameter<"int64_t", "0", "device-memory bytes per cycle per SM">:$dram_bytes_per_cycle,
     DefaultValuedParameter<"int64_t", "0", "device memory load latency, cycles">:$memory_latency,
     DefaultValuedParameter<"int64_t", "0", "largest row stride (bytes) the CPU's hardware prefetcher follows">:$stride_prefetch,
     OptionalParameter<"::mlir::ArrayAttr", "tensor-core shapes and types (strings)">:$mma

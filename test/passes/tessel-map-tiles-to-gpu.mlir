@@ -574,6 +574,36 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 132
 
 // -----
 
+// The same tile on a target that gives its device-memory bandwidth: that,
+// not L2's, is what the loads in flight cover. 700 cycles x 14 bytes over
+// 2048 resident threads of 4 bytes each: 2 rows per thread (30 rows make
+// whole groups, so no partial-group branch).
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 132, smem_per_block = 232448, warp_size = 32, max_threads_per_block = 1024, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 14, memory_latency = 700>} {
+// CHECK-LABEL: func.func @dram_bandwidth_rows(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c960 step %c256 {
+// CHECK-NOT: scf.if
+// CHECK-COUNT-2: memref.load
+// CHECK-NOT: memref.load
+// CHECK-COUNT-2: memref.store
+// CHECK-NEXT: }
+  func.func @dram_bandwidth_rows(%in: memref<60x128xf32>, %out: memref<60x128xf32>) {
+    // expected-remark @below {{rows per thread 2}}
+    scf.forall (%i, %j) = (0, 0) to (60, 128) step (30, 64) {
+      %x = memref.subview %in[%i, %j] [30, 64] [1, 1] : memref<60x128xf32> to memref<30x64xf32, strided<[128, 1], offset: ?>>
+      %y = memref.subview %out[%i, %j] [30, 64] [1, 1] : memref<60x128xf32> to memref<30x64xf32, strided<[128, 1], offset: ?>>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<30x64xf32, strided<[128, 1], offset: ?>>) outs(%y : memref<30x64xf32, strided<[128, 1], offset: ?>>) {
+      ^bb0(%a: f32, %b: f32):
+        %d = arith.addf %a, %a : f32
+        linalg.yield %d : f32
+      }
+    }
+    return
+  }
+}
+
+// -----
+
 // The same tile on a target that does not give its memory latency: one row
 // per thread (the loads-in-flight reason needs it; the op reuses no rows).
 
