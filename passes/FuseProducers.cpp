@@ -273,12 +273,19 @@ struct FuseProducersPass
       // On a GPU, contractions become kernels only after bufferization, and
       // take the elementwise op that reads their result as their epilogue:
       // it must stay the op right after them.
-      if (gpu && llvm::any_of(root->getOperands(), [](Value v) {
-            auto producer = v.getDefiningOp<linalg::LinalgOp>();
+      // Only an elementwise linalg.generic reading the result in place can
+      // be that epilogue; a transpose of it (an NCHW convolution's) is tiled
+      // like any other op.
+      auto generic = dyn_cast<linalg::GenericOp>(root.getOperation());
+      if (gpu && generic &&
+          generic.getNumParallelLoops() == generic.getNumLoops() &&
+          llvm::any_of(generic.getDpsInputOperands(), [&](OpOperand *input) {
+            auto producer = input->get().getDefiningOp<linalg::LinalgOp>();
             return producer &&
                    (linalg::isaContractionOpInterface(producer) ||
                     isa<linalg::ConvolutionOpInterface>(
-                        producer.getOperation()));
+                        producer.getOperation())) &&
+                   generic.getMatchingIndexingMap(input).isIdentity();
           })) {
         root->emitRemark() << "not tiled: it reads a contraction's result, "
                               "which the contraction's GPU kernel applies it "

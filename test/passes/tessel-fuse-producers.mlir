@@ -427,3 +427,25 @@ func.func @gpu_matmul_relu(%a: tensor<512x512xf16>, %b: tensor<512x512xf16>) -> 
   return %r : tensor<512x512xf32>
 }
 }
+
+// -----
+
+// A transpose of a matmul's result cannot be its epilogue (the kernel
+// stores C in place): it is tiled like any other op, here alone.
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_80", sm_count = 108, warp_size = 32, smem_per_block = 166912>} {
+// CHECK-LABEL: func.func @gpu_matmul_transposed(
+// CHECK: linalg.matmul
+// CHECK: scf.forall
+// CHECK: linalg.transpose
+func.func @gpu_matmul_transposed(%a: tensor<512x512xf16>, %b: tensor<512x512xf16>) -> tensor<512x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512x512xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<512x512xf32>) -> tensor<512x512xf32>
+  // expected-remark @below {{not fused into the tiles of linalg.transpose}}
+  %m = linalg.matmul ins(%a, %b : tensor<512x512xf16>, tensor<512x512xf16>) outs(%f : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %t = tensor.empty() : tensor<512x512xf32>
+  // expected-remark @below {{tiled alone (no fusable producer)}}
+  %r = linalg.transpose ins(%m : tensor<512x512xf32>) outs(%t : tensor<512x512xf32>) permutation = [1, 0]
+  return %r : tensor<512x512xf32>
+}
+}

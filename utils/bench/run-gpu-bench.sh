@@ -38,7 +38,7 @@ done
 
 # The test programs: the integration inputs whose harnesses also run on a GPU
 # (HARNESS_GPU_MANAGED), as test/integration/gpu_*.test build them.
-tests=(gpu_matmul gpu_conv matmul_tensor elementwise blur row_reductions reduction gpu_reductions attention mask_stencil softmax_long)
+tests=(gpu_matmul gpu_conv gpu_conv_nchw matmul_tensor elementwise blur row_reductions reduction gpu_reductions attention mask_stencil softmax_long)
 
 if [[ "$mode" == build ]]; then
   ninja -C "$build" tessel-compile tessel_runtime tessel_cuda_runtime tessel-gpu-bench

@@ -2,27 +2,9 @@
  * double-precision direct convolution. Built with -DHARNESS_GPU_MANAGED for
  * a GPU, or without for the kernels emulated on the CPU. */
 #include "harness.h"
+#include "tensor_core_inputs.h"
 
 #include <stdint.h>
-
-static uint16_t to_f16(float x) {
-  _Float16 h = (_Float16)x;
-  uint16_t bits;
-  memcpy(&bits, &h, sizeof bits);
-  return bits;
-}
-
-static double f16_value(const void *p, size_t i) {
-  _Float16 h;
-  memcpy(&h, (const uint16_t *)p + i, sizeof h);
-  return (double)h;
-}
-
-static double i8_value(const void *p, size_t i) {
-  return (double)((const int8_t *)p)[i];
-}
-
-typedef double (*value_fn)(const void *, size_t);
 
 typedef struct {
   const char *name;
@@ -31,20 +13,6 @@ typedef struct {
   int64_t pad, stride, dilation;
   int64_t oh, ow;         /* output */
 } conv_shape;
-
-/* Values in [-1, 1) as f16, or in [-127, 127] as i8. */
-static void *random_input(size_t count, uint64_t seed, int is_i8) {
-  float *f = random_f32(count, seed, -1.0f, 1.0f);
-  void *out = harness_alloc(count, is_i8 ? 1 : 2);
-  for (size_t i = 0; i < count; ++i) {
-    if (is_i8)
-      ((int8_t *)out)[i] = (int8_t)(f[i] * 127.0f);
-    else
-      ((uint16_t *)out)[i] = to_f16(f[i]);
-  }
-  harness_free(f);
-  return out;
-}
 
 static double *reference(const conv_shape *s, const void *x, const void *w,
                          value_fn value) {

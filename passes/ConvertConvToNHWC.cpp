@@ -1,0 +1,174 @@
+//===- ConvertConvToNHWC.cpp - NCHW convolutions between transposes -------===//
+//
+// PyTorch emits convolutions as linalg.conv_2d_nchw_fchw; the GPU's tensor
+// cores take convolutions as NHWC implicit GEMMs (tessel-map-matmul-to-gpu),
+// whose 16-byte copies run along the channels. This pass puts such a
+// convolution between transposes, on tensors, so that it reaches that
+// kernel instead of the plain loop nest.
+//
+// Upstream's linalg::transposeConv2D only turns FHWC filters into HWCF ones;
+// it has no NCHW form, hence this pass.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+#define DEBUG_TYPE "tessel-convert-conv-to-nhwc"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_CONVERTCONVTONHWCPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tessel
+
+using namespace mlir;
+using namespace mlir::tessel;
+
+static std::string elementName(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+static std::string shapeName(ShapedType type) {
+  std::string s;
+  for (int64_t d : type.getShape())
+    s += (s.empty() ? "" : "x") + std::to_string(d);
+  return s;
+}
+
+/// `value` (a ranked tensor) with its dimensions permuted: result dimension
+/// i is `value`'s dimension permutation[i].
+static Value transposed(OpBuilder &b, Location loc, Value value,
+                        ArrayRef<int64_t> permutation) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t d : permutation)
+    shape.push_back(type.getDimSize(d));
+  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, value, init, permutation)
+      .getResult()[0];
+}
+
+/// Why `conv` stays as it is, or empty when it may be rewritten.
+static std::string whyNotConverted(linalg::Conv2DNchwFchwOp conv,
+                                   TargetAttr target) {
+  if (!conv.hasPureTensorSemantics())
+    return "it is not on tensors";
+  auto input = cast<ShapedType>(conv.getDpsInputOperand(0)->get().getType());
+  auto filter = cast<ShapedType>(conv.getDpsInputOperand(1)->get().getType());
+  auto output = cast<ShapedType>(conv.getDpsInitOperand(0)->get().getType());
+  if (!input.hasStaticShape() || !filter.hasStaticShape() ||
+      !output.hasStaticShape())
+    return "it has dynamic sizes";
+  if (input.getElementType() != filter.getElementType())
+    return "the input and the filter have different element types";
+  // The types and shape tessel-map-matmul-to-gpu maps convolutions with
+  // (its WMMA fragments: no bf16 in MLIR 22, and f32 would round to TF32).
+  Type in = input.getElementType(), out = output.getElementType();
+  if (!(in.isF16() && (out.isF32() || out.isF16())) &&
+      !(in.isInteger(8) && out.isInteger(32)))
+    return "tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32 "
+           "convolutions, not " +
+           elementName(in) + " -> " + elementName(out);
+  std::string shape = "m16n16k16:" + elementName(input.getElementType()) + "x" +
+                      elementName(filter.getElementType()) + "->" +
+                      elementName(output.getElementType());
+  ArrayAttr shapes = target ? target.getMma() : ArrayAttr();
+  if (!shapes || !llvm::any_of(shapes, [&](Attribute s) {
+        auto name = dyn_cast<StringAttr>(s);
+        return name && name.getValue() == shape;
+      }))
+    return "the target lists no '" + shape +
+           "' tensor-core shape, so an NHWC form would not be faster";
+  return {};
+}
+
+/// The fill that starts `conv`'s output, if it is one on tensors: it is
+/// made on the NHWC tensor instead of being transposed.
+static linalg::FillOp initialFill(linalg::Conv2DNchwFchwOp conv) {
+  auto fill = conv.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>();
+  return fill && fill.hasPureTensorSemantics() ? fill : linalg::FillOp();
+}
+
+/// Bytes the transposes read and write: the input, the filter, the result
+/// and, unless a fill starts it, the output's initial value.
+static int64_t transposedBytes(linalg::Conv2DNchwFchwOp conv) {
+  auto bytes = [](Value v) {
+    auto type = cast<ShapedType>(v.getType());
+    return type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  };
+  Value init = conv.getDpsInitOperand(0)->get();
+  return 2 * (bytes(conv.getDpsInputOperand(0)->get()) +
+              bytes(conv.getDpsInputOperand(1)->get()) + bytes(init) +
+              (initialFill(conv) ? 0 : bytes(init)));
+}
+
+/// Replaces `conv` by transposes of its operands to NHWC/HWCF, the NHWC
+/// convolution, and a transpose of its result back to NCHW. A zero or other
+/// constant fill of the output is made on the NHWC tensor instead of being
+/// transposed.
+static void convertToNHWC(RewriterBase &rewriter,
+                          linalg::Conv2DNchwFchwOp conv) {
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  Value input = conv.getDpsInputOperand(0)->get();
+  Value filter = conv.getDpsInputOperand(1)->get();
+  Value init = conv.getDpsInitOperand(0)->get();
+  // NCHW -> NHWC, FCHW -> HWCF, and back: NHWC -> NCHW.
+  const int64_t toNHWC[] = {0, 2, 3, 1};
+  const int64_t toHWCF[] = {2, 3, 1, 0};
+  const int64_t toNCHW[] = {0, 3, 1, 2};
+  Value nhwcInput = transposed(rewriter, loc, input, toNHWC);
+  Value hwcfFilter = transposed(rewriter, loc, filter, toHWCF);
+  Value nhwcInit;
+  if (linalg::FillOp fill = initialFill(conv)) {
+    auto type = cast<RankedTensorType>(init.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t d : toNHWC)
+      shape.push_back(type.getDimSize(d));
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+    nhwcInit = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
+                   .getResult(0);
+  } else {
+    nhwcInit = transposed(rewriter, loc, init, toNHWC);
+  }
+  auto nhwc = linalg::Conv2DNhwcHwcfOp::create(
+      rewriter, loc, nhwcInit.getType(), ValueRange{nhwcInput, hwcfFilter},
+      ValueRange{nhwcInit}, conv.getStrides(), conv.getDilations());
+  Value result = transposed(rewriter, loc, nhwc.getResult(0), toNCHW);
+  rewriter.replaceOp(conv, result);
+}
+
+namespace {
+struct ConvertConvToNHWCPass
+    : public tessel::impl::ConvertConvToNHWCPassBase<ConvertConvToNHWCPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    TargetAttr target = TargetAttr::lookup(func);
+    SmallVector<linalg::Conv2DNchwFchwOp> convs;
+    func.walk([&](linalg::Conv2DNchwFchwOp conv) { convs.push_back(conv); });
+    IRRewriter rewriter(&getContext());
+    for (linalg::Conv2DNchwFchwOp conv : convs) {
+      auto input =
+          cast<ShapedType>(conv.getDpsInputOperand(0)->get().getType());
+      auto filter =
+          cast<ShapedType>(conv.getDpsInputOperand(1)->get().getType());
+      std::string what =
+          "conv_2d_nchw_fchw " + shapeName(input) + " * " + shapeName(filter);
+      if (std::string why = whyNotConverted(conv, target); !why.empty()) {
+        conv->emitRemark() << what << " left in NCHW: " << why;
+        continue;
+      }
+      conv->emitRemark() << what
+                         << " as conv_2d_nhwc_hwcf between transposes "
+                            "(tensor cores take NHWC implicit GEMMs): the "
+                            "transposes read and write "
+                         << transposedBytes(conv) << " bytes";
+      convertToNHWC(rewriter, conv);
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,167 @@
+/* Harness for gpu_conv_nchw.mlir: NCHW convolutions (put between transposes
+ * by tessel-convert-conv-to-nhwc, then on tensor cores) against a
+ * double-precision direct convolution in NCHW. Built with
+ * -DHARNESS_GPU_MANAGED for a GPU, or without for the kernels emulated on
+ * the CPU. */
+#include "harness.h"
+#include "tensor_core_inputs.h"
+
+#include <stdint.h>
+
+typedef struct {
+  const char *name;
+  int64_t n, c, h, w; /* input, before padding */
+  int64_t f, kh, kw;  /* filter (F x C x KH x KW) */
+  int64_t pad, stride, dilation;
+  int64_t oh, ow; /* output (N x F x OH x OW) */
+} conv_shape;
+
+static double *reference(const conv_shape *s, const void *x, const void *w,
+                         value_fn value) {
+  double *ref = alloc_f64((size_t)(s->n * s->f * s->oh * s->ow));
+  for (int64_t b = 0; b < s->n; ++b)
+    for (int64_t o = 0; o < s->f; ++o)
+      for (int64_t y = 0; y < s->oh; ++y)
+        for (int64_t z = 0; z < s->ow; ++z) {
+          double sum = 0;
+          for (int64_t ch = 0; ch < s->c; ++ch)
+            for (int64_t i = 0; i < s->kh; ++i)
+              for (int64_t j = 0; j < s->kw; ++j) {
+                int64_t iy = y * s->stride + i * s->dilation - s->pad;
+                int64_t ix = z * s->stride + j * s->dilation - s->pad;
+                if (iy < 0 || iy >= s->h || ix < 0 || ix >= s->w)
+                  continue;
+                sum +=
+                    value(x,
+                          (size_t)(((b * s->c + ch) * s->h + iy) * s->w + ix)) *
+                    value(w,
+                          (size_t)(((o * s->c + ch) * s->kh + i) * s->kw + j));
+              }
+          ref[((b * s->f + o) * s->oh + y) * s->ow + z] = sum;
+        }
+  return ref;
+}
+
+/* Rank-4 descriptors of dense NCHW-like arrays (the element type does not
+ * change the layout). */
+static tessel_memref_i32_4d dense4(void *p, int64_t a, int64_t b, int64_t c,
+                                   int64_t d) {
+  tessel_memref_i32_4d m = {p, p, 0, {a, b, c, d}, {b * c * d, c * d, d, 1}};
+  return m;
+}
+
+static void shape_name(const conv_shape *s, char *out, size_t size) {
+  snprintf(out, size, "%ldx%ldx%ldx%ld*%ldx%ldx%ldx%ld", (long)s->n, (long)s->c,
+           (long)s->h, (long)s->w, (long)s->f, (long)s->c, (long)s->kh,
+           (long)s->kw);
+}
+
+typedef void (*conv_fn)(void *, void *, void *);
+
+static void run(const conv_shape *s, conv_fn fn, int is_i8, uint64_t seed) {
+  size_t nx = (size_t)(s->n * s->c * s->h * s->w);
+  size_t nw = (size_t)(s->f * s->c * s->kh * s->kw);
+  size_t ny = (size_t)(s->n * s->f * s->oh * s->ow);
+  void *x = random_input(nx, seed, is_i8),
+       *w = random_input(nw, seed + 1, is_i8);
+  void *y = harness_alloc(ny, 4);
+  memset(y, 0xff, ny * 4);
+  tessel_memref_i32_4d dx = dense4(x, s->n, s->c, s->h, s->w);
+  tessel_memref_i32_4d dw = dense4(w, s->f, s->c, s->kh, s->kw);
+  tessel_memref_i32_4d dy = dense4(y, s->n, s->f, s->oh, s->ow);
+  fn(&dx, &dw, &dy);
+  double *ref = reference(s, x, w, is_i8 ? i8_value : f16_value);
+  char shape[96];
+  shape_name(s, shape, sizeof shape);
+  if (is_i8) {
+    double *got = alloc_f64(ny);
+    for (size_t i = 0; i < ny; ++i)
+      got[i] = (double)((int32_t *)y)[i];
+    check_f64(s->name, shape, got, ref, ny, 0.0, 0.0);
+    harness_free(got);
+  } else {
+    /* f32 sums of kh*kw*c products of magnitude <= 1. */
+    check_f32(s->name, shape, (float *)y, ref, ny, 1e-5,
+              2e-6 * (double)(s->kh * s->kw * s->c));
+  }
+  harness_free(x);
+  harness_free(w);
+  harness_free(y);
+  harness_free(ref);
+}
+
+/* Convolution + bias + ReLU converted to f16, in NCHW. */
+static void run_bias_relu(void) {
+  conv_shape s = {
+      "nchw3x3_s2_bias_relu_f16", 2, 32, 15, 15, 40, 3, 3, 0, 2, 1, 7, 7};
+  size_t nx = (size_t)(s.n * s.c * s.h * s.w),
+         nw = (size_t)(s.f * s.c * s.kh * s.kw);
+  size_t ny = (size_t)(s.n * s.f * s.oh * s.ow);
+  uint16_t *x = random_input(nx, 11, 0), *w = random_input(nw, 12, 0);
+  float *bias = random_f32((size_t)s.f, 13, -1.0f, 1.0f);
+  uint16_t *y = (uint16_t *)harness_alloc(ny, 2);
+  memset(y, 0xff, ny * 2);
+  tessel_memref_i32_4d dx = dense4(x, s.n, s.c, s.h, s.w);
+  tessel_memref_i32_4d dw = dense4(w, s.f, s.c, s.kh, s.kw);
+  tessel_memref_f32_1d db = {bias, bias, 0, {s.f}, {1}};
+  tessel_memref_i32_4d dy = dense4(y, s.n, s.f, s.oh, s.ow);
+  _mlir_ciface_nchw3x3_s2_bias_relu_f16((void *)&dx, (void *)&dw, &db,
+                                        (void *)&dy);
+  double *ref = reference(&s, x, w, f16_value);
+  double *got = alloc_f64(ny);
+  for (size_t i = 0; i < ny; ++i) {
+    size_t channel = (i / (size_t)(s.oh * s.ow)) % (size_t)s.f;
+    double v = ref[i] + (double)bias[channel];
+    ref[i] = v > 0 ? v : 0;
+    got[i] = f16_value(y, i);
+  }
+  char shape[96];
+  shape_name(&s, shape, sizeof shape);
+  /* f16 results: 11 significant bits. */
+  check_f64(s.name, shape, got, ref, ny, 2e-3, 2e-3);
+  harness_free(x);
+  harness_free(w);
+  harness_free(bias);
+  harness_free(y);
+  harness_free(ref);
+  harness_free(got);
+}
+
+/* A 1x1 convolution accumulating onto an argument: y = acc + conv(x, w). */
+static void run_accumulate(void) {
+  conv_shape s = {"nchw1x1_accumulate", 2, 64, 7, 7, 80, 1, 1, 0, 1, 1, 7, 7};
+  size_t nx = (size_t)(s.n * s.c * s.h * s.w), nw = (size_t)(s.f * s.c);
+  size_t ny = (size_t)(s.n * s.f * s.oh * s.ow);
+  uint16_t *x = random_input(nx, 21, 0), *w = random_input(nw, 22, 0);
+  float *acc = random_f32(ny, 23, -4.0f, 4.0f);
+  float *y = alloc_f32(ny);
+  memset(y, 0xff, ny * 4);
+  tessel_memref_i32_4d dx = dense4(x, s.n, s.c, s.h, s.w);
+  tessel_memref_i32_4d dw = dense4(w, s.f, s.c, 1, 1);
+  tessel_memref_i32_4d da = dense4(acc, s.n, s.f, s.oh, s.ow);
+  tessel_memref_i32_4d dy = dense4(y, s.n, s.f, s.oh, s.ow);
+  _mlir_ciface_nchw1x1_accumulate((void *)&dx, (void *)&dw, (void *)&da,
+                                  (void *)&dy);
+  double *ref = reference(&s, x, w, f16_value);
+  for (size_t i = 0; i < ny; ++i)
+    ref[i] += (double)acc[i];
+  char shape[96];
+  shape_name(&s, shape, sizeof shape);
+  check_f32(s.name, shape, y, ref, ny, 1e-5, 2e-6 * (double)s.c);
+  harness_free(x);
+  harness_free(w);
+  harness_free(acc);
+  harness_free(y);
+  harness_free(ref);
+}
+
+int main(int argc, char **argv) {
+  harness_init(argc, argv);
+  conv_shape a = {"nchw3x3_pad1", 2, 32, 14, 14, 48, 3, 3, 1, 1, 1, 14, 14};
+  run(&a, (conv_fn)_mlir_ciface_nchw3x3_pad1, 0, 1);
+  run_bias_relu();
+  conv_shape d = {"nchw3x3_d2_i8", 1, 32, 12, 12, 32, 3, 3, 0, 1, 2, 8, 8};
+  run(&d, (conv_fn)_mlir_ciface_nchw3x3_d2_i8, 1, 7);
+  run_accumulate();
+  return harness_finish();
+}

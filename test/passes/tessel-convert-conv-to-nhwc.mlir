@@ -1,0 +1,114 @@
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-convert-conv-to-nhwc))' | FileCheck %s
+
+// A zero-filled f16 -> f32 convolution: input and filter transposed, the
+// fill made on the NHWC tensor, the result transposed back.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", mma = ["m16n16k16:f16xf16->f32"]>} {
+// CHECK-LABEL: func.func @filled(
+// CHECK-SAME: %[[X:.*]]: tensor<2x64x28x28xf16>, %[[W:.*]]: tensor<32x64x3x3xf16>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<2x64x28x28xf16>) outs(%{{.*}} : tensor<2x28x28x64xf16>) permutation = [0, 2, 3, 1]
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%[[W]] : tensor<32x64x3x3xf16>) outs(%{{.*}} : tensor<3x3x64x32xf16>) permutation = [2, 3, 1, 0]
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<2x13x12x32xf32>)
+// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[XT]], %[[WT]] : tensor<2x28x28x64xf16>, tensor<3x3x64x32xf16>) outs(%[[INIT]] : tensor<2x13x12x32xf32>)
+// CHECK: %[[Y:.*]] = linalg.transpose ins(%[[C]] : tensor<2x13x12x32xf32>) outs(%{{.*}} : tensor<2x32x13x12xf32>) permutation = [0, 3, 1, 2]
+// CHECK: return %[[Y]]
+// CHECK-NOT: conv_2d_nchw_fchw
+func.func @filled(%x: tensor<2x64x28x28xf16>, %w: tensor<32x64x3x3xf16>) -> tensor<2x32x13x12xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x32x13x12xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x32x13x12xf32>) -> tensor<2x32x13x12xf32>
+  // expected-remark @below {{conv_2d_nchw_fchw 2x64x28x28 * 32x64x3x3 as conv_2d_nhwc_hwcf between transposes (tensor cores take NHWC implicit GEMMs): the transposes read and write 555008 bytes}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+     ins(%x, %w : tensor<2x64x28x28xf16>, tensor<32x64x3x3xf16>) outs(%f : tensor<2x32x13x12xf32>) -> tensor<2x32x13x12xf32>
+  return %c : tensor<2x32x13x12xf32>
+}
+}
+
+// -----
+
+// An i8 convolution accumulating onto its argument: the initial value is
+// transposed too (its bytes count twice more in the remark).
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", mma = ["m16n16k16:f16xf16->f32", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @accumulates(
+// CHECK-SAME: %[[X:.*]]: tensor<1x32x12x12xi8>, %[[W:.*]]: tensor<16x32x1x1xi8>, %[[ACC:.*]]: tensor<1x16x12x12xi32>)
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]]
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%[[W]]
+// CHECK: %[[AT:.*]] = linalg.transpose ins(%[[ACC]] : tensor<1x16x12x12xi32>) outs(%{{.*}} : tensor<1x12x12x16xi32>) permutation = [0, 2, 3, 1]
+// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[XT]], %[[WT]] : tensor<1x12x12x32xi8>, tensor<1x1x32x16xi8>) outs(%[[AT]] : tensor<1x12x12x16xi32>)
+// CHECK: linalg.transpose ins(%[[C]]
+func.func @accumulates(%x: tensor<1x32x12x12xi8>, %w: tensor<16x32x1x1xi8>, %acc: tensor<1x16x12x12xi32>) -> tensor<1x16x12x12xi32> {
+  // expected-remark @below {{the transposes read and write 47104 bytes}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x32x12x12xi8>, tensor<16x32x1x1xi8>) outs(%acc : tensor<1x16x12x12xi32>) -> tensor<1x16x12x12xi32>
+  return %c : tensor<1x16x12x12xi32>
+}
+}
+
+// -----
+
+// Types tensor cores do not take here (f32, bf16) or the target lacks (f16
+// sums), dynamic sizes, buffers, and
+// a target without tensor cores: a remark, the convolution left as it is.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", mma = ["m16n16k16:f16xf16->f32"]>} {
+// CHECK-LABEL: func.func @f32_types(
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: linalg.transpose
+func.func @f32_types(%x: tensor<1x8x6x6xf32>, %w: tensor<4x8x3x3xf32>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-remark @below {{conv_2d_nchw_fchw 1x8x6x6 * 4x8x3x3 left in NCHW: tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32 convolutions, not f32 -> f32}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x8x6x6xf32>, tensor<4x8x3x3xf32>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %c : tensor<1x4x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @bf16_types(
+// CHECK-NOT: linalg.transpose
+func.func @bf16_types(%x: tensor<1x8x6x6xbf16>, %w: tensor<4x8x3x3xbf16>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-remark @below {{left in NCHW: tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32 convolutions, not bf16 -> f32}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x8x6x6xbf16>, tensor<4x8x3x3xbf16>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %c : tensor<1x4x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @f16_accumulation(
+// CHECK-NOT: linalg.transpose
+func.func @f16_accumulation(%x: tensor<1x8x6x6xf16>, %w: tensor<4x8x3x3xf16>, %o: tensor<1x4x4x4xf16>) -> tensor<1x4x4x4xf16> {
+  // expected-remark @below {{left in NCHW: the target lists no 'm16n16k16:f16xf16->f16' tensor-core shape}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x8x6x6xf16>, tensor<4x8x3x3xf16>) outs(%o : tensor<1x4x4x4xf16>) -> tensor<1x4x4x4xf16>
+  return %c : tensor<1x4x4x4xf16>
+}
+
+// CHECK-LABEL: func.func @dynamic(
+// CHECK-NOT: linalg.transpose
+func.func @dynamic(%x: tensor<?x8x6x6xf16>, %w: tensor<4x8x3x3xf16>, %o: tensor<?x4x4x4xf32>) -> tensor<?x4x4x4xf32> {
+  // expected-remark @below {{left in NCHW: it has dynamic sizes}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<?x8x6x6xf16>, tensor<4x8x3x3xf16>) outs(%o : tensor<?x4x4x4xf32>) -> tensor<?x4x4x4xf32>
+  return %c : tensor<?x4x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @buffers(
+// CHECK-NOT: linalg.transpose
+func.func @buffers(%x: memref<1x8x6x6xf16>, %w: memref<4x8x3x3xf16>, %o: memref<1x4x4x4xf32>) {
+  // expected-remark @below {{left in NCHW: it is not on tensors}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : memref<1x8x6x6xf16>, memref<4x8x3x3xf16>) outs(%o : memref<1x4x4x4xf32>)
+  return
+}
+}
+
+// -----
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu">} {
+// CHECK-LABEL: func.func @no_tensor_cores(
+// CHECK-NOT: linalg.transpose
+func.func @no_tensor_cores(%x: tensor<1x8x6x6xf16>, %w: tensor<4x8x3x3xf16>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-remark @below {{left in NCHW: the target lists no 'm16n16k16:f16xf16->f32' tensor-core shape}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x8x6x6xf16>, tensor<4x8x3x3xf16>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %c : tensor<1x4x4x4xf32>
+}
+}
