@@ -1,23 +1,26 @@
 """Tessel's kernels on an NVIDIA GPU against PyTorch, same process.
 
     python3 utils/bench/gpu_fusion_bench.py --kernels DIR [--reps N]
-                                            [--only blur,softmax,layernorm,int_mm]
+                                            [--only blur,softmax,layernorm,int_mm,conv_nchw]
                                             [--json FILE]
 
 DIR holds the kernels `run-gpu-bench.sh --build DIR` compiles with
 tessel-compile --target=nvgpu: blur_x_blur_y at 3x4096x4096 (the x and y
 blurs in one kernel), softmax over 4096x4096 and layernorm over 16384x1024
 (utils/bench/image/workloads; each one kernel, rows reduced by warps or
-blocks with shuffles), and the i8 x i8 -> i32 matmul at 4096^3. Peers: the
-same computation in PyTorch eager and torch.compile (Inductor's Triton
-kernels); for the matmul, eager is torch._int_mm (cuBLASLt), the peer of
-the int8 bar. Every result is checked against eager before anything is
-timed (the matmul's exactly). Timing: wall clock around one call and a
-device synchronization, backends interleaved, median of the repetitions
-after warm-ups. Tessel's entry points synchronize their own stream before
-they return. Bandwidth is counted over the compulsory bytes (inputs read
-once, output written once); the matmul's rate in tera-operations per
-second (2 m n k).
+blocks with shuffles), the i8 x i8 -> i32 matmul at 4096^3, and an fp16
+NCHW convolution + bias + ReLU at a ResNet-50 layer's shape (PyTorch's
+layout: Tessel transposes around its NHWC implicit GEMM). Peers: the same
+computation in PyTorch eager and torch.compile (Inductor's Triton kernels);
+for the matmul, eager is torch._int_mm (cuBLASLt), the peer of the int8
+bar; for the convolution, eager is cuDNN. Every result is checked against
+eager before anything is timed (the matmul's exactly). Timing: wall clock
+around one call and a device synchronization, backends interleaved, median
+of the repetitions after warm-ups. Tessel's entry points synchronize their
+own stream before they return. Bandwidth is counted over the compulsory
+bytes (inputs read once, output written once); the matmul's and the
+convolution's rates in tera-operations per second (2 m n k, and 2 n f oh
+ow c kh kw).
 
 Python only because the peers are PyTorch's; the Tessel kernels are called
 through their C interface (ctypes), as a C program would.
@@ -47,7 +50,7 @@ def memref_type(rank):
     return Memref
 
 
-MEMREFS = {rank: memref_type(rank) for rank in (1, 2, 3)}
+MEMREFS = {rank: memref_type(rank) for rank in (1, 2, 3, 4)}
 
 
 def descriptor(t):
@@ -135,8 +138,29 @@ def int_mm_workload():
             2 * m * n * k)
 
 
+def conv_nchw_workload():
+    # ResNet-50 stage 3's 3x3 convolution at batch 8, padding 1, as
+    # torch.nn.Conv2d + ReLU in fp16 computes it.
+    n, c, h, w, f = 8, 256, 14, 14, 256
+    inputs = (torch.randn(n, c, h, w, device="cuda", dtype=torch.half),
+              torch.randn(f, c, 3, 3, device="cuda", dtype=torch.half) * 0.05,
+              torch.randn(f, device="cuda", dtype=torch.half))
+
+    def conv(x, weight, bias):
+        return F.relu(F.conv2d(x, weight, bias, padding=1))
+    return (f"conv2d NCHW {n}x{c}x{h}x{w} * {f}x{c}x3x3 + bias + ReLU (fp16)",
+            inputs, conv, "conv_nchw_resnet.so", "conv_nchw_resnet",
+            (n, f, h, w), torch.half, 2 * n * f * h * w * c * 9)
+
+
 WORKLOADS = {"blur": blur_workload, "softmax": softmax_workload,
-             "layernorm": layernorm_workload, "int_mm": int_mm_workload}
+             "layernorm": layernorm_workload, "int_mm": int_mm_workload,
+             "conv_nchw": conv_nchw_workload}
+
+# Largest error allowed against eager, relative to the largest result: f32
+# results agree closely; fp16 ones differ by roundings (cuDNN rounds the
+# sums to fp16 before adding the bias, Tessel rounds once at the end).
+TOLERANCE = {"conv_nchw": 4e-3}
 
 
 # Calls per timed sample: one call of these kernels (0.05-0.4 ms) is near
@@ -170,7 +194,7 @@ def run_workload(name, make, kernels, reps):
         err = (out.double() - reference.double()).abs().max().item()
         if out.dtype.is_floating_point and out.isnan().any().item():
             err = float("inf")
-        ok = err == 0 if exact else err <= 1e-4 * scale
+        ok = err == 0 if exact else err <= TOLERANCE.get(name, 1e-4) * scale
         print(f"check {name} {backend}: max error {err:.3g} "
               f"({'PASS' if ok else 'FAIL'})")
         if not ok:
@@ -196,7 +220,7 @@ def run_workload(name, make, kernels, reps):
                for peer in ("eager", "inductor")}
     for peer, ratio in speedup.items():
         print(f"  tessel vs {peer}: {ratio:.2f}x")
-    if operations:
+    if name == "int_mm":
         print("  (eager is torch._int_mm, cuBLASLt's int8 matmul)")
     result = {"workload": title, "median_s": median, "speedup": speedup,
               "compulsory_gbytes": gbytes}

@@ -118,6 +118,41 @@ EOF
   for fused in blur_x_blur_y_4096 softmax_4096 layernorm_16384; do
     compile_expecting "$fused" "tile loop mapped to one GPU kernel"
   done
+  # gpu_fusion_bench.py's NCHW convolution (PyTorch's layout): transposed
+  # to NHWC around the implicit-GEMM tensor-core kernel.
+  cat >"$src/conv_nchw_resnet.mlir" <<'EOF'
+#nchw = affine_map<(n, f, h, w) -> (n, f, h, w)>
+#chan = affine_map<(n, f, h, w) -> (f)>
+func.func @conv_nchw_resnet(%x: tensor<8x256x14x14xf16>, %w: tensor<256x256x3x3xf16>, %bias: tensor<256xf16>) -> tensor<8x256x14x14xf16> {
+  %zh = arith.constant 0.0 : f16
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zh : f16
+  } : tensor<8x256x14x14xf16> to tensor<8x256x16x16xf16>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x256x14x14xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<8x256x14x14xf32>) -> tensor<8x256x14x14xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : tensor<8x256x16x16xf16>, tensor<256x256x3x3xf16>) outs(%c : tensor<8x256x14x14xf32>) -> tensor<8x256x14x14xf32>
+  %o = tensor.empty() : tensor<8x256x14x14xf16>
+  %y = linalg.generic {indexing_maps = [#nchw, #chan, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%r, %bias : tensor<8x256x14x14xf32>, tensor<256xf16>) outs(%o : tensor<8x256x14x14xf16>) {
+  ^bb0(%v: f32, %b: f16, %z: f16):
+    %b32 = arith.extf %b : f16 to f32
+    %s = arith.addf %v, %b32 : f32
+    %m = arith.maximumf %s, %zero : f32
+    %t = arith.truncf %m : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<8x256x14x14xf16>
+  return %y : tensor<8x256x14x14xf16>
+}
+EOF
+  compile_expecting conv_nchw_resnet "between transposes"
+  grep -q "mapped to tensor cores" "$dir/conv_nchw_resnet.remarks" || {
+    echo "run-gpu-bench.sh: conv_nchw_resnet: not mapped to tensor cores:" >&2
+    cat "$dir/conv_nchw_resnet.remarks" >&2
+    exit 1
+  }
   # The test programs.
   for t in "${tests[@]}"; do
     "$tc" "$root/test/integration/Inputs/$t.mlir" --target=nvgpu \
@@ -196,7 +231,7 @@ if [[ -d "$dir/wgmma" ]]; then
   [[ -n "$json" ]] && wg_args+=(--json "${json%.json}.wgmma.json")
   "$dir/tessel-gpu-bench" "${wg_args[@]}" || status=1
 fi
-echo "== Tessel vs PyTorch eager and torch.compile (fused kernels; int8 matmul vs torch._int_mm)"
+echo "== Tessel vs PyTorch eager and torch.compile (fused kernels; int8 matmul vs torch._int_mm; NCHW convolution vs cuDNN)"
 if python3 -c "import torch" 2>/dev/null; then
   fusion_args=(--kernels "$dir" --reps "$reps")
   [[ -n "$json" ]] && fusion_args+=(--json "${json%.json}-fusion.json")
