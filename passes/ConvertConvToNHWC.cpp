@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/Utils/GPUTensorCores.h"
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -23,13 +24,6 @@ namespace mlir::tessel {
 
 using namespace mlir;
 using namespace mlir::tessel;
-
-static std::string elementName(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << type;
-  return s;
-}
 
 static std::string shapeName(ShapedType type) {
   std::string s;
@@ -62,26 +56,19 @@ static std::string whyNotConverted(linalg::Conv2DNchwFchwOp conv,
   if (!input.hasStaticShape() || !filter.hasStaticShape() ||
       !output.hasStaticShape())
     return "it has dynamic sizes";
+  for (ShapedType type : {input, filter, output})
+    if (auto tensor = dyn_cast<RankedTensorType>(type);
+        tensor && tensor.getEncoding())
+      return "an operand has a tensor encoding";
   if (input.getElementType() != filter.getElementType())
     return "the input and the filter have different element types";
-  // The types and shape tessel-map-matmul-to-gpu maps convolutions with
-  // (its WMMA fragments: no bf16 in MLIR 22, and f32 would round to TF32).
-  Type in = input.getElementType(), out = output.getElementType();
-  if (!(in.isF16() && (out.isF32() || out.isF16())) &&
-      !(in.isInteger(8) && out.isInteger(32)))
-    return "tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32 "
-           "convolutions, not " +
-           elementName(in) + " -> " + elementName(out);
-  std::string shape = "m16n16k16:" + elementName(input.getElementType()) + "x" +
-                      elementName(filter.getElementType()) + "->" +
-                      elementName(output.getElementType());
-  ArrayAttr shapes = target ? target.getMma() : ArrayAttr();
-  if (!shapes || !llvm::any_of(shapes, [&](Attribute s) {
-        auto name = dyn_cast<StringAttr>(s);
-        return name && name.getValue() == shape;
-      }))
-    return "the target lists no '" + shape +
-           "' tensor-core shape, so an NHWC form would not be faster";
+  // The implicit GEMM tessel-map-matmul-to-gpu would map it as.
+  ArrayRef<int64_t> f = filter.getShape(), out = output.getShape();
+  std::string why = whyNoTensorCoreProduct(
+      target, input.getElementType(), output.getElementType(),
+      out[0] * out[2] * out[3], f[0], f[1] * f[2] * f[3]);
+  if (!why.empty())
+    return why + ", so an NHWC form would not be faster";
   return {};
 }
 
@@ -139,7 +126,10 @@ static void convertToNHWC(RewriterBase &rewriter,
       rewriter, loc, nhwcInit.getType(), ValueRange{nhwcInput, hwcfFilter},
       ValueRange{nhwcInit}, conv.getStrides(), conv.getDilations());
   Value result = transposed(rewriter, loc, nhwc.getResult(0), toNCHW);
+  linalg::FillOp oldFill = initialFill(conv);
   rewriter.replaceOp(conv, result);
+  if (oldFill && oldFill->use_empty())
+    rewriter.eraseOp(oldFill);
 }
 
 namespace {

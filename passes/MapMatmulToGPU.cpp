@@ -7,9 +7,10 @@
 // A linalg.fill of C right before it becomes the accumulators' start value.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Passes.h"
 #include "passes/CostModel/GPUMatmulTiling.h"
+#include "passes/Passes.h"
 #include "passes/Utils/GPUMatmulKernel.h"
+#include "passes/Utils/GPUTensorCores.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/Matchers.h"
@@ -507,16 +508,7 @@ struct MapMatmulToGPUPass
     if (target.getWarpSize() != 32)
       return decline("WMMA needs 32-lane warps; the target says " +
                      Twine(target.getWarpSize()));
-    GPUModelParams params;
-    params.smCount = target.getSmCount();
-    params.smemPerBlock = target.getSmemPerBlock();
-    params.registersPerBlock = target.getRegistersPerBlock();
-    params.warpSize = target.getWarpSize();
-    params.maxThreadsPerBlock = target.getMaxThreadsPerBlock();
-    params.mmaFmaPerCycle = target.getMmaFmaPerCycle();
-    params.smemBytesPerCycle = target.getSmemBytesPerCycle();
-    params.l2BytesPerCycle = target.getL2BytesPerCycle();
-    params.memoryLatency = target.getMemoryLatency();
+    GPUModelParams params = gpuModelParams(target);
     GPUMatmulProblem problem;
     problem.batch = ops.batch;
     problem.m = ops.m;

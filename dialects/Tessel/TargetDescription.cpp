@@ -152,11 +152,11 @@ struct GPUPreset {
 // (47 per SM); no such figure is published for the other chips, which keep
 // 48 (NVIDIA) or 64 (AMD, 128 B/clk per channel) until a GPU session measures
 // it. Device memory: the datasheet bandwidth over SMs and the same boost
-// clock (A100 40GB 1555 GB/s: 10; H100 SXM 3.35 TB/s at 1.83 GHz: 14; RTX
-// 3090 936 GB/s: 6; RTX 4090 1008 GB/s: 3; MI210 1.6 TB/s: 9; MI300X
-// 5.3 TB/s: 8; RX 7900 XTX 960 GB/s: 4). Memory latency is a round figure for a
-// DRAM load (microbenchmarks put A100 near 500-600 cycles); the models only use
-// it to decide how many copies to keep in flight.
+// clock, to the nearest byte (A100 40GB 1555 GB/s: 10; H100 SXM 3.35 TB/s
+// at 1.83 GHz: 14; RTX 3090 936 GB/s: 7; RTX 4090 1008 GB/s: 3; MI210 1.6 TB/s:
+// 9; MI300X 5.3 TB/s: 8; RX 7900 XTX 960 GB/s: 4). Memory latency is a round
+// figure for a DRAM load (microbenchmarks put A100 near 500-600 cycles); the
+// models only use it to decide how many copies to keep in flight.
 static const GPUPreset kGPUPresets[] = {
     {"nvgpu", "sm_80", "nvptx64-nvidia-cuda", "+ptx70", 108, 166912, 65536, 32,
      1024, 128, 28 * 1024, 40 * 1024 * 1024, 1024, 128, 48, 10, 600,
@@ -164,7 +164,7 @@ static const GPUPreset kGPUPresets[] = {
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
      "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32"},
     {"nvgpu", "sm_86", "nvptx64-nvidia-cuda", "+ptx71", 84, 101376, 65536, 32,
-     1024, 128, 28 * 1024, 6 * 1024 * 1024, 512, 128, 48, 6, 600,
+     1024, 128, 28 * 1024, 6 * 1024 * 1024, 512, 128, 48, 7, 600,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
      "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32"},

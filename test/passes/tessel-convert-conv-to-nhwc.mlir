@@ -3,7 +3,7 @@
 // A zero-filled f16 -> f32 convolution: input and filter transposed, the
 // fill made on the NHWC tensor, the result transposed back.
 
-module attributes {tessel.target = #tessel.target<kind = "nvgpu", mma = ["m16n16k16:f16xf16->f32"]>} {
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 10, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:i8xi8->i32"]>} {
 // CHECK-LABEL: func.func @filled(
 // CHECK-SAME: %[[X:.*]]: tensor<2x64x28x28xf16>, %[[W:.*]]: tensor<32x64x3x3xf16>)
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
@@ -30,7 +30,7 @@ func.func @filled(%x: tensor<2x64x28x28xf16>, %w: tensor<32x64x3x3xf16>) -> tens
 // An i8 convolution accumulating onto its argument: the initial value is
 // transposed too (its bytes count twice more in the remark).
 
-module attributes {tessel.target = #tessel.target<kind = "nvgpu", mma = ["m16n16k16:f16xf16->f32", "m16n16k16:i8xi8->i32"]>} {
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 10, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:i8xi8->i32"]>} {
 // CHECK-LABEL: func.func @accumulates(
 // CHECK-SAME: %[[X:.*]]: tensor<1x32x12x12xi8>, %[[W:.*]]: tensor<16x32x1x1xi8>, %[[ACC:.*]]: tensor<1x16x12x12xi32>)
 // CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]]
@@ -49,15 +49,15 @@ func.func @accumulates(%x: tensor<1x32x12x12xi8>, %w: tensor<16x32x1x1xi8>, %acc
 // -----
 
 // Types tensor cores do not take here (f32, bf16) or the target lacks (f16
-// sums), dynamic sizes, buffers, and
-// a target without tensor cores: a remark, the convolution left as it is.
+// sums), mixed types, dynamic sizes and buffers: a remark, the convolution
+// left as it is.
 
-module attributes {tessel.target = #tessel.target<kind = "nvgpu", mma = ["m16n16k16:f16xf16->f32"]>} {
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 10, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:i8xi8->i32"]>} {
 // CHECK-LABEL: func.func @f32_types(
 // CHECK: linalg.conv_2d_nchw_fchw
 // CHECK-NOT: linalg.transpose
 func.func @f32_types(%x: tensor<1x8x6x6xf32>, %w: tensor<4x8x3x3xf32>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
-  // expected-remark @below {{conv_2d_nchw_fchw 1x8x6x6 * 4x8x3x3 left in NCHW: tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32 convolutions, not f32 -> f32}}
+  // expected-remark @below {{conv_2d_nchw_fchw 1x8x6x6 * 4x8x3x3 left in NCHW: tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32, not f32 -> f32, so an NHWC form would not be faster}}
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
      ins(%x, %w : tensor<1x8x6x6xf32>, tensor<4x8x3x3xf32>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %c : tensor<1x4x4x4xf32>
@@ -66,7 +66,7 @@ func.func @f32_types(%x: tensor<1x8x6x6xf32>, %w: tensor<4x8x3x3xf32>, %o: tenso
 // CHECK-LABEL: func.func @bf16_types(
 // CHECK-NOT: linalg.transpose
 func.func @bf16_types(%x: tensor<1x8x6x6xbf16>, %w: tensor<4x8x3x3xbf16>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
-  // expected-remark @below {{left in NCHW: tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32 convolutions, not bf16 -> f32}}
+  // expected-remark @below {{left in NCHW: tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32, not bf16 -> f32, so an NHWC form would not be faster}}
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
      ins(%x, %w : tensor<1x8x6x6xbf16>, tensor<4x8x3x3xbf16>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %c : tensor<1x4x4x4xf32>
@@ -79,6 +79,15 @@ func.func @f16_accumulation(%x: tensor<1x8x6x6xf16>, %w: tensor<4x8x3x3xf16>, %o
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
      ins(%x, %w : tensor<1x8x6x6xf16>, tensor<4x8x3x3xf16>) outs(%o : tensor<1x4x4x4xf16>) -> tensor<1x4x4x4xf16>
   return %c : tensor<1x4x4x4xf16>
+}
+
+// CHECK-LABEL: func.func @mixed_types(
+// CHECK-NOT: linalg.transpose
+func.func @mixed_types(%x: tensor<1x8x6x6xi8>, %w: tensor<4x8x3x3xf16>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-remark @below {{left in NCHW: the input and the filter have different element types}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x8x6x6xi8>, tensor<4x8x3x3xf16>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %c : tensor<1x4x4x4xf32>
 }
 
 // CHECK-LABEL: func.func @dynamic(
@@ -102,11 +111,65 @@ func.func @buffers(%x: memref<1x8x6x6xf16>, %w: memref<4x8x3x3xf16>, %o: memref<
 
 // -----
 
-module attributes {tessel.target = #tessel.target<kind = "nvgpu">} {
+// Targets tessel-map-matmul-to-gpu would not map the NHWC convolution on:
+// no tensor-core shape, no target, a CPU target, 16-lane warps, and a
+// description without the model's figures.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600>} {
 // CHECK-LABEL: func.func @no_tensor_cores(
 // CHECK-NOT: linalg.transpose
 func.func @no_tensor_cores(%x: tensor<1x8x6x6xf16>, %w: tensor<4x8x3x3xf16>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
-  // expected-remark @below {{left in NCHW: the target lists no 'm16n16k16:f16xf16->f32' tensor-core shape}}
+  // expected-remark @below {{left in NCHW: the target lists no 'm16n16k16:f16xf16->f32' tensor-core shape, so an NHWC form would not be faster}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x8x6x6xf16>, tensor<4x8x3x3xf16>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %c : tensor<1x4x4x4xf32>
+}
+}
+
+// -----
+
+// CHECK-LABEL: func.func @no_target(
+// CHECK-NOT: linalg.transpose
+func.func @no_target(%x: tensor<1x8x6x6xf16>, %w: tensor<4x8x3x3xf16>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-remark @below {{left in NCHW: the module has no #tessel.target}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x8x6x6xf16>, tensor<4x8x3x3xf16>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %c : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+module attributes {tessel.target = #tessel.target<kind = "cpu", mma = ["m16n16k16:f16xf16->f32"]>} {
+// CHECK-LABEL: func.func @cpu_target(
+// CHECK-NOT: linalg.transpose
+func.func @cpu_target(%x: tensor<1x8x6x6xf16>, %w: tensor<4x8x3x3xf16>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-remark @below {{left in NCHW: the target is 'cpu', not nvgpu (WMMA tensor cores)}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x8x6x6xf16>, tensor<4x8x3x3xf16>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %c : tensor<1x4x4x4xf32>
+}
+}
+
+// -----
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 16, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32"]>} {
+// CHECK-LABEL: func.func @narrow_warps(
+// CHECK-NOT: linalg.transpose
+func.func @narrow_warps(%x: tensor<1x8x6x6xf16>, %w: tensor<4x8x3x3xf16>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-remark @below {{left in NCHW: WMMA needs 32-lane warps; the target says 16}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x8x6x6xf16>, tensor<4x8x3x3xf16>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %c : tensor<1x4x4x4xf32>
+}
+}
+
+// -----
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", warp_size = 32, mma = ["m16n16k16:f16xf16->f32"]>} {
+// CHECK-LABEL: func.func @no_model_figures(
+// CHECK-NOT: linalg.transpose
+func.func @no_model_figures(%x: tensor<1x8x6x6xf16>, %w: tensor<4x8x3x3xf16>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-remark @below {{left in NCHW: the target description has no sm_count, so an NHWC form would not be faster}}
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
      ins(%x, %w : tensor<1x8x6x6xf16>, tensor<4x8x3x3xf16>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %c : tensor<1x4x4x4xf32>
