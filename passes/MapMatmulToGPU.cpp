@@ -350,13 +350,6 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul, Value c,
   return op;
 }
 
-static std::string typeName(Type type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << type;
-  return s;
-}
-
 namespace {
 struct MapMatmulToGPUPass
     : public tessel::impl::MapMatmulToGPUPassBase<MapMatmulToGPUPass> {

@@ -20,7 +20,7 @@ GPUModelParams mlir::tessel::gpuModelParams(TargetAttr target) {
   return params;
 }
 
-static std::string typeName(Type type) {
+std::string mlir::tessel::typeName(Type type) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << type;

@@ -18,6 +18,10 @@
 
 namespace mlir::tessel {
 
+/// `type` as MLIR prints it ("f16", "i8"), as tensor-core shapes and
+/// remarks name element types.
+std::string typeName(Type type);
+
 /// The GPU matmul models' figures from `target`.
 GPUModelParams gpuModelParams(TargetAttr target);
 
