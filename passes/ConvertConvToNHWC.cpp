@@ -32,15 +32,22 @@ static std::string shapeName(ShapedType type) {
   return s;
 }
 
+/// An empty tensor of `type`'s elements, its dimension i being `type`'s
+/// dimension permutation[i].
+static Value permutedEmpty(OpBuilder &b, Location loc, RankedTensorType type,
+                           ArrayRef<int64_t> permutation) {
+  SmallVector<int64_t> shape;
+  for (int64_t d : permutation)
+    shape.push_back(type.getDimSize(d));
+  return tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+}
+
 /// `value` (a ranked tensor) with its dimensions permuted: result dimension
 /// i is `value`'s dimension permutation[i].
 static Value transposed(OpBuilder &b, Location loc, Value value,
                         ArrayRef<int64_t> permutation) {
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t d : permutation)
-    shape.push_back(type.getDimSize(d));
-  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  Value init = permutedEmpty(b, loc, cast<RankedTensorType>(value.getType()),
+                             permutation);
   return linalg::TransposeOp::create(b, loc, value, init, permutation)
       .getResult()[0];
 }
@@ -93,9 +100,8 @@ static int64_t transposedBytes(linalg::Conv2DNchwFchwOp conv) {
 }
 
 /// Replaces `conv` by transposes of its operands to NHWC/HWCF, the NHWC
-/// convolution, and a transpose of its result back to NCHW. A zero or other
-/// constant fill of the output is made on the NHWC tensor instead of being
-/// transposed.
+/// convolution, and a transpose of its result back to NCHW. A fill of the
+/// output is made on the NHWC tensor instead of being transposed.
 static void convertToNHWC(RewriterBase &rewriter,
                           linalg::Conv2DNchwFchwOp conv) {
   Location loc = conv.getLoc();
@@ -109,27 +115,21 @@ static void convertToNHWC(RewriterBase &rewriter,
   const int64_t toNCHW[] = {0, 3, 1, 2};
   Value nhwcInput = transposed(rewriter, loc, input, toNHWC);
   Value hwcfFilter = transposed(rewriter, loc, filter, toHWCF);
-  Value nhwcInit;
-  if (linalg::FillOp fill = initialFill(conv)) {
-    auto type = cast<RankedTensorType>(init.getType());
-    SmallVector<int64_t> shape;
-    for (int64_t d : toNHWC)
-      shape.push_back(type.getDimSize(d));
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
-    nhwcInit = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
-                   .getResult(0);
-  } else {
-    nhwcInit = transposed(rewriter, loc, init, toNHWC);
-  }
+  linalg::FillOp fill = initialFill(conv);
+  Value nhwcInit =
+      fill ? linalg::FillOp::create(
+                 rewriter, loc, fill.getInputs()[0],
+                 permutedEmpty(rewriter, loc,
+                               cast<RankedTensorType>(init.getType()), toNHWC))
+                 .getResult(0)
+           : transposed(rewriter, loc, init, toNHWC);
   auto nhwc = linalg::Conv2DNhwcHwcfOp::create(
       rewriter, loc, nhwcInit.getType(), ValueRange{nhwcInput, hwcfFilter},
       ValueRange{nhwcInit}, conv.getStrides(), conv.getDilations());
   Value result = transposed(rewriter, loc, nhwc.getResult(0), toNCHW);
-  linalg::FillOp oldFill = initialFill(conv);
   rewriter.replaceOp(conv, result);
-  if (oldFill && oldFill->use_empty())
-    rewriter.eraseOp(oldFill);
+  if (fill && fill->use_empty())
+    rewriter.eraseOp(fill);
 }
 
 namespace {
