@@ -1,5 +1,9 @@
 //===- AttachGPUTarget.cpp - #tessel.target → #nvvm/#rocdl.target --------===//
+#include "passes/CostModel/KernelRegisterLimit.h"
 #include "passes/Passes.h"
+
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 
 #define DEBUG_TYPE "tessel-attach-gpu-target"
 
@@ -16,31 +20,56 @@ using namespace mlir::tessel;
 /// is not there.
 static constexpr StringLiteral kROCDLAbiVersion = "500";
 
-namespace {
-/// The PTX limit on registers per thread.
-static constexpr int64_t kMaxRegistersPerThread = 255;
-
-/// Registers per thread that let one block of `kernel` fit the register
-/// file `target` describes (64K 32-bit registers when it does not say):
-/// the file divided by the known block size, in the units of 8 that the
-/// allocation granularity of whole warps allows, at most 255. 255 when the
-/// block size is not known.
-static int64_t registerLimit(gpu::GPUFuncOp kernel, TargetAttr target) {
-  constexpr int64_t kDefaultRegisterFile = 64 * 1024;
-  constexpr int64_t kRegisterGranule = 8;
-  std::optional<ArrayRef<int32_t>> blockSize = kernel.getKnownBlockSize();
-  if (!blockSize)
-    return kMaxRegistersPerThread;
-  int64_t threads = 1;
-  for (int32_t extent : *blockSize)
-    threads *= std::max<int64_t>(extent, 1);
-  int64_t registerFile = target.getRegistersPerBlock() > 0
-                             ? target.getRegistersPerBlock()
-                             : kDefaultRegisterFile;
-  int64_t limit = llvm::alignDown(registerFile / threads, kRegisterGranule);
-  return std::clamp<int64_t>(limit, kRegisterGranule, kMaxRegistersPerThread);
+/// What the register limit needs of `kernel`: its block size, its shared
+/// memory (workgroup attributions plus the largest constant dynamic size
+/// its launches in `module` ask for; unknown when one is not constant), and
+/// whether it streams (holds no tensor-core op).
+static KernelResources kernelResources(gpu::GPUFuncOp kernel,
+                                       gpu::GPUModuleOp gpuModule,
+                                       ModuleOp module) {
+  KernelResources resources;
+  if (std::optional<ArrayRef<int32_t>> blockSize = kernel.getKnownBlockSize()) {
+    resources.threads = 1;
+    for (int32_t extent : *blockSize)
+      resources.threads *= std::max<int64_t>(extent, 1);
+  }
+  DataLayout layout = DataLayout::closest(kernel);
+  int64_t shared = 0;
+  for (BlockArgument buffer : kernel.getWorkgroupAttributions())
+    if (auto type = dyn_cast<MemRefType>(buffer.getType());
+        type && type.hasStaticShape())
+      shared += type.getNumElements() *
+                static_cast<int64_t>(layout.getTypeSize(type.getElementType()));
+  int64_t dynamicShared = 0;
+  bool known = true;
+  module.walk([&](gpu::LaunchFuncOp launch) {
+    if (launch.getKernelModuleName() != gpuModule.getSymName() ||
+        launch.getKernelName() != kernel.getName())
+      return;
+    if (Value size = launch.getDynamicSharedMemorySize()) {
+      std::optional<int64_t> bytes = getConstantIntValue(size);
+      if (!bytes)
+        known = false;
+      else
+        dynamicShared = std::max(dynamicShared, *bytes);
+    }
+  });
+  resources.sharedBytes =
+      known ? std::optional<int64_t>(shared + dynamicShared) : std::nullopt;
+  resources.streaming =
+      !kernel
+           .walk([](Operation *op) {
+             return isa<gpu::SubgroupMmaComputeOp,
+                        gpu::SubgroupMmaLoadMatrixOp>(op) ||
+                            isa<nvgpu::NVGPUDialect>(op->getDialect())
+                        ? WalkResult::interrupt()
+                        : WalkResult::advance();
+           })
+           .wasInterrupted();
+  return resources;
 }
 
+namespace {
 struct AttachGPUTargetPass
     : public tessel::impl::AttachGPUTargetPassBase<AttachGPUTargetPass> {
   using Base::Base;
@@ -70,21 +99,17 @@ struct AttachGPUTargetPass
     ArrayAttr targets = ArrayAttr::get(&getContext(), {deviceTarget});
     for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
       gpuModule.setTargetsAttr(targets);
-      // NVIDIA kernels state their register limit (.maxnreg): without one
-      // ptxas applies its own occupancy heuristic, which spills rather than
-      // exceed 128 registers (ptxas 13.0, a ResNet-50 stage-4 implicit
-      // GEMM: 12 bytes of spills at 128 registers without, 116 registers
-      // and none with). The limit is what one block of the kernel's known
-      // size may take from the register file, at most the architectural
-      // 255: ptxas does not lower a stated .maxnreg to fit the block (it
-      // gave a 1024-thread softmax kernel 141 registers, which no SM can
-      // launch).
+      // NVIDIA kernels state their register limit (.maxnreg), from the
+      // model in CostModel/KernelRegisterLimit.h.
       if (target.getKind() == "nvgpu")
         for (auto func : gpuModule.getOps<gpu::GPUFuncOp>())
           if (func.isKernel() && !func->hasAttr("nvvm.maxnreg"))
-            func->setAttr("nvvm.maxnreg",
-                          IntegerAttr::get(IntegerType::get(&getContext(), 32),
-                                           registerLimit(func, target)));
+            func->setAttr(
+                "nvvm.maxnreg",
+                IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                 kernelRegisterLimit(
+                                     kernelResources(func, gpuModule, module),
+                                     target, occupancyThreads)));
     }
   }
 };

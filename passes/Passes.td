@@ -902,7 +902,11 @@ def AttachGPUTargetPass : Pass<"tessel-attach-gpu-target", "::mlir::ModuleOp"> {
     source of truth. NVIDIA kernels without an `nvvm.maxnreg` get one: the
     registers per thread that let one block of the kernel's
     `known_block_size` fit the target's register file (in steps of 8, at
-    most 255; 255 when the size is not known).
+    most 255; 255 when the size is not known). A streaming kernel (no
+    tensor-core op: fused tiles, reductions) gets the limit that lets as
+    many of its blocks share an SM as their shared memory allows, up to
+    `occupancy-threads` resident threads: memory latency is what bounds
+    those kernels, and resident warps hide it.
 
     ```mlir
     module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_90a", ...>} {
@@ -919,7 +923,10 @@ def AttachGPUTargetPass : Pass<"tessel-attach-gpu-target", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::NVVM::NVVMDialect",
                            "::mlir::ROCDL::ROCDLDialect"];
   let options = [
-    Option<"optLevel", "O", "unsigned", "3", "Device code optimization level">
+    Option<"optLevel", "O", "unsigned", "3", "Device code optimization level">,
+    Option<"occupancyThreads", "occupancy-threads", "int64_t", "1024",
+           "Resident threads per SM that streaming NVIDIA kernels' register "
+           "limit aims for (0: one block's limit, as for tensor-core kernels)">
   ];
 }
 

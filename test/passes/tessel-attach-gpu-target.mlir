@@ -1,5 +1,6 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(tessel-attach-gpu-target)' | FileCheck %s
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(tessel-attach-gpu-target{O=1})' | FileCheck %s --check-prefix=O1
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(tessel-attach-gpu-target{occupancy-threads=0})' | FileCheck %s --check-prefix=NOOCC
 
 // An nvgpu target becomes #nvvm.target with its chip and features, on every
 // gpu.module.
@@ -96,22 +97,28 @@ module @no_chip attributes {gpu.container_module, tessel.target = #tessel.target
 
 // -----
 
-// NVIDIA kernels get a register limit: what one block of the kernel's known
-// size may take from the register file (64K registers: 64 per thread at
-// 1024 threads, 128 at 512, 168 at 384), at most 255, which is also the
-// limit of a kernel whose block size is not known. A limit already stated
-// stays.
+// NVIDIA kernels get a register limit: what the blocks resident on an SM
+// may take from the register file (64K registers), in steps of 8, at most
+// 255. These kernels stream (no tensor-core op) and use no shared memory,
+// so up to 1024 threads' worth of blocks share an SM (occupancy-threads):
+// 64 registers at 1024, 512 and 256 threads, 80 at 384 (two blocks). 255
+// where the block size is not known. A limit already stated stays.
 
 // CHECK-LABEL: module @register_limits
 // CHECK: gpu.func @block1024() kernel attributes {{{.*}}nvvm.maxnreg = 64 : i32}
-// CHECK: gpu.func @block512() kernel attributes {{{.*}}nvvm.maxnreg = 128 : i32}
-// CHECK: gpu.func @block384() kernel attributes {{{.*}}nvvm.maxnreg = 168 : i32}
-// CHECK: gpu.func @block256() kernel attributes {{{.*}}nvvm.maxnreg = 255 : i32}
+// CHECK: gpu.func @block512() kernel attributes {{{.*}}nvvm.maxnreg = 64 : i32}
+// CHECK: gpu.func @block384() kernel attributes {{{.*}}nvvm.maxnreg = 80 : i32}
+// CHECK: gpu.func @block256() kernel attributes {{{.*}}nvvm.maxnreg = 64 : i32}
 // CHECK: gpu.func @unknown() kernel attributes {nvvm.maxnreg = 255 : i32}
 // CHECK: gpu.func @stated() kernel attributes {nvvm.maxnreg = 32 : i32}
 // CHECK: gpu.func @device_function()
 // CHECK-NOT: nvvm.maxnreg
 // CHECK: gpu.return
+// NOOCC-LABEL: module @register_limits
+// NOOCC: gpu.func @block1024() kernel attributes {{{.*}}nvvm.maxnreg = 64 : i32}
+// NOOCC: gpu.func @block512() kernel attributes {{{.*}}nvvm.maxnreg = 128 : i32}
+// NOOCC: gpu.func @block384() kernel attributes {{{.*}}nvvm.maxnreg = 168 : i32}
+// NOOCC: gpu.func @block256() kernel attributes {{{.*}}nvvm.maxnreg = 255 : i32}
 module @register_limits attributes {gpu.container_module, tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", registers_per_block = 65536>} {
   gpu.module @k {
     gpu.func @block1024() kernel attributes {known_block_size = array<i32: 1024, 1, 1>} {
@@ -135,5 +142,63 @@ module @register_limits attributes {gpu.container_module, tessel.target = #tesse
     gpu.func @device_function() {
       gpu.return
     }
+  }
+}
+
+// -----
+
+// Shared memory bounds the blocks a streaming kernel aims to share an SM
+// with: its launches' largest constant dynamic size plus its workgroup
+// buffers, each block also taking the driver's 1 KiB, out of 227 KiB + 1 KiB
+// (sm_90a). A 4096-column softmax tile's 65568 bytes fit three 256-thread
+// blocks: 65536 / 768 -> 80 registers. Launches of 40000 and 100000 bytes:
+// two blocks, 128. 20000 bytes of workgroup buffers and 50000 dynamic: three,
+// 80. A size known only at run time leaves one block's limit, 255. So does a
+// tensor-core kernel: its registers are accumulators that its tiling model
+// budgets.
+
+// CHECK-LABEL: module @shared_memory_occupancy
+// CHECK: gpu.func @softmax_tile() kernel attributes {{{.*}}nvvm.maxnreg = 80 : i32}
+// CHECK: gpu.func @two_launches() kernel attributes {{{.*}}nvvm.maxnreg = 128 : i32}
+// CHECK: gpu.func @workgroup_buffers() workgroup
+// CHECK-SAME: nvvm.maxnreg = 80 : i32
+// CHECK: gpu.func @runtime_size() kernel attributes {{{.*}}nvvm.maxnreg = 255 : i32}
+// CHECK: gpu.func @tensor_cores(%{{.*}}: memref<16x16xf16>) kernel attributes {{{.*}}nvvm.maxnreg = 255 : i32}
+// NOOCC-LABEL: module @shared_memory_occupancy
+// NOOCC: gpu.func @softmax_tile() kernel attributes {{{.*}}nvvm.maxnreg = 255 : i32}
+module @shared_memory_occupancy attributes {gpu.container_module, tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", smem_per_block = 232448, registers_per_block = 65536>} {
+  gpu.module @k {
+    gpu.func @softmax_tile() kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      gpu.return
+    }
+    gpu.func @two_launches() kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      gpu.return
+    }
+    gpu.func @workgroup_buffers() workgroup(%b : memref<5000xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      gpu.return
+    }
+    gpu.func @runtime_size() kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      gpu.return
+    }
+    gpu.func @tensor_cores(%a: memref<16x16xf16>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %f = gpu.subgroup_mma_load_matrix %a[%c0, %c0] {leadDimension = 16 : index} : memref<16x16xf16> -> !gpu.mma_matrix<16x16xf16, "AOp">
+      gpu.return
+    }
+  }
+  func.func @host(%bytes: i32, %a: memref<16x16xf16>) {
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %s65568 = arith.constant 65568 : i32
+    %s40000 = arith.constant 40000 : i32
+    %s100000 = arith.constant 100000 : i32
+    %s50000 = arith.constant 50000 : i32
+    gpu.launch_func @k::@softmax_tile blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %s65568
+    gpu.launch_func @k::@two_launches blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %s40000
+    gpu.launch_func @k::@two_launches blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %s100000
+    gpu.launch_func @k::@workgroup_buffers blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %s50000
+    gpu.launch_func @k::@runtime_size blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1) dynamic_shared_memory_size %bytes
+    gpu.launch_func @k::@tensor_cores blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1) args(%a : memref<16x16xf16>)
+    return
   }
 }

@@ -4,7 +4,9 @@
 # model's choice: the measurements behind tessel-map-tiles-to-gpu's block
 # size and rows-per-thread model. Variants: model, 512 and 1024 threads,
 # rows1 (one row per thread, the kernels before the rows model) and rows4,
-# rows8 (every per-thread op at 4 or 8 rows). Two halves, like
+# rows8 (every per-thread op at 4 or 8 rows), and occ0 (each kernel's
+# register limit only what one block needs, as before streaming kernels
+# aimed at several blocks per SM). Two halves, like
 # run-gpu-bench.sh:
 #
 #   utils/bench/gpu-fusion-sweep.sh --build DIR [--chip sm_90a]
@@ -26,7 +28,7 @@ while (($#)); do
   esac
 done
 [[ -n "$mode" && -n "$dir" ]] || { echo "usage: $0 --build DIR | --run DIR" >&2; exit 2; }
-variants=(model 512 1024 rows1 rows4 rows8)
+variants=(model 512 1024 rows1 rows4 rows8 occ0)
 if [[ "$mode" == build ]]; then
   tc="$build/bin/tessel-compile"
   dir="$(cd "$dir" && pwd)"
@@ -39,6 +41,7 @@ if [[ "$mode" == build ]]; then
     p="$base"
     case "$v" in
       model) ;;
+      occ0) p=${base/tessel-attach-gpu-target/tessel-attach-gpu-target\{occupancy-threads=0\}} ;;
       rows*) p=${base/tessel-map-tiles-to-gpu/tessel-map-tiles-to-gpu\{rows-per-thread=${v#rows}\}} ;;
       *) p=${base/tessel-map-tiles-to-gpu/tessel-map-tiles-to-gpu\{threads=$v\}} ;;
     esac
