@@ -61,7 +61,8 @@ static KernelResources kernelResources(gpu::GPUFuncOp kernel,
            .walk([](Operation *op) {
              return isa<gpu::SubgroupMmaComputeOp,
                         gpu::SubgroupMmaLoadMatrixOp>(op) ||
-                            isa<nvgpu::NVGPUDialect>(op->getDialect())
+                            isa_and_nonnull<nvgpu::NVGPUDialect>(
+                                op->getDialect())
                         ? WalkResult::interrupt()
                         : WalkResult::advance();
            })

@@ -16,8 +16,11 @@ static constexpr int64_t kDefaultRegisterFile = 64 * 1024;
 /// Shared memory the driver reserves per block (sm_80 and later); an SM's
 /// shared memory is one block's most plus this reserve.
 static constexpr int64_t kSharedReservePerBlock = 1024;
-/// Blocks one SM holds at most (sm_80, sm_90).
+/// Blocks one SM holds at most (sm_80, sm_90; sm_86 and sm_89 hold 16 and
+/// 24, which only blocks under 64 threads reach at 1024 threads).
 static constexpr int64_t kMaxBlocksPerSM = 32;
+/// Registers are allocated to whole warps.
+static constexpr int64_t kWarpSize = 32;
 
 int64_t mlir::tessel::residentBlocksAimedAt(const KernelResources &kernel,
                                             TargetAttr target,
@@ -42,8 +45,8 @@ int64_t mlir::tessel::kernelRegisterLimit(const KernelResources &kernel,
   int64_t registerFile = target.getRegistersPerBlock() > 0
                              ? target.getRegistersPerBlock()
                              : kDefaultRegisterFile;
-  int64_t resident =
-      kernel.threads * residentBlocksAimedAt(kernel, target, goalThreads);
+  int64_t resident = llvm::alignTo(kernel.threads, kWarpSize) *
+                     residentBlocksAimedAt(kernel, target, goalThreads);
   int64_t limit = llvm::alignDown(registerFile / resident, kRegisterGranule);
   return std::clamp<int64_t>(limit, kRegisterGranule, kMaxRegistersPerThread);
 }

@@ -14,7 +14,7 @@
 //    memory latency, which more resident warps hide. Their limit also lets
 //    as many blocks share an SM as its shared memory allows, up to
 //    `goalThreads` resident threads. A 4096-column softmax tile
-//    (65568 bytes of shared memory, 256 threads) took 141 registers on
+//    (about 64 KiB of shared memory, 256 threads) took 141 registers on
 //    sm_90a: one block, 8 warps per SM, where shared memory holds three.
 //    Tensor-core kernels are left at the block's limit: their registers
 //    are accumulators their own tiling model budgets (GPUMatmulTiling).
