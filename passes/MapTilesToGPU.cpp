@@ -209,7 +209,8 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   for (auto op : body->getOps<linalg::LinalgOp>()) {
     if (!parallelIterationBound(op))
       return decline("an op in its tile has unbounded extents");
-    largest = std::max(largest, wantedThreads(op, maxThreads, warp));
+    largest = std::max(largest, wantedThreads(op, maxThreads, warp,
+                                              target.getMemoryLatency()));
   }
   int64_t threads =
       std::clamp<int64_t>(llvm::alignTo(largest, warp), warp, maxThreads);
@@ -239,16 +240,21 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
     sharedBytes += alloc.getType().getNumElements() *
                    elementBytes(alloc.getType(), layout);
   }
-  // Per output of an op reduced by the whole block, a slot per warp.
+  // For an op reduced by the whole block, a slot per warp for each output
+  // of each group of outputs folded at once.
   SmallVector<SmallVector<std::pair<int64_t, Type>>> scratchSlots;
   for (auto op : body->getOps<linalg::LinalgOp>()) {
     SmallVector<std::pair<int64_t, Type>> slots;
-    if (chooseThreadMapping(op, threads, warp) == ThreadMapping::PerBlock) {
-      for (BlockArgument arg : op.getRegionOutputArgs()) {
-        sharedBytes = llvm::alignTo(sharedBytes, kBufferAlignment);
-        slots.push_back({sharedBytes, arg.getType()});
-        sharedBytes += threads / warp * 4;
-      }
+    if (chooseThreadMapping(op, threads, warp, target.getMemoryLatency()) ==
+        ThreadMapping::PerBlock) {
+      int64_t group =
+          outputsPerGroup(op, ThreadMapping::PerBlock, threads, warp);
+      for (int64_t j = 0; j < group; ++j)
+        for (BlockArgument arg : op.getRegionOutputArgs()) {
+          sharedBytes = llvm::alignTo(sharedBytes, kBufferAlignment);
+          slots.push_back({sharedBytes, arg.getType()});
+          sharedBytes += threads / warp * 4;
+        }
     }
     scratchSlots.push_back(std::move(slots));
   }
@@ -429,6 +435,7 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
                           ? target.getDramBytesPerCycle()
                           : target.getL2BytesPerCycle();
   rowsModel.bytesInFlight = target.getMemoryLatency() * bandwidth;
+  rowsModel.memoryLatency = target.getMemoryLatency();
   // Each op reads what the ones before it wrote: a barrier between them.
   int64_t perWarp = 0, perBlock = 0;
   SmallVector<std::string> rowsPerOp;
@@ -443,7 +450,8 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
             ? rowsPerThreadOverride
             : chooseRowsPerThread(op, rowsModel, warp, initialValues[i]);
     FailureOr<ThreadMapping> mapping = distributeOverThreads(
-        rewriter, op, tid, threads, warp, scratch[i], initialValues[i], rows);
+        rewriter, op, tid, threads, warp, scratch[i], initialValues[i], rows,
+        target.getMemoryLatency());
     if (failed(mapping))
       return op->emitError("cannot distribute this op over a block's threads");
     perWarp += *mapping == ThreadMapping::PerWarp;

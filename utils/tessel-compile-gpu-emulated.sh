@@ -6,12 +6,13 @@
 #
 #   utils/tessel-compile-gpu-emulated.sh [--chip=sm_90a]
 #       [--matmul-options='block-m=64 stages=3'] [--tiles-options='rows-per-thread=8']
-#       [--kernels] [--print-pipeline]
+#       [--fuse-options='tile-sizes=6,0'] [--kernels] [--print-pipeline]
 #       in.mlir -o out.o [--header=out.h] [other tessel-compile options]
 #
 # --chip picks the GPU whose kernels are built (tessel-attach-target's
-# chip); --matmul-options are tessel-map-matmul-to-gpu's options and
-# --tiles-options tessel-map-tiles-to-gpu's; --kernels
+# chip); --matmul-options are tessel-map-matmul-to-gpu's options,
+# --tiles-options tessel-map-tiles-to-gpu's and --fuse-options
+# tessel-fuse-producers' (forced tile sizes); --kernels
 # takes input that is already kernel IR (gpu.launch ops, as the pipeline
 # leaves them) and only emulates and lowers it. The output
 # is host code that calls libtessel_runtime's tessel_emu_* helpers and
@@ -24,6 +25,7 @@ tc="${TESSEL_COMPILE:-${TESSEL_BUILD_DIR:-$root/build}/bin/tessel-compile}"
 chip=""
 matmul=""
 tiles=""
+fuse=""
 print=0
 kernels_only=0
 args=()
@@ -32,6 +34,7 @@ for arg in "$@"; do
     --chip=*) chip="${arg#--chip=}" ;;
     --matmul-options=*) matmul="${arg#--matmul-options=}" ;;
     --tiles-options=*) tiles="${arg#--tiles-options=}" ;;
+    --fuse-options=*) fuse="${arg#--fuse-options=}" ;;
     --print-pipeline) print=1 ;;
     --kernels) kernels_only=1 ;;
     --target=*|--pass-pipeline=*)
@@ -58,6 +61,7 @@ replace() { # stage, replacement
 [[ -z "$chip" ]] || replace "tessel-attach-target{kind=nvgpu}" "tessel-attach-target{kind=nvgpu chip=$chip}"
 [[ -z "$matmul" ]] || replace "tessel-map-matmul-to-gpu" "tessel-map-matmul-to-gpu{$matmul}"
 [[ -z "$tiles" ]] || replace "tessel-map-tiles-to-gpu" "tessel-map-tiles-to-gpu{$tiles}"
+[[ -z "$fuse" ]] || replace "tessel-fuse-producers" "tessel-fuse-producers{$fuse}"
 ((kernels_only)) && kernels="builtin.module(tessel-export-c-interface"
 emulated="$kernels,tessel-emulate-gpu-on-cpu,func.func(convert-vector-to-scf{full-unroll=true},canonicalize),convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-vector-to-llvm,convert-to-llvm,reconcile-unrealized-casts,tessel-finalize-target)"
 if ((print)); then

@@ -154,55 +154,6 @@ int64_t mlir::tessel::reductionIterationBound(linalg::LinalgOp op) {
   return iterationBound(op, utils::IteratorType::reduction);
 }
 
-/// A block-wide barrier, in the sequential steps chooseThreadMapping counts.
-static constexpr int64_t kBarrierSteps = 16;
-
-/// Whether `op` may reduce per warp at all, and its bounds.
-static bool mayReducePerWarp(linalg::LinalgOp op, int64_t &parallel,
-                             int64_t &reduction) {
-  std::string why;
-  parallel = parallelIterationBound(op);
-  reduction = reductionIterationBound(op);
-  return parallel > 0 && reduction > 1 && matchSplittableReduction(op, why);
-}
-
-ThreadMapping mlir::tessel::chooseThreadMapping(linalg::LinalgOp op,
-                                                int64_t threads,
-                                                int64_t warpSize,
-                                                bool perBlockAllowed) {
-  int64_t p, r;
-  if (threads < warpSize || threads % warpSize != 0 ||
-      !mayReducePerWarp(op, p, r))
-    return ThreadMapping::PerThread;
-  int64_t warps = threads / warpSize;
-  int64_t halvings = llvm::Log2_64(warpSize);
-  int64_t perThread = llvm::divideCeil(p, threads) * r;
-  int64_t perWarp =
-      llvm::divideCeil(p, warps) * (llvm::divideCeil(r, warpSize) + 2 * halvings);
-  int64_t perBlock = warps > 1 && perBlockAllowed
-                         ? p * (llvm::divideCeil(r, threads) +
-                                4 * halvings + 2 * kBarrierSteps)
-                         : std::numeric_limits<int64_t>::max();
-  if (perBlock < perWarp && perBlock < perThread)
-    return ThreadMapping::PerBlock;
-  return perWarp < perThread ? ThreadMapping::PerWarp
-                             : ThreadMapping::PerThread;
-}
-
-int64_t mlir::tessel::wantedThreads(linalg::LinalgOp op, int64_t maxThreads,
-                                    int64_t warpSize) {
-  int64_t p = parallelIterationBound(op);
-  switch (chooseThreadMapping(op, maxThreads, warpSize)) {
-  case ThreadMapping::PerBlock:
-    return maxThreads;
-  case ThreadMapping::PerWarp:
-    return p * warpSize;
-  case ThreadMapping::PerThread:
-    break;
-  }
-  return llvm::divideCeil(p, 4);
-}
-
 /// Most rows a thread takes at once: eight rows of a 5-tap stencil are 40
 /// loads and 8 accumulators, well inside a thread's registers at 256
 /// threads per block.
@@ -215,9 +166,13 @@ static constexpr int64_t kMaxUnrolledReduction = 16;
 
 /// Whether `value` is (a view of) a tile buffer in shared memory: a
 /// workgroup-space buffer cast to the generic address space, as
-/// tessel-map-tiles-to-gpu makes them.
+/// tessel-map-tiles-to-gpu makes them, or a buffer allocated inside a tile
+/// loop, which that pass puts there (so the mapping chosen for a tile loop's
+/// op before the kernel exists is the one its kernel gets).
 static bool isSharedMemory(Value value) {
   while (true) {
+    if (auto alloc = value.getDefiningOp<memref::AllocOp>())
+      return isa_and_nonnull<scf::ForallOp>(alloc->getParentOp());
     auto type = dyn_cast<MemRefType>(value.getType());
     if (auto space = type ? dyn_cast_or_null<gpu::AddressSpaceAttr>(
                                 type.getMemorySpace())
@@ -234,6 +189,142 @@ static bool isSharedMemory(Value value) {
   }
 }
 
+/// What chooseThreadMapping charges, in cycles of the busiest thread.
+/// Global loads wait the target's latency (kDefaultGlobalLatency when it
+/// does not say); shared-memory loads about 30 cycles. A fold iteration
+/// issues about two instructions, a shuffle round trip and its combine
+/// take about 30 cycles, a block-wide barrier about 100.
+static constexpr int64_t kDefaultGlobalLatency = 600;
+static constexpr int64_t kSharedLatency = 30;
+static constexpr int64_t kIssueCycles = 2;
+static constexpr int64_t kShuffleCycles = 30;
+static constexpr int64_t kBarrierCycles = 100;
+/// Most outputs a warp or a block folds at once: four chains each, so 16
+/// loads in flight and 16 partial results per kind in registers.
+static constexpr int64_t kMaxOutputsPerGroup = 4;
+
+/// Independent partial results per thread in a strided fold. A GPU thread
+/// issues its loads in order and waits at the first use: with one chain of
+/// partial results, each iteration's load waits for the previous combine,
+/// one load in flight per thread. Four chains keep four loads in flight.
+static constexpr int64_t kFoldChains = 4;
+
+/// Whether `op` may reduce per warp at all, and its bounds.
+static bool mayReducePerWarp(linalg::LinalgOp op, int64_t &parallel,
+                             int64_t &reduction) {
+  std::string why;
+  parallel = parallelIterationBound(op);
+  reduction = reductionIterationBound(op);
+  return parallel > 0 && reduction > 1 && matchSplittableReduction(op, why);
+}
+
+/// The latency a load of `op`'s reduction waits: global memory's when an
+/// input it streams (indexed by both the parallel and the reduction loops)
+/// is not a tile buffer in shared memory, else shared memory's. A weight
+/// indexed by the reduction alone (a stencil's taps) is the same for every
+/// output and stays in cache.
+static int64_t reductionLoadLatency(linalg::LinalgOp op,
+                                    int64_t memoryLatency) {
+  SmallVector<unsigned> reductionDims, parallelDims;
+  op.getReductionDims(reductionDims);
+  op.getParallelDims(parallelDims);
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    if (!isa<MemRefType>(input->get().getType()) ||
+        isSharedMemory(input->get()))
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(input);
+    auto uses = [&](unsigned d) { return map.isFunctionOfDim(d); };
+    if (llvm::any_of(reductionDims, uses) && llvm::any_of(parallelDims, uses))
+      return memoryLatency > 0 ? memoryLatency : kDefaultGlobalLatency;
+  }
+  return kSharedLatency;
+}
+
+/// Cycles a thread waits folding `iterations` for each of `outputs`
+/// outputs at once into `chains` partial results per output: one load
+/// latency per trip of `chains` iterations, each trip issuing every
+/// output's loads.
+static int64_t foldCycles(int64_t iterations, int64_t outputs, int64_t latency,
+                          int64_t chains = kFoldChains) {
+  return llvm::divideCeil(iterations, chains) *
+         (latency + outputs * chains * kIssueCycles);
+}
+
+/// Cycles of a butterfly over a warp's lanes for `outputs` outputs (their
+/// shuffles independent, so they overlap).
+static int64_t shuffleCycles(int64_t outputs, int64_t warpSize) {
+  return llvm::Log2_64(warpSize) * (kShuffleCycles + outputs * kIssueCycles);
+}
+
+int64_t mlir::tessel::outputsPerGroup(linalg::LinalgOp op,
+                                      ThreadMapping mapping, int64_t threads,
+                                      int64_t warpSize) {
+  int64_t p = parallelIterationBound(op);
+  switch (mapping) {
+  case ThreadMapping::PerThread:
+    return 1;
+  case ThreadMapping::PerWarp:
+    return std::clamp<int64_t>(
+        llvm::divideCeil(p, std::max<int64_t>(threads / warpSize, 1)), 1,
+        kMaxOutputsPerGroup);
+  case ThreadMapping::PerBlock:
+    return std::clamp<int64_t>(p, 1, kMaxOutputsPerGroup);
+  }
+  return 1;
+}
+
+ThreadMapping mlir::tessel::chooseThreadMapping(linalg::LinalgOp op,
+                                                int64_t threads,
+                                                int64_t warpSize,
+                                                int64_t memoryLatency,
+                                                bool perBlockAllowed) {
+  int64_t p, r;
+  if (threads < warpSize || threads % warpSize != 0 ||
+      !mayReducePerWarp(op, p, r))
+    return ThreadMapping::PerThread;
+  int64_t warps = threads / warpSize;
+  int64_t latency = reductionLoadLatency(op, memoryLatency);
+  // A thread's own reduction of at most 16 iterations is unrolled, its
+  // loads independent: one wait. A longer one is a loop with one partial
+  // result (emitRowCopies): a wait per iteration.
+  int64_t perThread =
+      llvm::divideCeil(p, threads) *
+      (r <= kMaxUnrolledReduction ? latency + r * kIssueCycles
+                                  : foldCycles(r, 1, latency, /*chains=*/1));
+  int64_t warpJam =
+      outputsPerGroup(op, ThreadMapping::PerWarp, threads, warpSize);
+  int64_t perWarp =
+      llvm::divideCeil(llvm::divideCeil(p, warps), warpJam) *
+      (foldCycles(llvm::divideCeil(r, warpSize), warpJam, latency) +
+       shuffleCycles(warpJam, warpSize));
+  int64_t perBlock = std::numeric_limits<int64_t>::max();
+  if (warps > 1 && perBlockAllowed) {
+    int64_t blockJam =
+        outputsPerGroup(op, ThreadMapping::PerBlock, threads, warpSize);
+    perBlock = llvm::divideCeil(p, blockJam) *
+               (foldCycles(llvm::divideCeil(r, threads), blockJam, latency) +
+                2 * shuffleCycles(blockJam, warpSize) + 2 * kBarrierCycles);
+  }
+  if (perBlock < perWarp && perBlock < perThread)
+    return ThreadMapping::PerBlock;
+  return perWarp < perThread ? ThreadMapping::PerWarp
+                             : ThreadMapping::PerThread;
+}
+
+int64_t mlir::tessel::wantedThreads(linalg::LinalgOp op, int64_t maxThreads,
+                                    int64_t warpSize, int64_t memoryLatency) {
+  int64_t p = parallelIterationBound(op);
+  switch (chooseThreadMapping(op, maxThreads, warpSize, memoryLatency)) {
+  case ThreadMapping::PerBlock:
+    return maxThreads;
+  case ThreadMapping::PerWarp:
+    return p * warpSize;
+  case ThreadMapping::PerThread:
+    break;
+  }
+  return llvm::divideCeil(p, 4);
+}
+
 int64_t mlir::tessel::chooseRowsPerThread(linalg::LinalgOp op,
                                           const RowsPerThreadModel &model,
                                           int64_t warpSize,
@@ -243,7 +334,7 @@ int64_t mlir::tessel::chooseRowsPerThread(linalg::LinalgOp op,
     if (type == utils::IteratorType::parallel)
       parallel.push_back(d);
   if (parallel.size() < 2 || model.threads <= 0 ||
-      chooseThreadMapping(op, model.threads, warpSize) !=
+      chooseThreadMapping(op, model.threads, warpSize, model.memoryLatency) !=
           ThreadMapping::PerThread)
     return 1;
   unsigned rowDim = parallel[parallel.size() - 2];
@@ -452,12 +543,6 @@ static SmallVector<Value> identities(OpBuilder &b, Location loc,
     values.push_back(arith::getIdentityValue(kind, type, b, loc));
   return values;
 }
-
-/// Independent partial results per thread in a strided fold. A GPU thread
-/// issues its loads in order and waits at the first use: with one chain of
-/// partial results, each iteration's load waits for the previous combine,
-/// one load in flight per thread. Four chains keep four loads in flight.
-static constexpr int64_t kFoldChains = 4;
 
 /// Folds iterations start, start + stride, ... < end with `step` into
 /// partial results that start from the combiners' identities; returns them.
@@ -860,71 +945,131 @@ static void emitPerThread(RewriterBase &rewriter, Location loc,
                 /*clamped=*/true, initialValues);
 }
 
-/// Per warp: warps take the parallel iterations in turn; a warp's lanes
-/// fold strided shares of the reduction, shuffles combine them, and the
-/// first lane combines the result with the output's value and stores it.
-/// Per block (`scratch` given): the whole block takes each parallel
-/// iteration, emitBlockReduce combines its warps, thread 0 stores, and a
-/// barrier closes each iteration before `scratch` is reused.
+/// Per warp: warps take the parallel iterations (outputs) in turn, `jam`
+/// at once; a warp's lanes fold strided shares of their reductions,
+/// shuffles combine them, and the first lane combines each result with its
+/// output's value and stores it. Per block (`scratch` given): the whole
+/// block takes `jam` outputs at once, emitBlockReduce combines its warps,
+/// thread 0 stores, and a barrier closes each group before `scratch` is
+/// reused. Folding several outputs at once keeps each thread's loads for
+/// all of them in flight together (a softmax tile's few rows), and a block
+/// reduction's shuffles, shared-memory exchange and barriers are paid once
+/// per group rather than per output. A group that reaches past the last
+/// output reads that output again and stores nothing for it.
 static void emitPerWarpOrBlock(RewriterBase &rewriter, Location loc,
                                linalg::GenericOp op, const LoopStructure &loops,
                                ArrayRef<arith::AtomicRMWKind> kinds, Value tid,
-                               int64_t threads, int64_t warpSize,
+                               int64_t threads, int64_t warpSize, int64_t jam,
                                ArrayRef<Value> scratch,
                                ArrayRef<Value> initialValues) {
   bool wholeBlock = !scratch.empty();
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   Value warpSizeValue = arith::ConstantIndexOp::create(rewriter, loc, warpSize);
   Value lane = arith::RemUIOp::create(rewriter, loc, tid, warpSizeValue);
-  Value first = wholeBlock
-                    ? zero
-                    : arith::DivUIOp::create(rewriter, loc, tid, warpSizeValue)
-                          .getResult();
+  Value jamValue = arith::ConstantIndexOp::create(rewriter, loc, jam);
+  Value first =
+      wholeBlock ? zero
+                 : arith::MulIOp::create(rewriter, loc,
+                                         arith::DivUIOp::create(
+                                             rewriter, loc, tid, warpSizeValue),
+                                         jamValue)
+                       .getResult();
   Value step = arith::ConstantIndexOp::create(
-      rewriter, loc, wholeBlock ? 1 : threads / warpSize);
+      rewriter, loc, wholeBlock ? jam : threads / warpSize * jam);
   Value outputs = product(rewriter, loc, loops.parallel, loops.sizes);
+  std::optional<int64_t> staticOutputs = 1;
+  for (unsigned d : loops.parallel) {
+    std::optional<int64_t> size = getConstantIntValue(loops.sizes[d]);
+    staticOutputs = size && staticOutputs
+                        ? std::optional<int64_t>(*staticOutputs * *size)
+                        : std::nullopt;
+  }
+  bool partialGroups = jam > 1 && (!staticOutputs || *staticOutputs % jam != 0);
   // The trip count is the same for every lane of a warp (every thread of
   // the block): its shuffles converge.
   auto loop = scf::ForOp::create(rewriter, loc, first, outputs, step);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(loop.getBody());
-  SmallVector<Value> ivs(op.getNumLoops());
-  delinearizeInto(rewriter, loc, loop.getInductionVar(), loops.parallel,
-                  loops.sizes, ivs);
+  Value lastOutput = arith::SubIOp::create(rewriter, loc, outputs, one);
+  SmallVector<SmallVector<Value>> outputIvs(jam);
+  SmallVector<Value> exists(jam);
+  for (int64_t j = 0; j < jam; ++j) {
+    Value index = loop.getInductionVar();
+    if (j > 0)
+      index = arith::AddIOp::create(
+          rewriter, loc, index,
+          arith::ConstantIndexOp::create(rewriter, loc, j));
+    if (j > 0 && partialGroups) {
+      exists[j] = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ult, index, outputs);
+      index = arith::MinUIOp::create(rewriter, loc, index, lastOutput);
+    }
+    outputIvs[j].assign(op.getNumLoops(), Value());
+    delinearizeInto(rewriter, loc, index, loops.parallel, loops.sizes,
+                    outputIvs[j]);
+  }
+  // The group's kinds and types: each output's, `jam` times.
   SmallVector<Type> types = outputElementTypes(op);
+  size_t n = kinds.size();
+  SmallVector<arith::AtomicRMWKind> groupKinds;
+  SmallVector<Type> groupTypes;
+  for (int64_t j = 0; j < jam; ++j) {
+    llvm::append_range(groupKinds, kinds);
+    llvm::append_range(groupTypes, types);
+  }
   Value iterations = product(rewriter, loc, loops.reduction, loops.sizes);
   auto foldIteration = [&](OpBuilder &b, Location l, Value r,
                            ValueRange partials) {
-    SmallVector<Value> at(ivs);
-    delinearizeInto(b, l, r, loops.reduction, loops.sizes, at);
-    return emitBody(b, l, op, at, partials);
+    SmallVector<Value> reductionIvs(op.getNumLoops());
+    delinearizeInto(b, l, r, loops.reduction, loops.sizes, reductionIvs);
+    SmallVector<SmallVector<Value>> at(outputIvs);
+    for (SmallVector<Value> &ivs : at)
+      for (unsigned d : loops.reduction)
+        ivs[d] = reductionIvs[d];
+    SmallVector<Value> next;
+    for (SmallVector<Value> &values : emitBodies(
+             b, l, op, at, [&](int64_t j) { return partials.slice(j * n, n); }))
+      llvm::append_range(next, values);
+    return next;
   };
-  if (wholeBlock) {
-    SmallVector<Value> totals =
-        emitBlockReduce(rewriter, loc, kinds, types, tid, threads, warpSize,
-                        zero, iterations, scratch, foldIteration);
-    emitCombineIntoOutputs(rewriter, loc, op, kinds, totals, ivs, tid,
-                           initialValues);
-    gpu::BarrierOp::create(rewriter, loc);
-    return;
+  SmallVector<Value> totals =
+      wholeBlock
+          ? emitBlockReduce(rewriter, loc, groupKinds, groupTypes, tid, threads,
+                            warpSize, zero, iterations, scratch, foldIteration)
+          : emitWarpReduce(rewriter, loc, groupKinds,
+                           emitStridedFold(rewriter, loc, groupKinds,
+                                           groupTypes, lane, iterations,
+                                           warpSizeValue, foldIteration),
+                           warpSize);
+  for (int64_t j = 0; j < jam; ++j) {
+    OpBuilder::InsertionGuard storeGuard(rewriter);
+    if (exists[j]) {
+      auto store =
+          scf::IfOp::create(rewriter, loc, exists[j], /*withElse=*/false);
+      rewriter.setInsertionPointToStart(store.thenBlock());
+    }
+    emitCombineIntoOutputs(rewriter, loc, op, kinds,
+                           ValueRange(totals).slice(j * n, n), outputIvs[j],
+                           wholeBlock ? tid : lane, initialValues);
   }
-  SmallVector<Value> totals = emitWarpReduce(
-      rewriter, loc, kinds,
-      emitStridedFold(rewriter, loc, kinds, types, lane, iterations,
-                      warpSizeValue, foldIteration),
-      warpSize);
-  emitCombineIntoOutputs(rewriter, loc, op, kinds, totals, ivs, lane,
-                         initialValues);
+  if (wholeBlock)
+    gpu::BarrierOp::create(rewriter, loc);
 }
 
 FailureOr<ThreadMapping> mlir::tessel::distributeOverThreads(
     RewriterBase &rewriter, linalg::LinalgOp linalgOp, Value tid,
     int64_t threads, int64_t warpSize, ArrayRef<Value> scratch,
-    ArrayRef<Value> initialValues, int64_t rowsPerThread) {
+    ArrayRef<Value> initialValues, int64_t rowsPerThread,
+    int64_t memoryLatency) {
   Location loc = linalgOp.getLoc();
-  ThreadMapping mapping =
-      chooseThreadMapping(linalgOp, threads, warpSize,
-                          scratch.size() == linalgOp.getNumDpsInits());
+  bool scratchFits =
+      static_cast<int64_t>(scratch.size()) ==
+      outputsPerGroup(linalgOp, ThreadMapping::PerBlock, threads, warpSize) *
+          linalgOp.getNumDpsInits();
+  ThreadMapping mapping = chooseThreadMapping(linalgOp, threads, warpSize,
+                                              memoryLatency, scratchFits);
+  int64_t jam = outputsPerGroup(linalgOp, mapping, threads, warpSize);
   std::string why;
   std::optional<SmallVector<arith::AtomicRMWKind>> kinds =
       matchSplittableReduction(linalgOp, why);
@@ -935,11 +1080,10 @@ FailureOr<ThreadMapping> mlir::tessel::distributeOverThreads(
   rewriter.setInsertionPoint(op);
   LoopStructure loops = loopStructure(rewriter, loc, op);
   if (mapping != ThreadMapping::PerThread)
-    emitPerWarpOrBlock(rewriter, loc, op, loops, *kinds, tid, threads,
-                       warpSize,
-                       mapping == ThreadMapping::PerBlock ? scratch
-                                                          : ArrayRef<Value>(),
-                       initialValues);
+    emitPerWarpOrBlock(
+        rewriter, loc, op, loops, *kinds, tid, threads, warpSize, jam,
+        mapping == ThreadMapping::PerBlock ? scratch : ArrayRef<Value>(),
+        initialValues);
   else
     emitPerThread(rewriter, loc, op, loops, tid, threads, initialValues,
                   rowsPerThread);

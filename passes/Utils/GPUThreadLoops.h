@@ -8,12 +8,13 @@
 //     coalesce); each runs the op's reduction dimensions alone, its results
 //     in registers until the last reduction step;
 //   - per warp, for reductions over many iterations with few outputs (a
-//     softmax row's max and sum): a warp takes an output, its lanes fold
-//     strided shares of the reduction (consecutive lanes on consecutive
-//     iterations), and gpu.shuffle combines the lanes' partial results;
-//   - per block, for fewer outputs than warps (a tile of one softmax row):
-//     the whole block takes each output in turn, its warps' results
-//     combined through shared memory.
+//     softmax row's max and sum): a warp takes up to four outputs at once,
+//     its lanes fold strided shares of their reductions (consecutive lanes
+//     on consecutive iterations), and gpu.shuffle combines the lanes'
+//     partial results;
+//   - per block, for few outputs over long reductions (a tile of a few
+//     softmax rows): the whole block takes up to four outputs at once, its
+//     warps' results combined through shared memory.
 //
 // emitBlockReduce combines a whole block's partial results (warps by
 // shuffles, then the warps' results through shared memory), for reductions
@@ -56,39 +57,55 @@ matchSplittableReduction(linalg::LinalgOp op, std::string &why);
 int64_t parallelIterationBound(linalg::LinalgOp op);
 int64_t reductionIterationBound(linalg::LinalgOp op);
 
-/// The mapping for `op` in a block of `threads` threads, by the number of
-/// sequential steps of the busiest thread, for P outputs and R reduction
-/// iterations: per thread, ⌈P / threads⌉ · R; per warp,
-/// ⌈P / warps⌉ · (⌈R / warpSize⌉ + 2 log2 warpSize) (a shuffle and a
-/// combine per halving); per block, P · (⌈R / threads⌉ + 4 log2 warpSize +
-/// 2 · 16) (two rounds of shuffles, two barriers taken as 16 steps each).
-/// Per warp and per block only for splittable reductions.
+/// The mapping for `op` in a block of `threads` threads: the one whose
+/// busiest thread waits the fewest cycles, for P outputs and R reduction
+/// iterations, with a warp or a block folding J outputs at once
+/// (outputsPerGroup). A fold of n iterations per thread and output keeps
+/// J · 4 loads in flight (four chains per output) and waits ⌈n / 4⌉ times
+/// for a load: `memoryLatency` cycles when an input the reduction streams
+/// is in global memory (600 when 0), 30 when all are in shared memory. Per
+/// thread: ⌈P / threads⌉ reductions of R, one wait when R ≤ 16 (unrolled),
+/// else one per iteration; per warp: ⌈⌈P / warps⌉ / J⌉ folds of
+/// ⌈R / warpSize⌉ and a shuffle tree; per block: ⌈P / J⌉ folds of
+/// ⌈R / threads⌉, two shuffle trees and two barriers. Per warp and per
+/// block only for splittable reductions. CostModels.md has the constants.
 ThreadMapping chooseThreadMapping(linalg::LinalgOp op, int64_t threads,
-                                  int64_t warpSize, bool perBlockAllowed = true);
+                                  int64_t warpSize, int64_t memoryLatency = 0,
+                                  bool perBlockAllowed = true);
+
+/// Outputs a warp (per warp) or the block (per block) folds at once in
+/// `mapping`: at most 4, at most the outputs there are (per warp, each
+/// warp's share); 1 per thread. Per block, the scratch distributeOverThreads
+/// needs holds one slot per warp for each of these outputs' values.
+int64_t outputsPerGroup(linalg::LinalgOp op, ThreadMapping mapping,
+                        int64_t threads, int64_t warpSize);
 
 /// The threads `op` asks for in a block of at most `maxThreads`: a warp per
 /// output where it would reduce per warp, else a quarter of its parallel
 /// iterations (each thread taking four, which hides some of the loads'
 /// latency behind the others).
-int64_t wantedThreads(linalg::LinalgOp op, int64_t maxThreads,
-                      int64_t warpSize);
+int64_t wantedThreads(linalg::LinalgOp op, int64_t maxThreads, int64_t warpSize,
+                      int64_t memoryLatency = 0);
 
 /// Replaces `op` (buffer semantics) by loops that the block's `threads`
 /// threads (a multiple of `warpSize`) share, `tid` being the thread's index,
 /// with the mapping chooseThreadMapping picks. Per block needs `scratch`:
-/// per output, a shared memref of one element per warp (else per warp is
-/// used). A non-null `initialValues[i]` is output i's value everywhere (a
-/// fill folded away): used instead of loading the output. Returns the
+/// for each of the outputsPerGroup outputs folded at once and each output
+/// operand (that order), a shared memref of one element per warp (else per
+/// warp is used). A non-null `initialValues[i]` is output i's value everywhere
+/// (a fill folded away): used instead of loading the output. Returns the
 /// mapping used; fails (IR unchanged) when `op` cannot be generalized.
 /// Every thread of the block must reach the loops (per block holds
 /// barriers).
 /// Per thread, `rowsPerThread` > 1 has each thread take that many
 /// consecutive rows (iterations of the second-innermost parallel loop) at
 /// once, their bodies jammed into the reduction loops.
-FailureOr<ThreadMapping> distributeOverThreads(
-    RewriterBase &rewriter, linalg::LinalgOp op, Value tid, int64_t threads,
-    int64_t warpSize, ArrayRef<Value> scratch = {},
-    ArrayRef<Value> initialValues = {}, int64_t rowsPerThread = 1);
+FailureOr<ThreadMapping>
+distributeOverThreads(RewriterBase &rewriter, linalg::LinalgOp op, Value tid,
+                      int64_t threads, int64_t warpSize,
+                      ArrayRef<Value> scratch = {},
+                      ArrayRef<Value> initialValues = {},
+                      int64_t rowsPerThread = 1, int64_t memoryLatency = 0);
 
 /// What chooseRowsPerThread knows of the kernel and the target.
 struct RowsPerThreadModel {
@@ -101,6 +118,9 @@ struct RowsPerThreadModel {
   /// its load latency times its share of the bandwidth (Little's law); 0
   /// when the target does not say.
   int64_t bytesInFlight = 0;
+  /// The target's global-load latency in cycles (0: not stated), which
+  /// chooseThreadMapping weighs.
+  int64_t memoryLatency = 0;
 };
 
 /// Rows per thread for `op` run per thread (distributeOverThreads), a power

@@ -136,15 +136,15 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
 // CHECK-NEXT: %[[NEW:.*]] = arith.maximumf %[[MAX]], %[[MINUS]] : f32
 // CHECK-NEXT: memref.store %[[NEW]], %[[MS]][%[[ROW]]]
 // CHECK: gpu.terminator
-  func.func @fill_into_max_per_warp(%x: memref<64x1024xf32>, %m: memref<64xf32>) {
+  func.func @fill_into_max_per_warp(%x: memref<64x64xf32>, %m: memref<64xf32>) {
     %minus = arith.constant -1.0 : f32
     // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 256 threads per tile, 1 op(s) per tile with barriers between them (1 reduced per warp, 0 per block, by shuffles), 0 bytes of tile buffers in shared memory}}
     scf.forall (%i) = (0) to (64) step (8) {
-      %xs = memref.subview %x[%i, 0] [8, 1024] [1, 1] : memref<64x1024xf32> to memref<8x1024xf32, strided<[1024, 1], offset: ?>>
+      %xs = memref.subview %x[%i, 0] [8, 64] [1, 1] : memref<64x64xf32> to memref<8x64xf32, strided<[64, 1], offset: ?>>
       %ms = memref.subview %m[%i] [8] [1] : memref<64xf32> to memref<8xf32, strided<[1], offset: ?>>
       linalg.fill ins(%minus : f32) outs(%ms : memref<8xf32, strided<[1], offset: ?>>)
       linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
-          ins(%xs : memref<8x1024xf32, strided<[1024, 1], offset: ?>>) outs(%ms : memref<8xf32, strided<[1], offset: ?>>) {
+          ins(%xs : memref<8x64xf32, strided<[64, 1], offset: ?>>) outs(%ms : memref<8xf32, strided<[1], offset: ?>>) {
       ^bb0(%v: f32, %acc: f32):
         %r = arith.maximumf %v, %acc : f32
         linalg.yield %r : f32
@@ -407,25 +407,29 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 
 // -----
 
-// Row maxima of 8-row tiles of 1024 columns go per warp: warp w takes rows
+// Row maxima of 8-row tiles of 64 columns go per warp: warp w takes rows
 // w, w + 8, ...; its lanes fold columns lane, lane + 32, ... (coalesced):
-// the lane counts its columns (ceil((1024 - lane) / 32)), folds them four
+// the lane counts its columns (ceil((64 - lane) / 32)), folds them four
 // per trip into four independent maxima (four loads in flight), combines
 // the four, and folds the rest one per trip. Five xor shuffles combine the
 // lanes and lane 0 stores. One row of 4096 columns per tile goes per
 // block: all 256 threads fold it (the same four chains and remainder), and
-// the 8 warps' results meet in 32 bytes of shared memory.
+// the 8 warps' results meet in 32 bytes of shared memory. (The model
+// weighs the cycles the busiest thread waits on loads: a 64-column row
+// per warp is two loads per lane, against a block's shuffles, shared-memory
+// exchange and barriers; a 4096-column row is 128 loads per lane of one
+// warp, 16 per thread of the block.)
 
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>} {
 // CHECK-LABEL: func.func @row_max_per_warp(
 // CHECK-DAG: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK: gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
-// CHECK: %[[XS:.*]] = memref.subview {{.*}} : memref<64x1024xf32> to
+// CHECK: %[[XS:.*]] = memref.subview {{.*}} : memref<64x64xf32> to
 // CHECK: %[[LANE:.*]] = arith.remui %[[T]], %c32
 // CHECK: %[[WARP:.*]] = arith.divui %[[T]], %c32
 // CHECK: scf.for %[[ROW:.*]] = %[[WARP]] to %c8 step %c8 {
-// CHECK: %[[BEFORE:.*]] = arith.cmpi ult, %[[LANE]], %c1024
-// CHECK: %[[END:.*]] = arith.select %[[BEFORE]], %c1024, %[[LANE]]
+// CHECK: %[[BEFORE:.*]] = arith.cmpi ult, %[[LANE]], %c64
+// CHECK: %[[END:.*]] = arith.select %[[BEFORE]], %c64, %[[LANE]]
 // CHECK: %[[SPAN:.*]] = arith.subi %[[END]], %[[LANE]]
 // CHECK: %[[UP:.*]] = arith.addi %[[SPAN]], %c31
 // CHECK: %[[COUNT:.*]] = arith.divui %[[UP]], %c32
@@ -466,13 +470,13 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
 // CHECK: scf.if %[[FIRST]] {
 // CHECK: arith.maximumf
 // CHECK: memref.store
-  func.func @row_max_per_warp(%x: memref<64x1024xf32>, %m: memref<64xf32>) {
+  func.func @row_max_per_warp(%x: memref<64x64xf32>, %m: memref<64xf32>) {
     // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 256 threads per tile, 1 op(s) per tile with barriers between them (1 reduced per warp, 0 per block, by shuffles), 0 bytes of tile buffers in shared memory}}
     scf.forall (%i) = (0) to (64) step (8) {
-      %xs = memref.subview %x[%i, 0] [8, 1024] [1, 1] : memref<64x1024xf32> to memref<8x1024xf32, strided<[1024, 1], offset: ?>>
+      %xs = memref.subview %x[%i, 0] [8, 64] [1, 1] : memref<64x64xf32> to memref<8x64xf32, strided<[64, 1], offset: ?>>
       %ms = memref.subview %m[%i] [8] [1] : memref<64xf32> to memref<8xf32, strided<[1], offset: ?>>
       linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
-          ins(%xs : memref<8x1024xf32, strided<[1024, 1], offset: ?>>) outs(%ms : memref<8xf32, strided<[1], offset: ?>>) {
+          ins(%xs : memref<8x64xf32, strided<[64, 1], offset: ?>>) outs(%ms : memref<8xf32, strided<[1], offset: ?>>) {
       ^bb0(%v: f32, %acc: f32):
         %r = arith.maximumf %v, %acc : f32
         linalg.yield %r : f32
@@ -623,6 +627,152 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 132
       ^bb0(%a: f32, %b: f32):
         %d = arith.addf %a, %a : f32
         linalg.yield %d : f32
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// Several outputs folded at once. A tile of 4 rows of 4096 columns (a
+// softmax tile's maxima) goes per block, its 4 rows together: every thread
+// loads all four rows' columns before it combines one (16 loads in flight
+// per trip of the four chains), one shuffle tree and one exchange through
+// shared memory (a slot per warp for each row: 4 x 32 bytes) serve all four,
+// and thread 0 stores the four maxima; one barrier closes the group. Per
+// warp, the rows of one warp would be 128 loads per lane, 4 at a time.
+// 32 rows of 1024 columns go per warp, each warp taking 4 rows at once
+// (rows 4w to 4w + 3); 6 rows of 4096 go per block in groups of 4, the
+// second group's last two rows clamped to row 5 and not stored.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024, memory_latency = 600>} {
+// CHECK-LABEL: func.func @rows_max_per_block(
+// CHECK: gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, {{.*}} dynamic_shared_memory_size %c128_i32 {
+// CHECK: %[[S0:.*]] = memref.view %{{.*}}[%c0][] : {{.*}} to memref<8xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[S1:.*]] = memref.view %{{.*}}[%c32][] : {{.*}} to memref<8xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[S2:.*]] = memref.view %{{.*}}[%c64][] : {{.*}} to memref<8xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[S3:.*]] = memref.view %{{.*}}[%c96][] : {{.*}} to memref<8xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[XS:.*]] = memref.subview %{{.*}} [4, 4096] [1, 1]
+// CHECK: %[[MS:.*]] = memref.subview %{{.*}} [4] [1]
+// CHECK: scf.for %[[J:[^ ]+]] = %c0 to %{{.*}} step %c4 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK: %[[COL:.*]] = arith.addi %[[T]], %{{.*}}
+// CHECK-NEXT: memref.load %[[XS]][%c0, %[[COL]]]
+// CHECK-NEXT: memref.load %[[XS]][%c1, %[[COL]]]
+// CHECK-NEXT: memref.load %[[XS]][%c2, %[[COL]]]
+// CHECK-NEXT: memref.load %[[XS]][%c3, %[[COL]]]
+// CHECK-COUNT-4: arith.maximumf
+// CHECK: scf.yield
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32) {
+// CHECK-COUNT-20: gpu.shuffle  xor
+// CHECK: %[[WARP:.*]] = arith.divui %[[T]], %c32
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %[[S0]][%[[WARP]]]
+// CHECK-NEXT: memref.store %{{.*}}, %[[S1]][%[[WARP]]]
+// CHECK-NEXT: memref.store %{{.*}}, %[[S2]][%[[WARP]]]
+// CHECK-NEXT: memref.store %{{.*}}, %[[S3]][%[[WARP]]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-20: gpu.shuffle  xor
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %c0
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: memref.store %{{.*}}, %[[MS]][%c0]
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: memref.store %{{.*}}, %[[MS]][%c1]
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: memref.store %{{.*}}, %[[MS]][%c2]
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: memref.store %{{.*}}, %[[MS]][%c3]
+// CHECK: gpu.barrier
+// CHECK-NEXT: gpu.terminator
+  func.func @rows_max_per_block(%x: memref<64x4096xf32>, %m: memref<64xf32>) {
+    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 256 threads per tile, 1 op(s) per tile with barriers between them (0 reduced per warp, 1 per block, by shuffles), 128 bytes of tile buffers in shared memory, rows per thread -}}
+    scf.forall (%i) = (0) to (64) step (4) {
+      %xs = memref.subview %x[%i, 0] [4, 4096] [1, 1] : memref<64x4096xf32> to memref<4x4096xf32, strided<[4096, 1], offset: ?>>
+      %ms = memref.subview %m[%i] [4] [1] : memref<64xf32> to memref<4xf32, strided<[1], offset: ?>>
+      linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+          ins(%xs : memref<4x4096xf32, strided<[4096, 1], offset: ?>>) outs(%ms : memref<4xf32, strided<[1], offset: ?>>) {
+      ^bb0(%v: f32, %acc: f32):
+        %r = arith.maximumf %v, %acc : f32
+        linalg.yield %r : f32
+      }
+    }
+    return
+  }
+// CHECK-LABEL: func.func @rows_sum_per_warp(
+// CHECK: gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK: %[[SS:.*]] = memref.subview %{{.*}} [32] [1]
+// CHECK: %[[LANE:.*]] = arith.remui %[[T]], %c32
+// CHECK: %[[WARP:.*]] = arith.divui %[[T]], %c32
+// CHECK: %[[FIRSTROW:.*]] = arith.muli %[[WARP]], %c4
+// CHECK: scf.for %[[ROW:.*]] = %[[FIRSTROW]] to %c32 step %c32 {
+// CHECK-NOT: arith.minui
+// CHECK: %[[ROW1:.*]] = arith.addi %[[ROW]], %c1
+// CHECK: %[[ROW2:.*]] = arith.addi %[[ROW]], %c2
+// CHECK: %[[ROW3:.*]] = arith.addi %[[ROW]], %c3
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK: memref.load %{{.*}}[%[[ROW]], %[[COL:.*]]]
+// CHECK-NEXT: memref.load %{{.*}}[%[[ROW1]], %[[COL]]]
+// CHECK-NEXT: memref.load %{{.*}}[%[[ROW2]], %[[COL]]]
+// CHECK-NEXT: memref.load %{{.*}}[%[[ROW3]], %[[COL]]]
+// CHECK-COUNT-20: gpu.shuffle  xor
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[SS]][%[[ROW]]]
+// CHECK: memref.store %{{.*}}, %[[SS]][%[[ROW1]]]
+// CHECK: memref.store %{{.*}}, %[[SS]][%[[ROW2]]]
+// CHECK: memref.store %{{.*}}, %[[SS]][%[[ROW3]]]
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.terminator
+  func.func @rows_sum_per_warp(%x: memref<64x1024xf32>, %s: memref<64xf32>) {
+    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 256 threads per tile, 1 op(s) per tile with barriers between them (1 reduced per warp, 0 per block, by shuffles), 0 bytes of tile buffers in shared memory, rows per thread -}}
+    scf.forall (%i) = (0) to (64) step (32) {
+      %xs = memref.subview %x[%i, 0] [32, 1024] [1, 1] : memref<64x1024xf32> to memref<32x1024xf32, strided<[1024, 1], offset: ?>>
+      %ss = memref.subview %s[%i] [32] [1] : memref<64xf32> to memref<32xf32, strided<[1], offset: ?>>
+      linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+          ins(%xs : memref<32x1024xf32, strided<[1024, 1], offset: ?>>) outs(%ss : memref<32xf32, strided<[1], offset: ?>>) {
+      ^bb0(%v: f32, %acc: f32):
+        %r = arith.addf %v, %acc : f32
+        linalg.yield %r : f32
+      }
+    }
+    return
+  }
+// CHECK-LABEL: func.func @six_rows_per_block(
+// CHECK: gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in {{.*}} dynamic_shared_memory_size %c128_i32 {
+// CHECK: %[[SS:.*]] = memref.subview %{{.*}} [6] [1]
+// CHECK: scf.for %[[ROW:.*]] = %c0 to %c6 step %c4 {
+// CHECK: %[[NEXT1:.*]] = arith.addi %[[ROW]], %c1
+// CHECK: %[[HAS1:.*]] = arith.cmpi ult, %[[NEXT1]], %c6
+// CHECK: %[[ROW1:.*]] = arith.minui %[[NEXT1]], %c5
+// CHECK: %[[NEXT2:.*]] = arith.addi %[[ROW]], %c2
+// CHECK: %[[HAS2:.*]] = arith.cmpi ult, %[[NEXT2]], %c6
+// CHECK: %[[ROW2:.*]] = arith.minui %[[NEXT2]], %c5
+// CHECK: %[[NEXT3:.*]] = arith.addi %[[ROW]], %c3
+// CHECK: %[[HAS3:.*]] = arith.cmpi ult, %[[NEXT3]], %c6
+// CHECK: %[[ROW3:.*]] = arith.minui %[[NEXT3]], %c5
+// CHECK: gpu.barrier
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %c0 : index
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK: memref.store %{{.*}}, %[[SS]][%[[ROW]]]
+// CHECK: scf.if %[[HAS1]] {
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK: memref.store %{{.*}}, %[[SS]][%[[ROW1]]]
+// CHECK: scf.if %[[HAS2]] {
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK: memref.store %{{.*}}, %[[SS]][%[[ROW2]]]
+// CHECK: scf.if %[[HAS3]] {
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK: memref.store %{{.*}}, %[[SS]][%[[ROW3]]]
+// CHECK: gpu.barrier
+  func.func @six_rows_per_block(%x: memref<60x4096xf32>, %s: memref<60xf32>) {
+    // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 256 threads per tile, 1 op(s) per tile with barriers between them (0 reduced per warp, 1 per block, by shuffles), 128 bytes of tile buffers in shared memory, rows per thread -}}
+    scf.forall (%i) = (0) to (60) step (6) {
+      %xs = memref.subview %x[%i, 0] [6, 4096] [1, 1] : memref<60x4096xf32> to memref<6x4096xf32, strided<[4096, 1], offset: ?>>
+      %ss = memref.subview %s[%i] [6] [1] : memref<60xf32> to memref<6xf32, strided<[1], offset: ?>>
+      linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+          ins(%xs : memref<6x4096xf32, strided<[4096, 1], offset: ?>>) outs(%ss : memref<6xf32, strided<[1], offset: ?>>) {
+      ^bb0(%v: f32, %acc: f32):
+        %r = arith.addf %v, %acc : f32
+        linalg.yield %r : f32
       }
     }
     return
