@@ -9,6 +9,7 @@
 // (Utils/GPUThreadLoops), a barrier between ops.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/CostModel/KernelRegisterLimit.h"
 #include "passes/Passes.h"
 #include "passes/Utils/GPUThreadLoops.h"
 
@@ -38,7 +39,6 @@ static constexpr int64_t kMaxThreads = 256;
 /// Threads one multiprocessor holds at once (NVIDIA sm_80 and sm_90; the
 /// target description does not carry it).
 static constexpr int64_t kMaxThreadsPerSM = 2048;
-static constexpr int64_t kMaxBlocksPerSM = 32;
 /// Most rows per thread the option may force (each row is a copy of the
 /// op's body, unrolled reductions included).
 static constexpr int64_t kMaxRowsPerThreadOverride = 16;
@@ -420,14 +420,14 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   // of the bandwidth in flight.
   RowsPerThreadModel rowsModel;
   rowsModel.threads = threads;
-  // Approximate: shared memory per block stands for the SM's, and the
-  // driver's reserve and register limits are left out.
-  int64_t blocksPerSM =
-      std::min<int64_t>(kMaxThreadsPerSM / threads, kMaxBlocksPerSM);
-  if (sharedBytes > 0)
-    blocksPerSM =
-        std::min<int64_t>(blocksPerSM, target.getSmemPerBlock() / sharedBytes);
-  rowsModel.residentThreads = std::max<int64_t>(blocksPerSM, 1) * threads;
+  // The occupancy count tessel-attach-gpu-target's register limit uses,
+  // with the SM's thread limit as the goal: registers are left out.
+  KernelResources resources;
+  resources.threads = threads;
+  resources.sharedBytes = sharedBytes;
+  resources.streaming = true;
+  rowsModel.residentThreads =
+      residentBlocksAimedAt(resources, target, kMaxThreadsPerSM) * threads;
   // Streaming ops read device memory, so its bandwidth is what the loads
   // in flight must cover; a description without it falls back to L2's,
   // the most an SM can be fed.
