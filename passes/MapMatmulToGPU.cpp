@@ -288,6 +288,22 @@ static linalg::FillOp precedingFill(Operation *op, Value c) {
   return {};
 }
 
+/// An allocation without operands: it can move anywhere in its block.
+static bool isStaticAlloc(Operation *op) {
+  auto alloc = dyn_cast<memref::AllocOp>(op);
+  return alloc && alloc->getNumOperands() == 0;
+}
+
+/// The epilogue's kernel is built where the product is: an output allocated
+/// between the two (findEpilogue) moves above the product.
+static void moveEpilogueOutputBefore(RewriterBase &rewriter,
+                                     linalg::LinalgOp matmul, Value output) {
+  Operation *alloc = output.getDefiningOp();
+  if (alloc && isStaticAlloc(alloc) &&
+      alloc->getBlock() == matmul->getBlock() && matmul->isBeforeInBlock(alloc))
+    rewriter.moveOpBefore(alloc, matmul);
+}
+
 /// The elementwise op to apply to the product before it is stored: the op
 /// right after `matmul` (memory-effect-free ops between them) when it reads
 /// C, a buffer of the function's own that nothing else reads, through an
@@ -295,11 +311,15 @@ static linalg::FillOp precedingFill(Operation *op, Value c) {
 /// its other inputs in loop order (bias, scale, residual, scalar) and has
 /// an elementwise body. Null with `why` set when that op exists but does not
 /// qualify; null with `why` empty when there is none.
+///
+/// Bufferization puts the allocation of the op's output between the two
+/// when the output is a temporary; static allocations are skipped too, and
+/// moveEpilogueOutputBefore hoists that one above the product.
 static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul, Value c,
                                       linalg::FillOp fill,
                                       std::string &why) {
   Operation *next = matmul->getNextNode();
-  while (next && isMemoryEffectFree(next))
+  while (next && (isMemoryEffectFree(next) || isStaticAlloc(next)))
     next = next->getNextNode();
   auto op = dyn_cast_or_null<linalg::GenericOp>(next);
   if (!op || !llvm::is_contained(op.getDpsInputs(), c))
@@ -334,8 +354,13 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul, Value c,
     if ((operand.get() == c || op.isDpsInit(&operand)) && !identity)
       return reject("it reads C or writes its output through a non-identity "
                     "map");
+    // Loop dims in order, or index 0 of a dim the op broadcasts (a bias
+    // reshaped to C x 1 x 1, as the PyTorch frontend writes it).
     int64_t previous = -1;
     for (AffineExpr e : map.getResults()) {
+      if (auto zero = dyn_cast<AffineConstantExpr>(e);
+          zero && zero.getValue() == 0)
+        continue;
       auto d = dyn_cast<AffineDimExpr>(e);
       if (!d || int64_t(d.getPosition()) <= previous)
         return reject("an input is read transposed or through an expression");
@@ -536,6 +561,7 @@ struct MapMatmulToGPUPass
     if (epilogue) {
       ops.epilogue.op = epilogue;
       ops.epilogue.output = epilogue.getDpsInitOperand(0)->get();
+      moveEpilogueOutputBefore(rewriter, op, ops.epilogue.output);
       for (OpOperand *input : epilogue.getDpsInputOperands())
         if (input->get() == ops.c)
           ops.epilogue.cInput = input->getOperandNumber();

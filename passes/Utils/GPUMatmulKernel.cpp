@@ -318,19 +318,32 @@ struct KernelBuilder {
     SmallVector<Value> position = epiloguePosition(gr, gc);
     auto read = [&](Value memref, AffineMap map) -> Value {
       SmallVector<Value> indices;
-      bool alongN = false;
-      for (AffineExpr e : map.getResults()) {
-        unsigned d = cast<AffineDimExpr>(e).getPosition();
-        indices.push_back(position[d]);
-        alongN = d == loops - 1;
+      // The result that indexes along n, if any.
+      std::optional<unsigned> alongN;
+      for (auto [i, e] : llvm::enumerate(map.getResults())) {
+        // findEpilogue admits loop dims and index 0 of broadcast dims.
+        auto dim = dyn_cast<AffineDimExpr>(e);
+        indices.push_back(dim ? position[dim.getPosition()] : ix.c(0));
+        if (dim && dim.getPosition() == loops - 1)
+          alongN = i;
       }
       Type element = cast<MemRefType>(memref.getType()).getElementType();
-      if (width && alongN)
-        return vector::LoadOp::create(
-            b, loc, VectorType::get({width}, element), memref, indices);
+      auto vectorType = VectorType::get({width}, element);
+      if (width && alongN == map.getNumResults() - 1)
+        return vector::LoadOp::create(b, loc, vectorType, memref, indices);
+      if (width && alongN) {
+        // n indexes a dim followed by broadcast ones (C x 1 x 1): the
+        // piece's elements one by one.
+        SmallVector<Value> elements;
+        for (int64_t k = 0; k < width; ++k) {
+          SmallVector<Value> at = indices;
+          at[*alongN] = ix.add(at[*alongN], k);
+          elements.push_back(memref::LoadOp::create(b, loc, memref, at));
+        }
+        return vector::FromElementsOp::create(b, loc, vectorType, elements);
+      }
       Value scalar = memref::LoadOp::create(b, loc, memref, indices);
-      return width ? vector::BroadcastOp::create(
-                         b, loc, VectorType::get({width}, element), scalar)
+      return width ? vector::BroadcastOp::create(b, loc, vectorType, scalar)
                          .getResult()
                    : scalar;
     };

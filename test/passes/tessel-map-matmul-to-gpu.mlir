@@ -396,6 +396,48 @@ func.func @epilogue(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %bias: memre
 
 // -----
 
+// The epilogue's output allocated between the product and the op (as
+// bufferization leaves a temporary) moves above the kernel; a bias shaped
+// N x 1 (read at index 0 of its unit dimension) is loaded element by
+// element along n.
+
+#row2 = affine_map<(m, n) -> (m, n)>
+#col2 = affine_map<(m, n) -> (n, 0)>
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @epilogue_temporary_output(
+// CHECK-SAME: %[[BIAS:[a-z0-9]+]]: memref<128x1xf32>
+// CHECK: %[[T:.*]] = memref.alloc() : memref<128x128xf16>
+// CHECK: gpu.launch
+// CHECK: %[[ACC:.*]] = vector.load %{{.*}} : memref<{{.*}}xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-COUNT-4: memref.load %[[BIAS]][%{{.*}}, %{{.*}}] : memref<128x1xf32>
+// CHECK: %[[B:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK: arith.addf %[[ACC]], %[[B]] : vector<4xf32>
+// CHECK: vector.store %{{.*}}, %[[T]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<128x128xf16>, vector<4xf16>
+// CHECK-NOT: linalg.generic
+// CHECK: memref.copy %[[T]]
+func.func @epilogue_temporary_output(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %bias: memref<128x1xf32>, %out: memref<128x128xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  // expected-remark @below {{; the elementwise op after it applied to the accumulators before the store}}
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
+  %t = memref.alloc() : memref<128x128xf16>
+  linalg.generic {indexing_maps = [#row2, #col2, #row2], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<128x128xf32>, memref<128x1xf32>) outs(%t : memref<128x128xf16>) {
+  ^bb0(%x: f32, %y: f32, %z: f16):
+    %s = arith.addf %x, %y : f32
+    %h = arith.truncf %s : f32 to f16
+    linalg.yield %h : f16
+  }
+  memref.dealloc %c : memref<128x128xf32>
+  memref.copy %t, %out : memref<128x128xf16> to memref<128x128xf16>
+  memref.dealloc %t : memref<128x128xf16>
+  return
+}
+}
+
+// -----
+
 // An op after the matmul that the epilogue cannot take stays, with the
 // reason: C is the caller's buffer (someone may read it), or is read
 // transposed.
