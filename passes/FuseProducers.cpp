@@ -197,6 +197,35 @@ static void giveEachOutputItsOwnBuffer(RewriterBase &rewriter,
   });
 }
 
+/// Ops outside the tiles that share one filled destination (CSE above
+/// merges the zero fills of two convolutions) get a fill each. Shared,
+/// bufferization copies the filled buffer for the second op (a read and a
+/// write instead of a write), and the GPU matmul kernel, which folds a fill
+/// into its accumulators, would load the copy instead.
+static void refillSharedDestinations(RewriterBase &rewriter,
+                                     func::FuncOp func) {
+  llvm::DenseSet<Value> claimed;
+  func.walk([&](DestinationStyleOpInterface op) {
+    if (op->getParentOfType<scf::ForallOp>() || !op.hasPureTensorSemantics())
+      return;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      if (claimed.insert(init.get()).second)
+        continue;
+      auto fill = init.get().getDefiningOp<linalg::FillOp>();
+      auto empty = fill ? fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()
+                        : tensor::EmptyOp();
+      if (!empty || !empty.getDynamicSizes().empty())
+        continue;
+      rewriter.setInsertionPoint(op);
+      Value fresh = rewriter.clone(*empty)->getResult(0);
+      Value refill = linalg::FillOp::create(rewriter, fill.getLoc(),
+                                            fill.getInputs()[0], fresh)
+                         .getResult(0);
+      rewriter.modifyOpInPlace(op, [&] { init.set(refill); });
+    }
+  });
+}
+
 namespace {
 struct FuseProducersPass
     : public tessel::impl::FuseProducersPassBase<FuseProducersPass> {
@@ -352,6 +381,7 @@ struct FuseProducersPass
     DominanceInfo dom(func);
     eliminateCommonSubExpressions(rewriter, dom, func);
     giveEachOutputItsOwnBuffer(rewriter, func);
+    refillSharedDestinations(rewriter, func);
   }
 };
 } // namespace

@@ -449,3 +449,31 @@ func.func @gpu_matmul_transposed(%a: tensor<512x512xf16>, %b: tensor<512x512xf16
   return %r : tensor<512x512xf32>
 }
 }
+
+// -----
+
+// Two products that start from one zero fill (as CSE leaves the fills of
+// two convolutions) get a fill each: shared, bufferization would copy the
+// filled buffer for the second, which its GPU kernel would then load
+// instead of starting its accumulators at zero.
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_80", sm_count = 108, warp_size = 32, smem_per_block = 166912>} {
+// CHECK-LABEL: func.func @gpu_shared_fill(
+// CHECK: %[[F1:.*]] = linalg.fill ins(%[[ZERO:.*]] : f32) outs(%{{.*}} : tensor<256x256xf32>)
+// CHECK: %[[M1:.*]] = linalg.matmul {{.*}} outs(%[[F1]] : tensor<256x256xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<256x256xf32>
+// CHECK: %[[F2:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E2]] : tensor<256x256xf32>)
+// CHECK: linalg.matmul ins(%[[M1]], {{.*}} outs(%[[F2]] : tensor<256x256xf32>)
+// CHECK: scf.forall
+// CHECK: linalg.transpose
+func.func @gpu_shared_fill(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %m1 = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+  // expected-remark @below {{not fused into the tiles of linalg.transpose}}
+  %m2 = linalg.matmul ins(%m1, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+  // expected-remark @below {{tiled alone (no fusable producer)}}
+  %t = linalg.transpose ins(%m2 : tensor<256x256xf32>) outs(%e : tensor<256x256xf32>) permutation = [1, 0]
+  return %t : tensor<256x256xf32>
+}
+}
