@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 #include "passes/Utils/GPUTensorCores.h"
+#include "passes/Utils/TransposeFolding.h"
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -30,16 +31,6 @@ static std::string shapeName(ShapedType type) {
   for (int64_t d : type.getShape())
     s += (s.empty() ? "" : "x") + std::to_string(d);
   return s;
-}
-
-/// An empty tensor of `type`'s elements, its dimension i being `type`'s
-/// dimension permutation[i].
-static Value permutedEmpty(OpBuilder &b, Location loc, RankedTensorType type,
-                           ArrayRef<int64_t> permutation) {
-  SmallVector<int64_t> shape;
-  for (int64_t d : permutation)
-    shape.push_back(type.getDimSize(d));
-  return tensor::EmptyOp::create(b, loc, shape, type.getElementType());
 }
 
 /// `value` (a ranked tensor) with its dimensions permuted: result dimension

@@ -515,6 +515,49 @@ def ConvertConvToNHWCPass
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FoldTransposesPass
+    : Pass<"tessel-fold-transposes", "::mlir::func::FuncOp"> {
+  let summary = "Cancel transposes through the elementwise ops between them";
+  let description = [{
+    After `tessel-convert-conv-to-nhwc`, each NCHW convolution of a network
+    is followed by a transpose back to NCHW, and the next one is preceded by
+    a transpose to NHWC, with elementwise ops (bias, batch norm, ReLU,
+    residual adds) and a padding in between. This pass moves transposes on
+    tensors into the indexing maps of the `linalg.generic` ops beside them,
+    so that such pairs cancel and the elementwise ops run in NHWC, where the
+    first of them can be the convolution kernel's epilogue. In order:
+
+    1. a transpose of a transpose becomes one transpose (or none); a
+       transpose of a constant `tensor.pad` moves above it;
+    2. a transpose folds into its producer: a fill, or an all-parallel
+       generic (one result, body reading neither its output nor the loop
+       indices), which then writes the transposed layout. Its other readers
+       must be generics (they read it through composed maps). A generic
+       read by no transpose moves when all its readers read it through the
+       same permutation. A generic that reads a contraction's or
+       convolution's result in place is left in that layout: it is the
+       product's epilogue;
+    3. the transpose of a product's result, read only by an elementwise op
+       whose elements are narrower (f32 -> f16, i32 -> i8), moves below that
+       op: the op becomes the epilogue and the transpose moves fewer bytes;
+    4. a transpose read only by generics folds into their maps.
+
+    Every transpose that stays gets a remark naming why.
+
+    ```mlir
+    %t = linalg.transpose ins(%c : tensor<1x6x6x32xf32>)
+        outs(%e0 : tensor<1x32x6x6xf32>) permutation = [0, 3, 1, 2]
+    %r = linalg.generic {maps: identity, identity} ins(%t) outs(%e1) {relu}
+    %u = linalg.transpose ins(%r : tensor<1x32x6x6xf32>)
+        outs(%e2 : tensor<1x6x6x32xf32>) permutation = [0, 2, 3, 1]
+    // becomes
+    %r = linalg.generic {maps: identity, identity} ins(%c) outs(%e3) {relu}
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def ConvertCopyToLinalgPass
     : Pass<"tessel-convert-copy-to-linalg", "::mlir::func::FuncOp"> {
   let summary = "Turn memref.copy into linalg.copy";

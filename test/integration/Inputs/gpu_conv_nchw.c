@@ -155,6 +155,56 @@ static void run_accumulate(void) {
   harness_free(ref);
 }
 
+/* A residual block in NCHW: out = relu(conv3x3(pad1(relu(conv1x1(x) + b1)))
+ * + x), the inner ReLU's result and the output rounded to f16 as the
+ * function does. The reference rounds the inner result the same way, so
+ * only the sums' order differs. */
+static void run_block(void) {
+  const int64_t n = 2, c = 32, h = 9, w = 9;
+  size_t nx = (size_t)(n * c * h * w);
+  uint16_t *x = random_input(nx, 31, 0);
+  uint16_t *w1 = random_input((size_t)(c * c), 32, 0);
+  uint16_t *w2 = random_input((size_t)(c * c * 9), 33, 0);
+  float *b1 = random_f32((size_t)c, 34, -1.0f, 1.0f);
+  uint16_t *y = (uint16_t *)harness_alloc(nx, 2);
+  memset(y, 0xff, nx * 2);
+  tessel_memref_i32_4d dx = dense4(x, n, c, h, w);
+  tessel_memref_i32_4d dw1 = dense4(w1, c, c, 1, 1);
+  tessel_memref_f32_3d db = {b1, b1, 0, {c, 1, 1}, {1, 1, 1}};
+  tessel_memref_i32_4d dw2 = dense4(w2, c, c, 3, 3);
+  tessel_memref_i32_4d dy = dense4(y, n, c, h, w);
+  _mlir_ciface_nchw_block((void *)&dx, (void *)&dw1, &db, (void *)&dw2,
+                          (void *)&dy);
+  conv_shape s1 = {"nchw_block", n, c, h, w, c, 1, 1, 0, 1, 1, h, w};
+  double *inner = reference(&s1, x, w1, f16_value);
+  uint16_t *inner16 = (uint16_t *)harness_alloc(nx, 2);
+  for (size_t i = 0; i < nx; ++i) {
+    double v = inner[i] + (double)b1[(i / (size_t)(h * w)) % (size_t)c];
+    inner16[i] = to_f16((float)(v > 0 ? v : 0));
+  }
+  conv_shape s2 = {"nchw_block", n, c, h, w, c, 3, 3, 1, 1, 1, h, w};
+  double *ref = reference(&s2, inner16, w2, f16_value);
+  double *got = alloc_f64(nx);
+  for (size_t i = 0; i < nx; ++i) {
+    double v = ref[i] + f16_value(x, i);
+    ref[i] = v > 0 ? v : 0;
+    got[i] = f16_value(y, i);
+  }
+  char shape[96];
+  shape_name(&s2, shape, sizeof shape);
+  /* f16 results of sums of 288 products of magnitude <= 1. */
+  check_f64("nchw_block", shape, got, ref, nx, 2e-3, 4e-3);
+  harness_free(x);
+  harness_free(w1);
+  harness_free(w2);
+  harness_free(b1);
+  harness_free(y);
+  harness_free(inner);
+  harness_free(inner16);
+  harness_free(ref);
+  harness_free(got);
+}
+
 int main(int argc, char **argv) {
   harness_init(argc, argv);
   conv_shape a = {"nchw3x3_pad1", 2, 32, 14, 14, 48, 3, 3, 1, 1, 1, 14, 14};
@@ -163,5 +213,6 @@ int main(int argc, char **argv) {
   conv_shape d = {"nchw3x3_d2_i8", 1, 32, 12, 12, 32, 3, 3, 0, 1, 2, 8, 8};
   run(&d, (conv_fn)_mlir_ciface_nchw3x3_d2_i8, 1, 7);
   run_accumulate();
+  run_block();
   return harness_finish();
 }

@@ -57,3 +57,46 @@ func.func @nchw1x1_accumulate(%x: tensor<2x64x7x7xf16>, %w: tensor<80x64x1x1xf16
       ins(%x, %w : tensor<2x64x7x7xf16>, tensor<80x64x1x1xf16>) outs(%acc : tensor<2x80x7x7xf32>) -> tensor<2x80x7x7xf32>
   return %r : tensor<2x80x7x7xf32>
 }
+
+// A residual block as PyTorch writes it, all NCHW: a 1x1 convolution with
+// bias + ReLU to f16, padding, a 3x3 convolution, the block's input added
+// back, ReLU to f16. 2 x 32 x 9 x 9, 32 channels throughout. The transposes
+// between the two convolutions cancel (tessel-fold-transposes): the bias +
+// ReLU runs in NHWC as the first convolution's epilogue, and the second
+// reads its padded result without a transpose. The bias is C x 1 x 1,
+// broadcast over H and W, as the PyTorch frontend reshapes it.
+#chan_block = affine_map<(n, c, h, w) -> (c, 0, 0)>
+#id_block = affine_map<(n, c, h, w) -> (n, c, h, w)>
+func.func @nchw_block(%x: tensor<2x32x9x9xf16>, %w1: tensor<32x32x1x1xf16>, %b1: tensor<32x1x1xf32>, %w2: tensor<32x32x3x3xf16>) -> tensor<2x32x9x9xf16> {
+  %zero = arith.constant 0.0 : f32
+  %zh = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<2x32x9x9xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x32x9x9xf32>) -> tensor<2x32x9x9xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w1 : tensor<2x32x9x9xf16>, tensor<32x32x1x1xf16>) outs(%f : tensor<2x32x9x9xf32>) -> tensor<2x32x9x9xf32>
+  %eh = tensor.empty() : tensor<2x32x9x9xf16>
+  %r1 = linalg.generic {indexing_maps = [#id_block, #chan_block, #id_block], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c1, %b1 : tensor<2x32x9x9xf32>, tensor<32x1x1xf32>) outs(%eh : tensor<2x32x9x9xf16>) {
+  ^bb0(%a: f32, %b: f32, %o: f16):
+    %s = arith.addf %a, %b : f32
+    %m = arith.maximumf %s, %zero : f32
+    %t = arith.truncf %m : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<2x32x9x9xf16>
+  %p = tensor.pad %r1 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zh : f16
+  } : tensor<2x32x9x9xf16> to tensor<2x32x11x11xf16>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w2 : tensor<2x32x11x11xf16>, tensor<32x32x3x3xf16>) outs(%f : tensor<2x32x9x9xf32>) -> tensor<2x32x9x9xf32>
+  %r2 = linalg.generic {indexing_maps = [#id_block, #id_block, #id_block], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c2, %x : tensor<2x32x9x9xf32>, tensor<2x32x9x9xf16>) outs(%eh : tensor<2x32x9x9xf16>) {
+  ^bb0(%a: f32, %b: f16, %o: f16):
+    %bf = arith.extf %b : f16 to f32
+    %s = arith.addf %a, %bf : f32
+    %m = arith.maximumf %s, %zero : f32
+    %t = arith.truncf %m : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<2x32x9x9xf16>
+  return %r2 : tensor<2x32x9x9xf16>
+}
