@@ -153,6 +153,50 @@ EOF
     cat "$dir/conv_nchw_resnet.remarks" >&2
     exit 1
   }
+  # gpu_fusion_bench.py's NCHW residual path: two convolutions, the second
+  # with the block's input added back. tessel-fold-transposes cancels the
+  # transposes between them.
+  cat >"$src/conv_nchw_block.mlir" <<'EOF'
+#nchw = affine_map<(n, f, h, w) -> (n, f, h, w)>
+#chan = affine_map<(n, f, h, w) -> (f)>
+func.func @conv_nchw_block(%x: tensor<8x256x14x14xf16>, %w1: tensor<256x256x1x1xf16>, %b1: tensor<256xf16>, %w2: tensor<256x256x3x3xf16>, %b2: tensor<256xf16>) -> tensor<8x256x14x14xf16> {
+  %zh = arith.constant 0.0 : f16
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x256x14x14xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x256x14x14xf32>) -> tensor<8x256x14x14xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w1 : tensor<8x256x14x14xf16>, tensor<256x256x1x1xf16>) outs(%f : tensor<8x256x14x14xf32>) -> tensor<8x256x14x14xf32>
+  %o = tensor.empty() : tensor<8x256x14x14xf16>
+  %y1 = linalg.generic {indexing_maps = [#nchw, #chan, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c1, %b1 : tensor<8x256x14x14xf32>, tensor<256xf16>) outs(%o : tensor<8x256x14x14xf16>) {
+  ^bb0(%v: f32, %b: f16, %z: f16):
+    %b32 = arith.extf %b : f16 to f32
+    %s = arith.addf %v, %b32 : f32
+    %m = arith.maximumf %s, %zero : f32
+    %t = arith.truncf %m : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<8x256x14x14xf16>
+  %p = tensor.pad %y1 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zh : f16
+  } : tensor<8x256x14x14xf16> to tensor<8x256x16x16xf16>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w2 : tensor<8x256x16x16xf16>, tensor<256x256x3x3xf16>) outs(%f : tensor<8x256x14x14xf32>) -> tensor<8x256x14x14xf32>
+  %y = linalg.generic {indexing_maps = [#nchw, #chan, #nchw, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c2, %b2, %x : tensor<8x256x14x14xf32>, tensor<256xf16>, tensor<8x256x14x14xf16>) outs(%o : tensor<8x256x14x14xf16>) {
+  ^bb0(%v: f32, %b: f16, %r: f16, %z: f16):
+    %b32 = arith.extf %b : f16 to f32
+    %r32 = arith.extf %r : f16 to f32
+    %s = arith.addf %v, %b32 : f32
+    %s2 = arith.addf %s, %r32 : f32
+    %m = arith.maximumf %s2, %zero : f32
+    %t = arith.truncf %m : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<8x256x14x14xf16>
+  return %y : tensor<8x256x14x14xf16>
+}
+EOF
+  compile_expecting conv_nchw_block "folded into its producer"
   # The test programs.
   for t in "${tests[@]}"; do
     "$tc" "$root/test/integration/Inputs/$t.mlir" --target=nvgpu \
