@@ -100,7 +100,9 @@ static bool composeWithProducer(RewriterBase &rewriter,
     composed.push_back(inner.getPermutation()[d]);
   Value source = inner.getInput();
   if (isIdentityPermutation(composed)) {
+    Value init = outer.getInit();
     rewriter.replaceOp(outer, source);
+    eraseIfUnusedEmpty(rewriter, init);
   } else {
     rewriter.setInsertionPoint(outer);
     auto single = linalg::TransposeOp::create(rewriter, outer.getLoc(), source,
@@ -119,8 +121,10 @@ static bool moveAbovePad(RewriterBase &rewriter,
   auto pad = transpose.getInput().getDefiningOp<tensor::PadOp>();
   if (!pad || !pad->hasOneUse() || !isStatic(pad.getSource()))
     return false;
+  // A padding value defined in the pad's body would stay in the erased
+  // pad's region.
   Value padding = pad.getConstantPaddingValue();
-  if (!padding)
+  if (!padding || pad.getRegion().isAncestor(padding.getParentRegion()))
     return false;
   ArrayRef<int64_t> permutation = transpose.getPermutation();
   SmallVector<OpFoldResult> low, high;
@@ -139,8 +143,9 @@ static bool moveAbovePad(RewriterBase &rewriter,
   auto padded = tensor::PadOp::create(rewriter, pad.getLoc(),
                                       transpose.getResult()[0].getType(), moved,
                                       low, high, padding, pad.getNofold());
+  Value oldInit = transpose.getInit();
   rewriter.replaceOp(transpose, padded.getResult());
-  eraseIfUnusedEmpty(rewriter, transpose.getInit());
+  eraseIfUnusedEmpty(rewriter, oldInit);
   rewriter.eraseOp(pad);
   return true;
 }
@@ -168,7 +173,8 @@ static SmallVector<int64_t> wantedLayout(linalg::GenericOp op,
   bool readersAgree = true;
   for (OpOperand &use : op->getResult(0).getUses()) {
     Operation *user = use.getOwner();
-    if (auto transpose = dyn_cast<linalg::TransposeOp>(user)) {
+    if (auto transpose = dyn_cast<linalg::TransposeOp>(user);
+        transpose && transpose.isDpsInput(&use)) {
       SmallVector<int64_t> p(transpose.getPermutation());
       if (byTransposes && *byTransposes != p) {
         why = "transposes with different permutations read its result";
@@ -179,7 +185,7 @@ static SmallVector<int64_t> wantedLayout(linalg::GenericOp op,
     }
     auto reader = dyn_cast<linalg::GenericOp>(user);
     if (!reader || !reader.isDpsInput(&use)) {
-      why = "its result is also read by '" +
+      why = "its result is also used by '" +
             user->getName().getStringRef().str() + "'";
       return {};
     }
@@ -197,7 +203,8 @@ static SmallVector<int64_t> wantedLayout(linalg::GenericOp op,
     return *byTransposes;
   if (byReaders && readersAgree)
     return *byReaders;
-  why = "no transpose reads its result";
+  why = "no transpose reads its result, nor do all its readers read it "
+        "through one permutation";
   return {};
 }
 
@@ -263,8 +270,10 @@ static bool refillTransposed(RewriterBase &rewriter,
 // Phase 3: a product's transpose below its narrowing epilogue.
 //===----------------------------------------------------------------------===//
 
+/// Bits per element, 0 for elements without a width (index, complex).
 static unsigned elementBits(Value v) {
-  return cast<ShapedType>(v.getType()).getElementTypeBitWidth();
+  Type element = cast<ShapedType>(v.getType()).getElementType();
+  return element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
 }
 
 /// Whether every dimension `map` reads is in increasing order (a broadcast
@@ -295,6 +304,7 @@ static bool sinkBelowEpilogue(RewriterBase &rewriter,
     return false;
   auto op = dyn_cast<linalg::GenericOp>(*transposed.getUsers().begin());
   if (!op || !whyNotRelayoutable(op).empty() ||
+      elementBits(op->getResult(0)) == 0 ||
       elementBits(op->getResult(0)) >= elementBits(product))
     return false;
   OpOperand *read = nullptr;

@@ -300,3 +300,63 @@ func.func @kept(%x: tensor<4x8xf32>, %y: tensor<4x8x2xf32>) -> (tensor<1x4xf32>,
   %t5 = linalg.transpose ins(%pairs : tensor<4x8xf32>) outs(%e8 : tensor<8x4xf32>) permutation = [1, 0]
   return %t4, %t1, %t2, %t3, %t5 : tensor<1x4xf32>, tensor<8x4xf32>, tensor<8x4x2xf32>, tensor<2x4x8xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// Uses that are not reads (from a review): a transpose that writes into a
+// generic's result (its init) leaves the generic's layout alone; a padding
+// value defined in the pad's own body keeps the transpose below the pad; an
+// op whose elements have no bit width (index) is not taken for a narrowing
+// epilogue.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @not_reads(
+// CHECK-SAME: %[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<4x8xf32>
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<8x4xf32>)
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[Y]] : tensor<4x8xf32>) outs(%[[G]] : tensor<8x4xf32>) permutation = [1, 0]
+// CHECK: %[[P:.*]] = tensor.pad
+// CHECK: linalg.transpose ins(%[[P]]
+// CHECK: return %[[T]]
+func.func @not_reads(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %z: tensor<2x3xf32>) -> (tensor<8x4xf32>, tensor<5x2xf32>) {
+  %e = tensor.empty() : tensor<8x4xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.negf %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  // expected-remark @below {{transpose [1, 0] kept: its input is a block argument; it is read by 'func.return', which has no indexing maps}}
+  %t = linalg.transpose ins(%y : tensor<4x8xf32>) outs(%g : tensor<8x4xf32>) permutation = [1, 0]
+  %p = tensor.pad %z low[0, 1] high[0, 1] {
+  ^bb0(%i: index, %j: index):
+    %c = arith.constant 9.0 : f32
+    tensor.yield %c : f32
+  } : tensor<2x3xf32> to tensor<2x5xf32>
+  %e1 = tensor.empty() : tensor<5x2xf32>
+  // expected-remark @below {{transpose [1, 0] kept: its producer is 'tensor.pad'; it is read by 'func.return', which has no indexing maps}}
+  %u = linalg.transpose ins(%p : tensor<2x5xf32>) outs(%e1 : tensor<5x2xf32>) permutation = [1, 0]
+  return %t, %u : tensor<8x4xf32>, tensor<5x2xf32>
+}
+
+// CHECK-LABEL: func.func @index_elements(
+// CHECK: %[[M:.*]] = linalg.matmul
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], {{.*}} ins(%[[M]] : tensor<2x4xf32>) outs(%{{.*}} : tensor<4x2xindex>)
+func.func @index_elements(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> tensor<4x2xindex> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<2x3xf32>, tensor<3x4xf32>) outs(%f : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %e0 = tensor.empty() : tensor<4x2xf32>
+  // expected-remark @below {{transpose [1, 0] folded into the indexing maps of its readers}}
+  %t = linalg.transpose ins(%m : tensor<2x4xf32>) outs(%e0 : tensor<4x2xf32>) permutation = [1, 0]
+  %e1 = tensor.empty() : tensor<4x2xindex>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<4x2xf32>) outs(%e1 : tensor<4x2xindex>) {
+  ^bb0(%a: f32, %o: index):
+    %i = arith.fptosi %a : f32 to i64
+    %j = arith.index_cast %i : i64 to index
+    linalg.yield %j : index
+  } -> tensor<4x2xindex>
+  return %r : tensor<4x2xindex>
+}
