@@ -19,6 +19,8 @@
 //   - Hopper kernels (mbarriers, TMA loads, wgmma groups) run as the
 //     hardware runs them, with the layouts of upstream's lowering
 //     (passes/Utils/GPUEmulation, tessel_emu_mbarrier_*/tma_*/wgmma_*);
+//     the wgmma instructions a kernel issues itself (nvvm.wgmma.mma_async,
+//     8-bit) read shared memory where their encoded descriptors point;
 //   - gpu.shuffle is an exchange among the warp's 32 threads
 //     (tessel_emu_shuffle: every lane waits for the others, so a shuffle
 //     reached by part of a warp aborts with a message after a timeout);
@@ -60,6 +62,7 @@ static constexpr StringLiteral kAsyncCommit = "tessel_emu_async_commit";
 static constexpr StringLiteral kAsyncWait = "tessel_emu_async_wait";
 static constexpr StringLiteral kAsyncFlush = "tessel_emu_async_flush";
 static constexpr StringLiteral kCheckTeam = "tessel_emu_check_team";
+static constexpr StringLiteral kSharedWindow = "tessel_emu_shared_window";
 static constexpr StringLiteral kCheckAligned = "tessel_emu_check_aligned";
 static constexpr StringLiteral kWarpsCreate = "tessel_emu_warps_create";
 static constexpr StringLiteral kWarpsDestroy = "tessel_emu_warps_destroy";
@@ -446,7 +449,8 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   // lowering reads only that), in warpgroups of 128 threads.
   bool warpgroups = false;
   launch.getBody().walk([&](Operation *op) {
-    if (isa<nvgpu::WarpgroupMmaOp, nvgpu::WarpgroupMmaStoreOp>(op))
+    if (isa<nvgpu::WarpgroupMmaOp, nvgpu::WarpgroupMmaStoreOp,
+            NVVM::WgmmaMmaAsyncOp>(op))
       warpgroups = true;
   });
   if (warpgroups) {
@@ -476,9 +480,10 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   }
 
   // The block's shared memory, which its whole team sees.
-  Value sharedBuffer;
+  Value sharedBuffer, sharedBytes;
   if (Value bytes = launch.getDynamicSharedMemorySize()) {
     Value size = arith::IndexCastOp::create(b, loc, b.getIndexType(), bytes);
+    sharedBytes = size;
     auto type = MemRefType::get({ShapedType::kDynamic}, b.getI8Type());
     sharedBuffer = memref::AllocOp::create(b, loc, type, ValueRange{size},
                                            b.getI64IntegerAttr(64));
@@ -511,6 +516,12 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   b.setInsertionPointToStart(&entry);
   Value teamSize = callRuntime(b, loc, kNumThreads, b.getI32Type(), {});
   callRuntime(b, loc, kCheckTeam, Type(), {teamSize, threadsI32});
+  // Where the shared-memory addresses in wgmma descriptors point.
+  if (sharedBuffer)
+    callRuntime(
+        b, loc, kSharedWindow, Type(),
+        {memref::ExtractAlignedPointerAsIndexOp::create(b, loc, sharedBuffer),
+         sharedBytes});
   Value t = arith::IndexCastOp::create(
       b, loc, b.getIndexType(),
       callRuntime(b, loc, kThreadNum, b.getI32Type(), {}));
@@ -582,8 +593,10 @@ struct EmulateGPUOnCPUPass
     module.walk([&](gpu::LaunchOp op) { launches.push_back(op); });
     if (launches.empty())
       return;
+    WgmmaRegisterTypes registerTypes = collectWgmmaRegisterTypes(module);
+    separateRegisterInits(module, registerTypes);
     if (failed(checkFragmentLayouts(module)) ||
-        failed(checkHopperEmulation(module)))
+        failed(checkHopperEmulation(module, registerTypes)))
       return signalPassFailure();
 
     Type i32 = IntegerType::get(ctx, 32);
@@ -594,6 +607,8 @@ struct EmulateGPUOnCPUPass
                            FunctionType::get(ctx, {}, {i32}));
     declareRuntimeFunction(module, kCheckTeam,
                            FunctionType::get(ctx, {i32, i32}, {}));
+    declareRuntimeFunction(module, kSharedWindow,
+                           FunctionType::get(ctx, {index, index}, {}));
     declareRuntimeFunction(module, kCheckAligned,
                            FunctionType::get(ctx, {index, index, i32}, {}));
     declareRuntimeFunction(
@@ -634,7 +649,7 @@ struct EmulateGPUOnCPUPass
     // Fragments to vectors and Hopper ops to runtime calls, also where scf
     // loops carry their values.
     FragmentTypeConverter converter;
-    addHopperEmulationTypeConversions(converter);
+    addHopperEmulationTypeConversions(converter, registerTypes);
     ConversionTarget target(*ctx);
     target.addIllegalOp<gpu::SubgroupMmaLoadMatrixOp,
                         gpu::SubgroupMmaStoreMatrixOp,
@@ -644,7 +659,8 @@ struct EmulateGPUOnCPUPass
     RewritePatternSet patterns(ctx);
     patterns.add<LoadMatrixPattern, StoreMatrixPattern, ConstantMatrixPattern,
                  ComputePattern>(converter, ctx);
-    populateHopperEmulationPatterns(converter, patterns, target);
+    populateHopperEmulationPatterns(converter, patterns, target,
+                                    registerTypes);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))

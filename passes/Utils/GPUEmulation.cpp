@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -72,6 +73,8 @@ constexpr StringLiteral kWgmmaZero = "tessel_emu_wgmma_zero";
 constexpr StringLiteral kWgmma = "tessel_emu_wgmma";
 constexpr StringLiteral kWgmmaWait = "tessel_emu_wgmma_wait";
 constexpr StringLiteral kWgmmaStore = "tessel_emu_wgmma_store";
+constexpr StringLiteral kWgmmaKMajor = "tessel_emu_wgmma_k_major";
+constexpr StringLiteral kWgmmaCommit = "tessel_emu_wgmma_commit";
 constexpr StringLiteral kThreadNum = "omp_get_thread_num";
 
 /// The words of a tensor map in host memory, in runtime/lib/gpu_emulation.c's
@@ -269,24 +272,32 @@ struct GenerateDescriptorPattern
   }
 };
 
+/// Replaces `op`, whose one result is a warpgroup accumulator, by the
+/// thread's registers of it (the type converter's buffer), zeroed.
+LogicalResult replaceWithZeroRegisters(Operation *op,
+                                       const TypeConverter &converter,
+                                       ConversionPatternRewriter &rewriter) {
+  auto type = dyn_cast_or_null<MemRefType>(
+      converter.convertType(op->getResult(0).getType()));
+  if (!type)
+    return failure();
+  Location loc = op->getLoc();
+  Value registers = scopeAlloca(rewriter, op, type);
+  callRuntime(rewriter, loc, kWgmmaZero, Type(),
+              {memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
+                                                              registers),
+               indexConstant(rewriter, loc, type.getNumElements())});
+  rewriter.replaceOp(op, registers);
+  return success();
+}
+
 struct InitAccumulatorPattern
     : OpConversionPattern<nvgpu::WarpgroupMmaInitAccumulatorOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(nvgpu::WarpgroupMmaInitAccumulatorOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = dyn_cast_or_null<MemRefType>(
-        getTypeConverter()->convertType(op.getMatrixC().getType()));
-    if (!type)
-      return failure();
-    Location loc = op.getLoc();
-    Value registers = scopeAlloca(rewriter, op, type);
-    callRuntime(rewriter, loc, kWgmmaZero, Type(),
-                {memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
-                                                                registers),
-                 indexConstant(rewriter, loc, type.getNumElements())});
-    rewriter.replaceOp(op, registers);
-    return success();
+    return replaceWithZeroRegisters(op, *getTypeConverter(), rewriter);
   }
 };
 
@@ -377,6 +388,91 @@ struct FenceMBarrierInitPattern
     return success();
   }
 };
+
+/// The accumulator of an instruction the kernel issues itself
+/// (nvvm.wgmma.mma_async): an LLVM struct of the thread's registers, all of
+/// one 32-bit type. Here: those registers in memory, updated when the
+/// instruction's group completes.
+std::optional<MemRefType> registersOf(Type type) {
+  auto structType = dyn_cast<LLVM::LLVMStructType>(type);
+  if (!structType || structType.isIdentified() ||
+      structType.getBody().empty())
+    return std::nullopt;
+  Type element = structType.getBody().front();
+  if (!(element.isInteger(32) || element.isF32()) ||
+      !llvm::all_equal(structType.getBody()))
+    return std::nullopt;
+  return MemRefType::get({int64_t(structType.getBody().size())}, element);
+}
+
+struct ZeroRegistersPattern : OpConversionPattern<LLVM::ZeroOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LLVM::ZeroOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return replaceWithZeroRegisters(op, *getTypeConverter(), rewriter);
+  }
+};
+
+/// Reading a register: after the waits that completed its groups, which
+/// is when a GPU kernel may read it too.
+struct ExtractRegisterPattern : OpConversionPattern<LLVM::ExtractValueOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LLVM::ExtractValueOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<MemRefType>(adaptor.getContainer().getType()) ||
+        op.getPosition().size() != 1)
+      return failure();
+    rewriter.replaceOpWithNewOp<memref::LoadOp>(
+        op, adaptor.getContainer(),
+        ValueRange{indexConstant(rewriter, op.getLoc(), op.getPosition()[0])});
+    return success();
+  }
+};
+
+struct WgmmaKMajorPattern : OpConversionPattern<NVVM::WgmmaMmaAsyncOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(NVVM::WgmmaMmaAsyncOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value registers = memref::ExtractAlignedPointerAsIndexOp::create(
+        rewriter, loc, adaptor.getInouts());
+    // The runtime's kinds: 0 f16 x f16 -> f32, 1 s8 x s8 -> s32.
+    int64_t kind = op.getTypeA() == NVVM::WGMMATypes::s8 ? 1 : 0;
+    callRuntime(rewriter, loc, kWgmmaKMajor, Type(),
+                {registers, adaptor.getDescriptorA(), adaptor.getDescriptorB(),
+                 threadIndex(rewriter, loc),
+                 i32Constant(rewriter, loc, op.getShape().getN()),
+                 i32Constant(rewriter, loc, kind)});
+    rewriter.replaceOp(op, adaptor.getInouts());
+    return success();
+  }
+};
+
+struct WgmmaCommitPattern : OpConversionPattern<NVVM::WgmmaGroupSyncAlignedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(NVVM::WgmmaGroupSyncAlignedOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    callRuntime(rewriter, op.getLoc(), kWgmmaCommit, Type(), {});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// wgmma.fence orders register accesses before the instructions; the
+/// emulated registers are memory the runtime reads when a group completes.
+struct WgmmaFencePattern : OpConversionPattern<NVVM::WgmmaFenceAlignedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(NVVM::WgmmaFenceAlignedOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 } // namespace
 
 /// What the runtime's wgmma emulates: f32 accumulators of whole 64-row
@@ -438,6 +534,27 @@ static LogicalResult checkHopperOp(Operation *op) {
                   "(MN-major), the layouts upstream's lowering supports");
     if (a.getDimSize(0) % 64 || a.getDimSize(1) % 16)
       return fail("a wgmma group of other than 64-row, 16-deep steps");
+  } else if (auto mma = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op)) {
+    NVVM::MMAShapeAttr shape = mma.getShape();
+    bool s8 = mma.getTypeA() == NVVM::WGMMATypes::s8 &&
+              mma.getTypeB() == NVVM::WGMMATypes::s8 &&
+              mma.getTypeD() == NVVM::WGMMATypes::s32 && shape.getK() == 32;
+    bool f16 = mma.getTypeA() == NVVM::WGMMATypes::f16 &&
+               mma.getTypeB() == NVVM::WGMMATypes::f16 &&
+               mma.getTypeD() == NVVM::WGMMATypes::f32 && shape.getK() == 16;
+    if (!(s8 || f16) || mma.getLayoutA() != NVVM::MMALayout::row ||
+        mma.getLayoutB() != NVVM::MMALayout::col || shape.getM() != 64 ||
+        mma.getScaleD() != NVVM::WGMMAScaleOut::one ||
+        mma.getScaleA() != NVVM::WGMMAScaleIn::one ||
+        mma.getScaleB() != NVVM::WGMMAScaleIn::one ||
+        mma.getSatfinite() == NVVM::MMAIntOverflow::satfinite)
+      return fail("an nvvm.wgmma.mma_async other than m64nNk32 s8 x s8 -> "
+                  "s32 or m64nNk16 f16 x f16 -> f32 with both operands "
+                  "K-major, accumulating, unscaled, without saturation");
+    std::optional<MemRefType> registers = registersOf(mma.getType());
+    if (!registers || registers->getNumElements() != shape.getN() / 2)
+      return fail("an nvvm.wgmma.mma_async whose accumulator is not one "
+                  "struct of N / 2 registers");
   } else if (auto store = dyn_cast<nvgpu::WarpgroupMmaStoreOp>(op)) {
     auto dstType = cast<MemRefType>(store.getDstMemref().getType());
     if (!emulatedAccumulator(store.getMatrixD().getType()) ||
@@ -450,26 +567,71 @@ static LogicalResult checkHopperOp(Operation *op) {
 
 /// An accumulator's registers are one buffer updated in place from its
 /// init through loops and products to its store, so each of its values
-/// must be used once: a second use would see later updates.
-static LogicalResult checkAccumulatorUses(Value value, Operation *at) {
-  if (!isa<nvgpu::WarpgroupAccumulatorType>(value.getType()) ||
-      value.hasOneUse() || value.use_empty())
+/// must be used once: a second use would see later updates. Reading a
+/// register of an LLVM struct accumulator (llvm.extractvalue) updates
+/// nothing, so those reads are not counted.
+static LogicalResult checkAccumulatorUses(Value value, Operation *at,
+                                          const WgmmaRegisterTypes &types) {
+  bool registers = isa<nvgpu::WarpgroupAccumulatorType>(value.getType()) ||
+                   types.contains(value.getType());
+  if (!registers)
+    return success();
+  int64_t updates = llvm::count_if(value.getUsers(), [](Operation *user) {
+    return !isa<LLVM::ExtractValueOp>(user);
+  });
+  if (updates <= 1)
     return success();
   return at->emitError("cannot emulate: a warpgroup accumulator used more "
                        "than once (its registers are updated in place)");
 }
 
-LogicalResult mlir::tessel::checkHopperEmulation(Operation *root) {
-  WalkResult result = root->walk([](Operation *op) {
+WgmmaRegisterTypes mlir::tessel::collectWgmmaRegisterTypes(Operation *root) {
+  WgmmaRegisterTypes types;
+  root->walk([&](NVVM::WgmmaMmaAsyncOp op) {
+    if (registersOf(op.getType()))
+      types.insert(op.getType());
+  });
+  return types;
+}
+
+void mlir::tessel::separateRegisterInits(Operation *root,
+                                         const WgmmaRegisterTypes &types) {
+  // Canonicalization hoists the zero structs of a kernel's accumulators
+  // (constants) out of its gpu.launch, where the pipeline sinks them back
+  // only later, and CSE merges those of several accumulators. Here each
+  // use gets a zero of its own right before its user, inside the kernel:
+  // one buffer per accumulator and emulated thread.
+  SmallVector<LLVM::ZeroOp> zeros;
+  root->walk([&](LLVM::ZeroOp op) {
+    if (types.contains(op.getType()))
+      zeros.push_back(op);
+  });
+  OpBuilder b(root->getContext());
+  for (LLVM::ZeroOp zero : zeros) {
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : zero->getUses())
+      uses.push_back(&use);
+    for (OpOperand *use : uses) {
+      b.setInsertionPoint(use->getOwner());
+      use->set(b.clone(*zero)->getResult(0));
+    }
+    zero->erase();
+  }
+}
+
+LogicalResult
+mlir::tessel::checkHopperEmulation(Operation *root,
+                                   const WgmmaRegisterTypes &types) {
+  WalkResult result = root->walk([&](Operation *op) {
     if (failed(checkHopperOp(op)))
       return WalkResult::interrupt();
     for (Value result : op->getResults())
-      if (failed(checkAccumulatorUses(result, op)))
+      if (failed(checkAccumulatorUses(result, op, types)))
         return WalkResult::interrupt();
     for (Region &region : op->getRegions())
       for (Block &block : region)
         for (BlockArgument arg : block.getArguments())
-          if (failed(checkAccumulatorUses(arg, op)))
+          if (failed(checkAccumulatorUses(arg, op, types)))
             return WalkResult::interrupt();
     return WalkResult::advance();
   });
@@ -483,7 +645,8 @@ bool mlir::tessel::isEmulatedHopperOp(Operation *op) {
              nvgpu::TmaCreateDescriptorOp, nvgpu::WarpgroupGenerateDescriptorOp,
              nvgpu::WarpgroupMmaOp, nvgpu::WarpgroupMmaInitAccumulatorOp,
              nvgpu::WarpgroupMmaStoreOp, NVVM::FenceMbarrierInitOp,
-             NVVM::WgmmaWaitGroupSyncOp>(op);
+             NVVM::WgmmaWaitGroupSyncOp, NVVM::WgmmaMmaAsyncOp,
+             NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp>(op);
 }
 
 void mlir::tessel::hoistHopperMBarrierGroups(OpBuilder &b, Region &body,
@@ -528,10 +691,14 @@ void mlir::tessel::declareHopperEmulationFunctions(ModuleOp module) {
      {});
   fn(kWgmmaWait, {i32}, {});
   fn(kWgmmaStore, {index, i32, i32, i32, index, index, index}, {});
+  Type i64 = IntegerType::get(ctx, 64);
+  fn(kWgmmaKMajor, {index, i64, i64, i32, i32, i32}, {});
+  fn(kWgmmaCommit, {}, {});
   fn(kThreadNum, {}, {i32});
 }
 
-void mlir::tessel::addHopperEmulationTypeConversions(TypeConverter &converter) {
+void mlir::tessel::addHopperEmulationTypeConversions(
+    TypeConverter &converter, const WgmmaRegisterTypes &types) {
   converter.addConversion([](nvgpu::TensorMapDescriptorType type) -> Type {
     return IndexType::get(type.getContext());
   });
@@ -551,18 +718,34 @@ void mlir::tessel::addHopperEmulationTypeConversions(TypeConverter &converter) {
             {fragmented.getNumElements() / kWarpgroupThreads},
             fragmented.getElementType());
       });
+  converter.addConversion(
+      [types](LLVM::LLVMStructType type) -> std::optional<Type> {
+        if (!types.contains(type))
+          return std::nullopt;
+        return *registersOf(type);
+      });
 }
 
 void mlir::tessel::populateHopperEmulationPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
-    ConversionTarget &target) {
+    ConversionTarget &target, const WgmmaRegisterTypes &types) {
   target.addDynamicallyLegalDialect<nvgpu::NVGPUDialect>(
       [](Operation *op) { return !isEmulatedHopperOp(op); });
-  target.addIllegalOp<NVVM::FenceMbarrierInitOp, NVVM::WgmmaWaitGroupSyncOp>();
+  target.addIllegalOp<NVVM::FenceMbarrierInitOp, NVVM::WgmmaWaitGroupSyncOp,
+                      NVVM::WgmmaMmaAsyncOp, NVVM::WgmmaFenceAlignedOp,
+                      NVVM::WgmmaGroupSyncAlignedOp>();
+  target.addDynamicallyLegalOp<LLVM::ZeroOp>(
+      [types](LLVM::ZeroOp op) { return !types.contains(op.getType()); });
+  target.addDynamicallyLegalOp<LLVM::ExtractValueOp>(
+      [types](LLVM::ExtractValueOp op) {
+        return !types.contains(op.getContainer().getType());
+      });
   patterns.add<TmaCreateDescriptorPattern, TmaPrefetchPattern,
                MBarrierInitPattern, MBarrierArriveExpectTxPattern,
                MBarrierTryWaitParityPattern, TmaAsyncLoadPattern,
                GenerateDescriptorPattern, InitAccumulatorPattern,
                WarpgroupMmaPattern, WarpgroupMmaStorePattern, WaitGroupPattern,
-               FenceMBarrierInitPattern>(converter, patterns.getContext());
+               FenceMBarrierInitPattern, ZeroRegistersPattern,
+               ExtractRegisterPattern, WgmmaKMajorPattern, WgmmaCommitPattern,
+               WgmmaFencePattern>(converter, patterns.getContext());
 }

@@ -14,6 +14,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 namespace mlir::tessel {
 
 /// Declares `name` (private) in `module` unless it exists.
@@ -31,9 +33,24 @@ Value elementAddress(OpBuilder &b, Location loc, Value memref,
 /// prefetches, and the warpgroup (wgmma) ops.
 bool isEmulatedHopperOp(Operation *op);
 
+/// The accumulator types of the wgmma instructions kernels issue themselves
+/// (nvvm.wgmma.mma_async): LLVM structs of a thread's registers. Only these
+/// structs become register buffers, so no other LLVM struct at that stage
+/// of the pipeline is touched.
+using WgmmaRegisterTypes = llvm::SmallDenseSet<Type, 4>;
+WgmmaRegisterTypes collectWgmmaRegisterTypes(Operation *root);
+
 /// Emits an error at the first Hopper op under `root` in a form the
 /// emulation does not run (multicast loads, other layouts or types).
-LogicalResult checkHopperEmulation(Operation *root);
+LogicalResult checkHopperEmulation(Operation *root,
+                                   const WgmmaRegisterTypes &types);
+
+/// Gives each use of a zero-initialized LLVM struct accumulator (the
+/// registers of an nvvm.wgmma.mma_async) a zero op of its own, right
+/// before its user: the emulation keeps each accumulator's registers in a
+/// buffer updated in place, per thread, and canonicalization may have
+/// hoisted the zeros out of their kernel and CSE merged them.
+void separateRegisterInits(Operation *root, const WgmmaRegisterTypes &types);
 
 /// Replaces the mbarrier groups created in `body` (one per block on a GPU,
 /// so one per block here too) by groups made at `b`'s insertion point,
@@ -49,13 +66,15 @@ void declareHopperEmulationFunctions(ModuleOp module);
 /// Tensor maps and mbarrier groups become handles (index), wgmma
 /// descriptors vector<4xindex> (address, leading and stride byte offsets,
 /// swizzle width), accumulators each thread's registers in memory.
-void addHopperEmulationTypeConversions(TypeConverter &converter);
+void addHopperEmulationTypeConversions(TypeConverter &converter,
+                                       const WgmmaRegisterTypes &types);
 
 /// Marks the Hopper ops illegal and adds the patterns that rewrite them
 /// into runtime calls.
 void populateHopperEmulationPatterns(const TypeConverter &converter,
                                      RewritePatternSet &patterns,
-                                     ConversionTarget &target);
+                                     ConversionTarget &target,
+                                     const WgmmaRegisterTypes &types);
 
 } // namespace mlir::tessel
 

@@ -561,7 +561,19 @@ static float load_half(uintptr_t address) {
   return half_to_float(h);
 }
 
+/* A queued wgmma: one group of upstream's nvgpu.warpgroup.mma (f16, B
+ * MN-major, strides given), or one instruction of a group the kernel issues
+ * itself (nvvm.wgmma.mma_async: both operands K-major, read through its
+ * encoded descriptors). `group` orders them: a wait leaves the newest
+ * `pending` committed groups queued, and the open (uncommitted) one. */
+enum {
+  kUpstreamF16Group = 0, /* nvgpu.warpgroup.mma's group */
+  kKMajorF16 = 1,        /* m64nNk16 f16 x f16 -> f32 */
+  kKMajorS8 = 2,         /* m64nNk32 s8 x s8 -> s32 */
+};
 typedef struct {
+  int32_t kind;
+  uint64_t group;
   uintptr_t acc, a, b;
   int32_t thread, m_tiles, n, k_steps;
   intptr_t a_m_step, a_k_step, a_sbo, a_pitch, b_k_step, b_lbo, b_sbo,
@@ -570,6 +582,20 @@ typedef struct {
 
 static _Thread_local queued_wgmma *wgmma_groups;
 static _Thread_local size_t wgmma_count, wgmma_capacity;
+/* The id of the group wgmma instructions issued now join (commit closes
+ * it). */
+static _Thread_local uint64_t wgmma_open_group;
+/* The calling thread's block's dynamic shared memory: where the 18-bit
+ * shared-memory addresses of wgmma descriptors point. */
+static _Thread_local uintptr_t shared_window;
+static _Thread_local intptr_t shared_window_bytes;
+
+static void queue_wgmma(queued_wgmma entry) {
+  if (wgmma_count == wgmma_capacity)
+    wgmma_groups =
+        grow(wgmma_groups, &wgmma_capacity, sizeof *wgmma_groups);
+  wgmma_groups[wgmma_count++] = entry;
+}
 
 /* The thread's registers of each m64nNk16 instruction of the group: register
  * r of lane l in warp w (of the warpgroup) is D[16 w + l / 4 + 8 ((r / 2) %
@@ -578,7 +604,7 @@ static _Thread_local size_t wgmma_count, wgmma_capacity;
  * B is MN-major (transposed), column j at (j / (pitch / 2)) * LBO, k row
  * at (k / 8) * SBO + (k % 8) * pitch; both read through the swizzle of
  * their pitch, as TMA wrote them. */
-static void perform_wgmma(const queued_wgmma *g) {
+static void perform_f16_group(const queued_wgmma *g) {
   float *acc = (float *)g->acc;
   int32_t in_group = g->thread % kWarpgroupThreads;
   int32_t warp = in_group / kWarpSize, lane = in_group % kWarpSize;
@@ -609,6 +635,38 @@ static void perform_wgmma(const queued_wgmma *g) {
     }
 }
 
+/* One K-major instruction (m64nNk16 f16 x f16 -> f32 or m64nNk32 s8 x s8
+ * -> s32): row i of A (column j of B) at (i / 8) * SBO + (i % 8) * pitch
+ * from the descriptor's address, its 32 k bytes along that row, read
+ * through the swizzle; the D fragment as for upstream's groups. */
+static void perform_k_major_instruction(const queued_wgmma *g) {
+  int32_t in_group = g->thread % kWarpgroupThreads;
+  int32_t warp = in_group / kWarpSize, lane = in_group % kWarpSize;
+  for (int32_t r = 0; r < g->n / 2; ++r) {
+    int32_t row = 16 * warp + lane / 4 + 8 * ((r / 2) % 2);
+    int32_t column = 8 * (r / 4) + 2 * (lane % 4) + r % 2;
+    uintptr_t a_row = g->a + (uintptr_t)((row / 8) * g->a_sbo +
+                                         (row % 8) * g->a_pitch);
+    uintptr_t b_row = g->b + (uintptr_t)((column / 8) * g->b_sbo +
+                                         (column % 8) * g->b_pitch);
+    if (g->kind == kKMajorS8) {
+      int32_t *acc = (int32_t *)g->acc;
+      int32_t sum = acc[r];
+      for (int32_t k = 0; k < 32; ++k)
+        sum += (int32_t) * (const int8_t *)swizzled(a_row + k, g->a_pitch) *
+               (int32_t) * (const int8_t *)swizzled(b_row + k, g->b_pitch);
+      acc[r] = sum;
+    } else {
+      float *acc = (float *)g->acc;
+      float sum = acc[r];
+      for (int32_t k = 0; k < 16; ++k)
+        sum += load_half(swizzled(a_row + 2 * k, g->a_pitch)) *
+               load_half(swizzled(b_row + 2 * k, g->b_pitch));
+      acc[r] = sum;
+    }
+  }
+}
+
 void tessel_emu_wgmma_zero(uintptr_t acc, intptr_t count) {
   memset((void *)acc, 0, (size_t)count * sizeof(float));
 }
@@ -622,25 +680,134 @@ void tessel_emu_wgmma(uintptr_t acc, uintptr_t a, uintptr_t b, int32_t thread,
     hopper_fail("wgmma with n = %ld and %ld- and %ld-byte swizzles is not "
                 "emulated",
                 (long)n, (long)a_pitch, (long)b_pitch);
-  if (wgmma_count == wgmma_capacity)
-    wgmma_groups =
-        grow(wgmma_groups, &wgmma_capacity, sizeof *wgmma_groups);
-  wgmma_groups[wgmma_count++] = (queued_wgmma){
-      acc,      a,        b,       thread,   m_tiles, n,     k_steps, a_m_step,
-      a_k_step, a_sbo,    a_pitch, b_k_step, b_lbo,   b_sbo, b_pitch};
+  /* Upstream's lowering commits the group it issues. */
+  queue_wgmma((queued_wgmma){.kind = kUpstreamF16Group,
+                             .group = wgmma_open_group++,
+                             .acc = acc,
+                             .a = a,
+                             .b = b,
+                             .thread = thread,
+                             .m_tiles = m_tiles,
+                             .n = n,
+                             .k_steps = k_steps,
+                             .a_m_step = a_m_step,
+                             .a_k_step = a_k_step,
+                             .a_sbo = a_sbo,
+                             .a_pitch = a_pitch,
+                             .b_k_step = b_k_step,
+                             .b_lbo = b_lbo,
+                             .b_sbo = b_sbo,
+                             .b_pitch = b_pitch});
 }
+
+void tessel_emu_shared_window(uintptr_t base, intptr_t bytes) {
+  shared_window = base;
+  shared_window_bytes = bytes;
+}
+
+/* The shared-memory address a descriptor's bits 0-13 name (address / 16,
+ * 18 bits in all): the one inside the block's dynamic shared memory. */
+static uintptr_t descriptor_address(uint64_t descriptor, const char *which) {
+  if (!shared_window)
+    hopper_fail("a wgmma descriptor outside a block with dynamic shared "
+                "memory");
+  uintptr_t low = (uintptr_t)(descriptor & 0x3FFF) << 4;
+  uintptr_t address = (shared_window & ~(uintptr_t)0x3FFFF) | low;
+  if (address < shared_window)
+    address += 0x40000;
+  if (address < shared_window ||
+      address >= shared_window + (uintptr_t)shared_window_bytes)
+    hopper_fail("the %s descriptor's address (0x%lx in the shared window) is "
+                "outside the block's %ld bytes of shared memory",
+                which, (unsigned long)low, (long)shared_window_bytes);
+  return address;
+}
+
+/* Decodes one K-major descriptor (PTX ISA, "Matrix Descriptor Format"):
+ * bits 16-29 the leading byte offset / 16 (unused by K-major swizzled
+ * layouts), 32-45 the stride byte offset / 16, 49-51 the base offset, 62-63
+ * the swizzle (1: 128 bytes, 2: 64, 3: 32; 0, interleaved, is not
+ * emulated). */
+static void decode_k_major(uint64_t descriptor, const char *which,
+                           int32_t rows, uintptr_t *address, intptr_t *sbo,
+                           intptr_t *pitch) {
+  static const intptr_t widths[4] = {0, 128, 64, 32};
+  /* Bits 14-15, 30-31, 46-48 and 52-61 are reserved. */
+  const uint64_t fields = 0x3FFFull | 0x3FFFull << 16 | 0x3FFFull << 32 |
+                          0x7ull << 49 | 0x3ull << 62;
+  if (descriptor & ~fields)
+    hopper_fail("the %s descriptor 0x%016llx sets reserved bits (0x%016llx)",
+                which, (unsigned long long)descriptor,
+                (unsigned long long)(descriptor & ~fields));
+  *address = descriptor_address(descriptor, which);
+  *sbo = (intptr_t)((descriptor >> 32) & 0x3FFF) << 4;
+  *pitch = widths[(descriptor >> 62) & 3];
+  if (!*pitch)
+    hopper_fail("the %s descriptor is not swizzled (interleaved layouts are "
+                "not emulated)",
+                which);
+  if ((descriptor >> 49) & 7)
+    hopper_fail("the %s descriptor has a base offset (%lu), which is not "
+                "emulated",
+                which, (unsigned long)((descriptor >> 49) & 7));
+  if (*sbo != 8 * *pitch)
+    hopper_fail("the %s descriptor's stride byte offset is %ld; K-major "
+                "tiles of %ld-byte rows have groups of 8 rows %ld bytes apart",
+                which, (long)*sbo, (long)*pitch, (long)(8 * *pitch));
+  /* The instruction reads `rows` rows of 32 bytes from there (the swizzle
+   * permutes 16-byte pieces within a row): all inside shared memory. */
+  uintptr_t end = *address + (uintptr_t)(((rows - 1) / 8) * *sbo +
+                                         ((rows - 1) % 8) * *pitch + 32);
+  if (end > shared_window + (uintptr_t)shared_window_bytes)
+    hopper_fail("the %s operand's %ld rows from its descriptor's address run "
+                "past the block's %ld bytes of shared memory",
+                which, (long)rows, (long)shared_window_bytes);
+}
+
+void tessel_emu_wgmma_k_major(uintptr_t acc, uint64_t a_descriptor,
+                              uint64_t b_descriptor, int32_t thread,
+                              int32_t n, int32_t kind) {
+  if (kind != 0 && kind != 1)
+    hopper_fail("a K-major wgmma of unknown kind %ld", (long)kind);
+  if (n < 8 || n > 256 || n % (kind ? 16 : 8))
+    hopper_fail("a wgmma with n = %ld (m64nNk%d takes multiples of %d up to "
+                "256 here)",
+                (long)n, kind ? 32 : 16, kind ? 16 : 8);
+  queued_wgmma entry = {.kind = kind ? kKMajorS8 : kKMajorF16,
+                        .group = wgmma_open_group,
+                        .acc = acc,
+                        .thread = thread,
+                        .m_tiles = 1,
+                        .n = n,
+                        .k_steps = 1};
+  decode_k_major(a_descriptor, "A", 64, &entry.a, &entry.a_sbo,
+                 &entry.a_pitch);
+  decode_k_major(b_descriptor, "B", n, &entry.b, &entry.b_sbo,
+                 &entry.b_pitch);
+  queue_wgmma(entry);
+}
+
+void tessel_emu_wgmma_commit(void) { ++wgmma_open_group; }
 
 void tessel_emu_wgmma_wait(int32_t pending) {
   if (pending < 0)
     pending = 0;
-  if (wgmma_count <= (size_t)pending)
+  /* Groups below `last` are done: all committed ones but the newest
+   * `pending`. */
+  if (wgmma_open_group < (uint64_t)pending)
     return;
-  size_t done = wgmma_count - (size_t)pending;
-  for (size_t i = 0; i < done; ++i)
-    perform_wgmma(&wgmma_groups[i]);
+  uint64_t last = wgmma_open_group - (uint64_t)pending;
+  size_t done = 0;
+  while (done < wgmma_count && wgmma_groups[done].group < last) {
+    if (wgmma_groups[done].kind == kUpstreamF16Group)
+      perform_f16_group(&wgmma_groups[done]);
+    else
+      perform_k_major_instruction(&wgmma_groups[done]);
+    ++done;
+  }
   memmove(wgmma_groups, wgmma_groups + done,
-          (size_t)pending * sizeof *wgmma_groups);
-  wgmma_count = (size_t)pending;
+          (wgmma_count - done) * sizeof *wgmma_groups);
+  wgmma_count -= done;
 }
 
 /* Upstream's lowering of nvgpu.warpgroup.mma.store (NVGPUToNVVM), which
@@ -665,4 +832,8 @@ void tessel_emu_wgmma_store(uintptr_t acc_address, int32_t thread,
   }
 }
 
-static void wgmma_flush(void) { tessel_emu_wgmma_wait(0); }
+/* A thread's end completes what it issued, committed or not. */
+static void wgmma_flush(void) {
+  tessel_emu_wgmma_commit();
+  tessel_emu_wgmma_wait(0);
+}

@@ -332,3 +332,89 @@ func.func @accumulator_reused(%a: memref<64x64xf16>, %c: memref<64x64xf32>, %d: 
   }
   return
 }
+
+// -----
+
+// An 8-bit wgmma the kernel issues itself: its accumulator (an LLVM struct
+// of the thread's registers, zero-started above the launch as
+// canonicalization leaves it) becomes a buffer per thread, the instruction
+// a queued runtime call that decodes its descriptors inside the block's
+// shared memory (named per thread), the commit and the wait calls, and
+// reading a register a load.
+
+!regs = !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32)>
+// CHECK-LABEL: func.func @wgmma_s8
+// CHECK: omp.parallel
+// CHECK: memref.alloca() : memref<32xi32>
+// CHECK: call @tessel_emu_shared_window(
+// CHECK: call @tessel_emu_wgmma_zero(
+// CHECK: scf.for
+// CHECK: call @tessel_emu_wgmma_k_major(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c64_i32, %c1_i32)
+// CHECK: call @tessel_emu_wgmma_commit()
+// CHECK: call @tessel_emu_wgmma_wait(%c1_i32)
+// CHECK: call @tessel_emu_wgmma_wait(%c0_i32)
+// CHECK: memref.load %{{.*}}[%c5] : memref<32xi32>
+// CHECK-NOT: nvvm.wgmma
+// CHECK-NOT: llvm.extractvalue
+func.func @wgmma_s8(%out: memref<128xi32>, %desc: i64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c128 = arith.constant 128 : index
+  %bytes = arith.constant 16384 : i32
+  %zero = llvm.mlir.zero : !regs
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%t, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) dynamic_shared_memory_size %bytes {
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %r = scf.for %k = %c0 to %c2 step %c1 iter_args(%acc = %zero) -> (!regs) {
+      nvvm.wgmma.fence.aligned
+      %d = nvvm.wgmma.mma_async %desc, %desc, %acc, #nvvm.shape<m = 64, n = 64, k = 32>, D [<s32>, <one>], A [<s8>, <one>, <row>], B [<s8>, <one>, <col>] : !regs -> !regs
+      nvvm.wgmma.commit.group.sync.aligned
+      nvvm.wgmma.wait.group.sync.aligned 1
+      scf.yield %d : !regs
+    }
+    nvvm.wgmma.wait.group.sync.aligned 0
+    %v = llvm.extractvalue %r[5] : !regs
+    memref.store %v, %out[%t] : memref<128xi32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Only the K-major forms the kernels issue (s8 and f16, accumulating,
+// unscaled) of nvvm.wgmma.mma_async are emulated: here A is negated.
+
+!regs = !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>
+func.func @wgmma_f16_negated(%desc: i64) {
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %bytes = arith.constant 16384 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%t, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) dynamic_shared_memory_size %bytes {
+    %zero = llvm.mlir.zero : !regs
+    // expected-error @below {{cannot emulate: an nvvm.wgmma.mma_async other than m64nNk32 s8 x s8 -> s32 or m64nNk16 f16 x f16 -> f32 with both operands K-major, accumulating, unscaled, without saturation}}
+    %d = nvvm.wgmma.mma_async %desc, %desc, %zero, #nvvm.shape<m = 64, n = 64, k = 16>, D [<f32>, <one>], A [<f16>, <neg>, <row>], B [<f16>, <one>, <col>] : !regs -> !regs
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Two products on one accumulator value would both update its one buffer.
+
+!regs = !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32)>
+func.func @wgmma_s8_reused(%desc: i64) {
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %bytes = arith.constant 16384 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%t, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) dynamic_shared_memory_size %bytes {
+    %zero = llvm.mlir.zero : !regs
+    // expected-error @below {{cannot emulate: a warpgroup accumulator used more than once (its registers are updated in place)}}
+    %d = nvvm.wgmma.mma_async %desc, %desc, %zero, #nvvm.shape<m = 64, n = 64, k = 32>, D [<s32>, <one>], A [<s8>, <one>, <row>], B [<s8>, <one>, <col>] : !regs -> !regs
+    %e = nvvm.wgmma.mma_async %desc, %desc, %d, #nvvm.shape<m = 64, n = 64, k = 32>, D [<s32>, <one>], A [<s8>, <one>, <row>], B [<s8>, <one>, <col>] : !regs -> !regs
+    %f = nvvm.wgmma.mma_async %desc, %desc, %d, #nvvm.shape<m = 64, n = 64, k = 32>, D [<s32>, <one>], A [<s8>, <one>, <row>], B [<s8>, <one>, <col>] : !regs -> !regs
+    gpu.terminator
+  }
+  return
+}

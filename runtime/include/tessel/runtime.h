@@ -330,6 +330,21 @@ TESSEL_RT_EXPORT void tessel_emu_wgmma(uintptr_t acc, uintptr_t a,
                                        intptr_t a_pitch, intptr_t b_k_step,
                                        intptr_t b_lbo, intptr_t b_sbo,
                                        intptr_t b_pitch);
+/* The form kernels issue instruction by instruction (nvvm.wgmma.mma_async,
+ * both operands K-major): tessel_emu_wgmma_k_major queues one instruction,
+ * kind 0 m64nNk16 f16 x f16 -> f32, kind 1 m64nNk32 s8 x s8 -> s32 (the
+ * accumulator: the thread's n / 2 registers), read where its encoded
+ * shared-memory descriptors point (their 18-bit addresses taken inside the
+ * calling thread's block's dynamic shared memory, which
+ * tessel_emu_shared_window names), into the open group;
+ * tessel_emu_wgmma_commit closes that group. */
+TESSEL_RT_EXPORT void tessel_emu_shared_window(uintptr_t base, intptr_t bytes);
+TESSEL_RT_EXPORT void tessel_emu_wgmma_k_major(uintptr_t acc,
+                                               uint64_t a_descriptor,
+                                               uint64_t b_descriptor,
+                                               int32_t thread, int32_t n,
+                                               int32_t kind);
+TESSEL_RT_EXPORT void tessel_emu_wgmma_commit(void);
 TESSEL_RT_EXPORT void tessel_emu_wgmma_wait(int32_t pending);
 TESSEL_RT_EXPORT void tessel_emu_wgmma_store(uintptr_t acc, int32_t thread,
                                              int32_t m_tiles, int32_t n,
