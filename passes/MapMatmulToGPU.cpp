@@ -381,25 +381,31 @@ struct MapMatmulToGPUPass
   using Base::Base;
 
   /// Whether the wgmma kernel takes this product (its sizes in `t`), or
-  /// why not. Its limits are those of upstream's wgmma lowering in MLIR 22:
-  /// row-major A and B only (its descriptor steps assume them), f16
-  /// inputs with f32 sums (it has no k step for 8-bit integers), and TMA's:
-  /// 16-byte aligned rows.
+  /// why not. With B given as (k, n), f16 x f16 -> f32 goes through
+  /// upstream's nvgpu.warpgroup.mma (its MLIR 22 lowering reads B that way
+  /// only); with B given as (n, k), f16 -> f32 and i8 -> i32 go through the
+  /// NVVM instructions the kernel issues itself (8-bit wgmma reads both
+  /// operands K-major, so i8 needs that B). A is read K-major: (m, k). TMA
+  /// needs 16-byte aligned rows.
   bool chooseWgmma(const MatmulMatch &match, ArrayAttr shapes,
                    const GPUModelParams &params,
                    const GPUMatmulProblem &problem,
                    const GPUMatmulOverrides &overrides, GPUWgmmaTiling &t,
                    std::string &why) {
     const GPUMatmulOperands &ops = match.operands;
-    if (!shapes || !llvm::any_of(shapes, [](Attribute s) {
-          return cast<StringAttr>(s).getValue() ==
-                 "wgmma.m64nNk16:f16xf16->f32";
-        })) {
-      why = "the target lists no 'wgmma.m64nNk16:f16xf16->f32' shape";
+    bool integer = match.inputType.isInteger(8);
+    if (!(match.inputType.isF16() && match.accType.isF32()) &&
+        !(integer && match.accType.isInteger(32))) {
+      why = "only f16 x f16 -> f32 and i8 x i8 -> i32 have a wgmma kernel "
+            "here";
       return false;
     }
-    if (!match.inputType.isF16() || !match.accType.isF32()) {
-      why = "only f16 x f16 -> f32 has a wgmma lowering here";
+    StringRef shape = integer ? "wgmma.m64nNk32:i8xi8->i32"
+                              : "wgmma.m64nNk16:f16xf16->f32";
+    if (!shapes || !llvm::any_of(shapes, [&](Attribute s) {
+          return cast<StringAttr>(s).getValue() == shape;
+        })) {
+      why = ("the target lists no '" + shape + "' shape").str();
       return false;
     }
     if (ops.conv) {
@@ -407,20 +413,27 @@ struct MapMatmulToGPUPass
             "boxes cannot";
       return false;
     }
-    if (ops.aTransposed || ops.bTransposed) {
-      why = "A or B is transposed (upstream's wgmma descriptors step through "
-            "row-major tiles only)";
+    if (ops.aTransposed) {
+      why = "A is transposed (the wgmma kernel reads A K-major, as (m, k))";
+      return false;
+    }
+    if (integer && !ops.bTransposed) {
+      why = "B is given as (k, n), and 8-bit wgmma reads B K-major only: "
+            "give B as (n, k), as a linear layer's weight is";
       return false;
     }
     if (ops.batch > 1) {
       why = "batched products are not done yet";
       return false;
     }
-    if (ops.aCopyElements * 2 != 16 || ops.bCopyElements * 2 != 16) {
+    int64_t elementBytes = integer ? 1 : 2;
+    if (ops.aCopyElements * elementBytes != 16 ||
+        ops.bCopyElements * elementBytes != 16) {
       why = "TMA needs 16-byte aligned rows of A and B";
       return false;
     }
-    if (!ops.init || !matchPattern(ops.init, m_AnyZeroFloat())) {
+    if (!ops.init || !(integer ? matchPattern(ops.init, m_Zero())
+                               : matchPattern(ops.init, m_AnyZeroFloat()))) {
       why = "C does not start from a fill with zero";
       return false;
     }
@@ -598,7 +611,8 @@ struct MapMatmulToGPUPass
     std::string rationale = tiling.rationale;
     if (wgmma) {
       mmaName = "wgmma m64n" + std::to_string(wgmmaTiling.blockN) +
-                "k16 on TMA-loaded tiles";
+                (match.inputType.isInteger(8) ? "k32" : "k16") +
+                " on TMA-loaded tiles";
       rationale = wgmmaTiling.rationale;
     }
     op->emitRemark() << what << " (" << types << ") mapped to tensor cores ("

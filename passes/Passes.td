@@ -639,6 +639,7 @@ def MapMatmulToGPUPass
                            "::mlir::vector::VectorDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect"];
   let options = [
     Option<"blockM", "block-m", "int64_t", "0",
@@ -661,7 +662,8 @@ def MapMatmulToGPUPass
            "activation, conversion) to the accumulators before the store">,
     Option<"useWgmma", "wgmma", "bool", "false",
            "On targets that list a wgmma shape (sm_90a), build f16 x f16 -> "
-           "f32 products with wgmma on TMA-loaded tiles instead of WMMA. Off "
+           "f32 products, and i8 x i8 -> i32 products whose B is given as "
+           "(n, k), with wgmma on TMA-loaded tiles instead of WMMA. Off "
            "until a GPU session has checked its results and timed it">
   ];
 }

@@ -6,9 +6,10 @@
 //
 // - every warpgroup spreads over the SM's four tensor cores, so one block
 //   can keep them busy: no occupancy factor;
-// - each m64nNk16 instruction reads its A (64x16) and B (16xN) pieces from
-//   shared memory itself: a wider N reuses A, more rows per warpgroup
-//   re-read B;
+// - each instruction (m64nNk16 f16, m64nNk32 i8: 32 bytes of k) reads its
+//   A (64 rows) and B (N rows or columns) pieces from shared memory itself:
+//   a wider N reuses A, more rows per warpgroup re-read B;
+// - i8 products run at twice the target's 16-bit tensor-core rate;
 // - TMA writes each k tile into shared memory once, and reads it from L2
 //   once per block: blockM x blockN tiles trade L2 traffic against
 //   registers (the accumulators: blockM x blockN / threads per thread).
@@ -68,13 +69,17 @@ static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,
   e.waves = llvm::divideCeilSigned(e.blocks, g.smCount * e.blocksPerSM);
   double r = double(e.resident);
   int64_t eb = p.inputBytes;
-  // Per k tile (64 deep = 4 instruction k steps of 16).
+  // Per k tile (128 bytes deep = 4 instruction k steps of 32 bytes: 16 f16
+  // or 32 i8 elements).
+  int64_t kStep = 32 / eb;
   double instructions = double(t.warpgroups * (t.rowsPerWarpgroup() / 64));
   double operandReads =
-      4 * instructions * double((64 * 16 + 16 * t.blockN) * eb);
+      4 * instructions * double((64 * kStep + kStep * t.blockN) * eb);
   double tileBytes = double((t.blockM + t.blockN) * t.blockK * eb);
-  e.mmaCycles =
-      r * double(t.blockM * t.blockN * t.blockK) / double(g.mmaFmaPerCycle);
+  // 8-bit inputs run at twice the 16-bit rate (the target's figure).
+  int64_t rate = eb == 1 ? 2 : 1;
+  e.mmaCycles = r * double(t.blockM * t.blockN * t.blockK) /
+                double(g.mmaFmaPerCycle * rate);
   e.smemCycles = r * (operandReads + tileBytes) / double(g.smemBytesPerCycle);
   e.l2Cycles = r * tileBytes / double(g.l2BytesPerCycle);
   double tile = std::max({e.mmaCycles, e.smemCycles, e.l2Cycles,
@@ -96,22 +101,30 @@ bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
                                          std::string &why) {
   if (!hasGPUModelFigures(g, why))
     return false;
-  if (o.blockK && o.blockK != 64) {
-    why = "the wgmma kernel's k tile is 64 (one 128-byte swizzled row)";
+  // One 128-byte swizzled row of k: 64 f16 or 128 i8 elements.
+  int64_t blockK = 128 / p.inputBytes;
+  if (o.blockK && o.blockK != blockK) {
+    why = "the wgmma kernel's k tile is " + std::to_string(blockK) +
+          " (one 128-byte swizzled row)";
     return false;
   }
 
   // Warpgroup rows are whole m64 instructions; B is loaded in boxes of 64
-  // columns (128 bytes, the swizzle's width); wgmma's N is at most 256.
-  // Upstream's nvgpu.warpgroup.mma.store places a warpgroup's rows by its
+  // columns or rows (128 bytes, the swizzle's width); wgmma's N is at most
+  // 256. With B given as (k, n) the kernel stores through upstream's
+  // nvgpu.warpgroup.mma.store, which places a warpgroup's rows by its
   // thread ids (warp w at row 16 w), so with two warpgroups each takes 64
   // rows; and it puts a 128-row accumulator's second half at row N / 2 (its
-  // register count), which is right only for N = 128: no 128x64 block.
+  // register count), which is right only for N = 128: no 128x64 block of
+  // one warpgroup then. With B as (n, k) the kernel stores its registers
+  // itself, by the PTX fragment layout.
   struct Shape {
     int64_t warpgroups, blockM, blockN;
   };
   const Shape shapes[] = {{1, 64, 64},   {1, 64, 128},  {1, 64, 256},
-                          {1, 128, 128}, {2, 128, 128}, {2, 128, 256}};
+                          {1, 128, 64},  {1, 128, 128}, {2, 128, 128},
+                          {2, 128, 256}};
+  bool ownStore = p.bTransposed;
   bool found = false;
   GPUWgmmaTiling best;
   Estimate bestEstimate;
@@ -121,7 +134,11 @@ bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
       t.warpgroups = s.warpgroups;
       t.blockM = s.blockM;
       t.blockN = s.blockN;
+      t.blockK = blockK;
       t.stages = stages;
+      if (s.warpgroups == 1 && s.blockM == 128 && s.blockN == 64 &&
+          !ownStore)
+        continue;
       if ((o.blockM && o.blockM != t.blockM) ||
           (o.blockN && o.blockN != t.blockN) ||
           (o.warpsM && o.warpsM != t.warpgroups) ||

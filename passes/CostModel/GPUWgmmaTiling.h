@@ -2,11 +2,11 @@
 //
 // The model behind tessel-map-matmul-to-gpu's sm_90a kernel: each block
 // computes a blockM x blockN tile of C with one or two warpgroups (128
-// threads each, `nvgpu.warpgroup.mma`, i.e. wgmma.mma_async m64nNk16),
-// reading 64-deep k tiles of A and B that the tensor memory accelerator
-// (TMA) copies into a ring of `stages` shared-memory buffers. The k tile is
-// fixed at 64 f16 elements: one 128-byte row, the width of the 128-byte
-// swizzle that both TMA and wgmma's shared-memory descriptors use.
+// threads each, wgmma.mma_async m64nNk16 for f16, m64nNk32 for i8),
+// reading k tiles of A and B that the tensor memory accelerator (TMA)
+// copies into a ring of `stages` shared-memory buffers. The k tile is fixed
+// at one 128-byte row (64 f16 or 128 i8 elements), the width of the
+// 128-byte swizzle that both TMA and wgmma's shared-memory descriptors use.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_PASSES_COSTMODEL_GPUWGMMATILING_H
@@ -38,7 +38,7 @@ struct GPUWgmmaTiling {
   int64_t rowsPerWarpgroup() const { return blockM / warpgroups; }
 };
 
-/// Chooses the sizes for an f16 x f16 -> f32 product; `o` fixes blockM,
+/// Chooses the sizes for an f16 x f16 -> f32 or i8 x i8 -> i32 product; `o` fixes blockM,
 /// blockN and stages where non-zero (warps-m fixes the warpgroups). False
 /// with `why` set when the target lacks a figure or nothing fits.
 bool computeGPUWgmmaTiling(const GPUModelParams &target,

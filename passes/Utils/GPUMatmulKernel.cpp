@@ -19,6 +19,7 @@
 #include "passes/Utils/GPUMatmulKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -679,10 +680,42 @@ gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
 //   most that group is pending, so its group of tile kt - 1 is done;
 //   block barrier: no warpgroup still reads stage (kt - 1) mod stages;
 //   thread 0 loads tile kt + stages - 1 into that stage.
-// The layouts are the ones upstream's wgmma descriptors assume (its
-// integration tests under test/Integration/GPU/CUDA/sm90): A tiles of 64
-// rows of 128 bytes, row-major; B tiles of 64 k rows as boxes of 64
-// columns, 8 KiB apart, read transposed.
+// Every tile row is 128 bytes (64 f16 or 128 i8 k elements), the width of
+// the swizzle. Two forms:
+// - B given as (k, n), f16 only: upstream's nvgpu.warpgroup.mma, with the
+//   layouts its descriptors assume (its integration tests under
+//   test/Integration/GPU/CUDA/sm90): A tiles of 64 rows, row-major; B
+//   tiles of 64 k rows as boxes of 64 columns, 8 KiB apart, read
+//   transposed (MN-major).
+// - B given as (n, k), f16 or i8: both operands K-major, B's tile n rows of
+//   128 bytes laid out like A's, and the kernel issues
+//   nvvm.wgmma.mma_async itself on descriptors it encodes. Upstream's
+//   nvgpu.warpgroup.mma cannot take this B (its MLIR 22 lowering steps
+//   descriptors through row-major B only) nor 8-bit inputs (its verifier
+//   rejects them); 8-bit wgmma reads only K-major operands, so i8 always
+//   takes this form.
+
+namespace {
+/// A wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor
+/// Format") of a K-major tile with the 128-byte swizzle at `address` (a
+/// shared-memory address): bits 0-13 the address / 16; 16-29 the leading
+/// byte offset / 16, which K-major swizzled layouts do not use (1, as
+/// CUTLASS writes it); 32-45 the stride byte offset / 16, 1024 bytes
+/// between groups of 8 rows; 62-63 the swizzle mode, 1 for 128 bytes. The
+/// base offset (bits 49-51) is 0: the ring starts on a 1024-byte boundary.
+Value encodeKMajorDescriptor(OpBuilder &b, Location loc, Value address) {
+  auto i64 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+  };
+  Value x = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
+  x = arith::ShRUIOp::create(b, loc, arith::AndIOp::create(b, loc, x,
+                                                           i64(0x3FFFF)),
+                             i64(4));
+  constexpr uint64_t kFixed =
+      (uint64_t(1) << 16) | (uint64_t(1024 / 16) << 32) | (uint64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, x, i64(int64_t(kFixed)));
+}
+} // namespace
 
 gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
     RewriterBase &rewriter, Location loc, const GPUMatmulOperands &ops,
@@ -690,21 +723,31 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
   MLIRContext *ctx = rewriter.getContext();
   OpBuilder &b = rewriter;
   IndexMath host{rewriter, loc};
-  constexpr int64_t kBox = 64;        // rows and columns of one TMA box
-  constexpr int64_t kBoxBytes = kBox * kBox * 2;
-  constexpr int64_t kSwizzlePeriod = 1024;
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   Type inputType = cast<MemRefType>(ops.a.getType()).getElementType();
   Type accType = cast<MemRefType>(ops.c.getType()).getElementType();
+  bool integer = inputType.isInteger(8);
+  int64_t elementBytes = integer ? 1 : 2;
+  // B given as (n, k): both operands K-major, and the kernel issues the
+  // NVVM instructions on descriptors it encodes (always so for i8);
+  // otherwise upstream's nvgpu.warpgroup.mma on B read transposed.
+  bool kMajorB = ops.bTransposed;
+  assert((kMajorB || !integer) && "8-bit wgmma reads B K-major only");
+  constexpr int64_t kRowBytes = 128;  // one swizzled row
+  constexpr int64_t kBoxRows = 64;    // rows of one TMA box
+  constexpr int64_t kBoxBytes = kBoxRows * kRowBytes;
+  constexpr int64_t kSwizzlePeriod = 1024;
+  int64_t boxCols = kRowBytes / elementBytes;
+  assert(w.blockK == boxCols && "one swizzled row per k tile");
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto sharedMatrix = [&](int64_t rows, int64_t cols, Type element) {
     return MemRefType::get({rows, cols}, element, AffineMap(), workgroup);
   };
 
-  // Host: one descriptor per operand, 64x64 boxes.
+  // Host: one descriptor per operand, boxes of 64 rows of 128 bytes.
+  MemRefType boxType = sharedMatrix(kBoxRows, boxCols, inputType);
   auto mapType = nvgpu::TensorMapDescriptorType::get(
-      ctx, sharedMatrix(kBox, kBox, inputType),
-      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      ctx, boxType, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
       nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
       nvgpu::TensorMapOOBKind::OOB_ZERO,
       nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
@@ -712,7 +755,8 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
     Value unranked = memref::CastOp::create(
         b, loc, UnrankedMemRefType::get(inputType, Attribute()), matrix);
     return nvgpu::TmaCreateDescriptorOp::create(
-        b, loc, mapType, unranked, ValueRange{host.c(kBox), host.c(kBox)});
+        b, loc, mapType, unranked,
+        ValueRange{host.c(kBoxRows), host.c(boxCols)});
   };
   Value aMap = describe(ops.a);
   Value bMap = describe(ops.b);
@@ -782,62 +826,116 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
   nvgpu::TmaPrefetchOp::create(b, loc, bMap, leader);
 
   int64_t kTiles = (ops.k + w.blockK - 1) / w.blockK;
-  int64_t txBytes = (w.blockM + w.blockN) * w.blockK * 2;
-  MemRefType boxType = sharedMatrix(kBox, kBox, inputType);
-  // TMA coordinates run innermost first: (column, row).
+  int64_t txBytes = (w.blockM + w.blockN) * kRowBytes;
+  // TMA coordinates run innermost first: (column, row). B's boxes land
+  // 8 KiB apart either way: 64 k rows of 64 columns (f16), or 64 n rows of
+  // 128 k elements (i8).
   auto loadKTile = [&](Value stage, Value kTile, Value predicate) {
     nvgpu::MBarrierArriveExpectTxOp::create(b, loc, barriers, ix.c(txBytes),
                                             stage, predicate);
     Value k0 = ix.mul(kTile, w.blockK);
-    for (int64_t r = 0; r < w.blockM; r += kBox)
+    for (int64_t r = 0; r < w.blockM; r += kBoxRows)
       nvgpu::TmaAsyncLoadOp::create(
-          b, loc, view(ix.add(aOffset(stage), r * 128), boxType), barriers,
-          aMap, ValueRange{k0, ix.add(kb.m0, r)}, stage, Value(), predicate);
-    for (int64_t c = 0; c < w.blockN; c += kBox)
-      nvgpu::TmaAsyncLoadOp::create(
-          b, loc, view(ix.add(bOffset(stage), (c / kBox) * kBoxBytes), boxType),
-          barriers, bMap, ValueRange{ix.add(kb.n0, c), k0}, stage, Value(),
+          b, loc, view(ix.add(aOffset(stage), r * kRowBytes), boxType),
+          barriers, aMap, ValueRange{k0, ix.add(kb.m0, r)}, stage, Value(),
           predicate);
+    for (int64_t c = 0; c < w.blockN; c += kBoxRows) {
+      Value n = ix.add(kb.n0, c);
+      nvgpu::TmaAsyncLoadOp::create(
+          b, loc, view(ix.add(bOffset(stage), (c / kBoxRows) * kBoxBytes),
+                       boxType),
+          barriers, bMap, kMajorB ? ValueRange{k0, n} : ValueRange{n, k0},
+          stage, Value(), predicate);
+    }
   };
   for (int64_t s = 0; s + 1 < w.stages && s < kTiles; ++s)
     loadKTile(ix.c(s), ix.c(s), leader);
 
   // Each warpgroup's rows of A, and all of B.
   int64_t rows = w.rowsPerWarpgroup();
+  int64_t slabs = rows / 64;
   Value warpgroup = ix.div(kb.tid, 128);
-  auto accumulatorType = nvgpu::WarpgroupAccumulatorType::get(
-      ctx, VectorType::get({rows, w.blockN}, accType));
-  auto aDescriptorType = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, sharedMatrix(rows, w.blockK, inputType));
-  auto bDescriptorType = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, sharedMatrix(w.blockK, w.blockN, inputType));
-  Value acc =
-      nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc, accumulatorType);
-  Value phase0 = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
-  auto loop = scf::ForOp::create(b, loc, ix.c(0), ix.c(kTiles), ix.c(1),
-                                 ValueRange{acc, ix.c(0), phase0});
+  // Upstream's accumulator, or for the NVVM instructions one LLVM struct
+  // of the thread's registers per 64-row slab, as nvvm.wgmma.mma_async
+  // takes them.
+  Type slabType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(w.blockN / 2, accType));
+  nvgpu::WarpgroupAccumulatorType accumulatorType;
+  SmallVector<Value> carried;
+  if (kMajorB) {
+    for (int64_t s = 0; s < slabs; ++s)
+      carried.push_back(LLVM::ZeroOp::create(b, loc, slabType));
+  } else {
+    accumulatorType = nvgpu::WarpgroupAccumulatorType::get(
+        ctx, VectorType::get({rows, w.blockN}, accType));
+    carried.push_back(
+        nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc, accumulatorType));
+  }
+  int64_t numAccumulators = carried.size();
+  carried.push_back(ix.c(0));
+  carried.push_back(arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
+  auto loop =
+      scf::ForOp::create(b, loc, ix.c(0), ix.c(kTiles), ix.c(1), carried);
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     Value kt = loop.getInductionVar();
-    Value sum = loop.getRegionIterArgs()[0];
-    Value stage = loop.getRegionIterArgs()[1];
-    Value phase = loop.getRegionIterArgs()[2];
+    SmallVector<Value> sums(
+        loop.getRegionIterArgs().take_front(numAccumulators));
+    Value stage = loop.getRegionIterArgs()[numAccumulators];
+    Value phase = loop.getRegionIterArgs()[numAccumulators + 1];
     // A bound on the spin, as upstream's tests use; the wait loops until
     // the phase completes either way.
     nvgpu::MBarrierTryWaitParityOp::create(b, loc, barriers, phase,
                                            ix.c(10000000), stage);
-    Value aTile = view(ix.add(aOffset(stage), ix.mul(warpgroup, rows * 128)),
-                       sharedMatrix(rows, w.blockK, inputType));
-    Value bTile =
-        view(bOffset(stage), sharedMatrix(w.blockK, w.blockN, inputType));
-    Value aDescriptor = nvgpu::WarpgroupGenerateDescriptorOp::create(
-        b, loc, aDescriptorType, aTile, aMap);
-    Value bDescriptor = nvgpu::WarpgroupGenerateDescriptorOp::create(
-        b, loc, bDescriptorType, bTile, bMap);
-    Value next = nvgpu::WarpgroupMmaOp::create(
-        b, loc, accumulatorType, aDescriptor, bDescriptor,
-        b.getI64IntegerAttr(1), UnitAttr(), b.getUnitAttr(), sum);
+    Value aStart = ix.add(aOffset(stage), ix.mul(warpgroup, rows * kRowBytes));
+    if (kMajorB) {
+      // Four k steps of 32 bytes (m64nNk32 s8, m64nNk16 f16) along the
+      // swizzled rows, the slabs of a step back to back (independent
+      // accumulators); one group.
+      NVVM::WgmmaFenceAlignedOp::create(b, loc);
+      auto shape =
+          NVVM::MMAShapeAttr::get(ctx, 64, w.blockN, 32 / elementBytes);
+      auto inputs = NVVM::WGMMATypesAttr::get(
+          ctx, integer ? NVVM::WGMMATypes::s8 : NVVM::WGMMATypes::f16);
+      auto accumulators = NVVM::WGMMATypesAttr::get(
+          ctx, integer ? NVVM::WGMMATypes::s32 : NVVM::WGMMATypes::f32);
+      auto scaleOne = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+      for (int64_t kk = 0; kk < kRowBytes; kk += 32) {
+        Value bDescriptor = encodeKMajorDescriptor(
+            b, loc, ix.add(address, ix.add(bOffset(stage), kk)));
+        for (int64_t s = 0; s < slabs; ++s) {
+          Value aDescriptor = encodeKMajorDescriptor(
+              b, loc,
+              ix.add(address, ix.add(aStart, s * 64 * kRowBytes + kk)));
+          sums[s] = NVVM::WgmmaMmaAsyncOp::create(
+              b, loc, slabType, sums[s], aDescriptor, bDescriptor, shape,
+              inputs, inputs, accumulators,
+              NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+              scaleOne, scaleOne,
+              NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+              NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
+              NVVM::MMAIntOverflowAttr());
+        }
+      }
+      NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(1));
+    } else {
+      Value aTile = view(aStart, sharedMatrix(rows, w.blockK, inputType));
+      Value bTile =
+          view(bOffset(stage), sharedMatrix(w.blockK, w.blockN, inputType));
+      auto aDescriptorType = nvgpu::WarpgroupMatrixDescriptorType::get(
+          ctx, sharedMatrix(rows, w.blockK, inputType));
+      auto bDescriptorType = nvgpu::WarpgroupMatrixDescriptorType::get(
+          ctx, sharedMatrix(w.blockK, w.blockN, inputType));
+      Value aDescriptor = nvgpu::WarpgroupGenerateDescriptorOp::create(
+          b, loc, aDescriptorType, aTile, aMap);
+      Value bDescriptor = nvgpu::WarpgroupGenerateDescriptorOp::create(
+          b, loc, bDescriptorType, bTile, bMap);
+      sums[0] = nvgpu::WarpgroupMmaOp::create(
+          b, loc, accumulatorType, aDescriptor, bDescriptor,
+          b.getI64IntegerAttr(1), UnitAttr(), b.getUnitAttr(), sums[0]);
+    }
     gpu::BarrierOp::create(b, loc);
     // A branch rather than the ops' predicate operand: where the loop is
     // unrolled the condition folds to a constant, which upstream's inline
@@ -861,7 +959,9 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
     Value flipped = arith::XOrIOp::create(
         b, loc, phase, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
     Value nextPhase = ix.select(isLast, flipped, phase);
-    scf::YieldOp::create(b, loc, ValueRange{next, following, nextPhase});
+    sums.push_back(following);
+    sums.push_back(nextPhase);
+    scf::YieldOp::create(b, loc, sums);
   }
 
   // Epilogue: the last groups done in every warpgroup before the C tile
@@ -869,18 +969,47 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, b.getI64IntegerAttr(0));
   gpu::BarrierOp::create(b, loc);
   Value cStage = view(ring, sharedMatrix(w.blockM, w.cTile.stride, accType));
-  // The store's destination has the accumulator's shape. Upstream's
-  // lowering places each thread's values by its thread id (warp w of the
-  // block at rows 16 w + ...), so the second warpgroup's 64 rows land at
-  // rows 64..127 of the same view: every warpgroup gets the tile's start.
-  // Rows beyond the view's 64 are still inside the C tile (its stride is
-  // the C tile's), which is why the view is a subview of it.
-  Value accView = memref::SubViewOp::create(
-      b, loc, cStage,
-      ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(rows), b.getIndexAttr(w.blockN)},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
-  nvgpu::WarpgroupMmaStoreOp::create(b, loc, loop.getResult(0), accView);
+  if (kMajorB) {
+    // The D fragment of m64nNk32 and m64nNk16 (PTX ISA, "Register Fragments and Shared
+    // Memory Matrix Layouts" for wgmma): register 4 i + 2 h + e of lane l
+    // in warp q of the warpgroup holds row 16 q + l / 4 + 8 h, column
+    // 8 i + 2 (l % 4) + e of the slab. Pairs go out as 8-byte stores.
+    Value threadInGroup = ix.rem(kb.tid, 128);
+    Value lane = ix.rem(threadInGroup, 32);
+    Value rowBase = ix.add(ix.mul(warpgroup, rows),
+                           ix.add(ix.mul(ix.div(threadInGroup, 32), 16),
+                                  ix.div(lane, 4)));
+    Value colBase = ix.mul(ix.rem(lane, 4), 2);
+    auto pairType = VectorType::get({2}, accType);
+    for (int64_t s = 0; s < slabs; ++s)
+      for (int64_t i = 0; i < w.blockN / 8; ++i)
+        for (int64_t h = 0; h < 2; ++h) {
+          int64_t r = 4 * i + 2 * h;
+          Value pair = vector::FromElementsOp::create(
+              b, loc, pairType,
+              ValueRange{LLVM::ExtractValueOp::create(b, loc,
+                                                      loop.getResult(s), r),
+                         LLVM::ExtractValueOp::create(
+                             b, loc, loop.getResult(s), r + 1)});
+          vector::StoreOp::create(
+              b, loc, pair, cStage,
+              ValueRange{ix.add(rowBase, s * 64 + 8 * h),
+                         ix.add(colBase, 8 * i)});
+        }
+  } else {
+    // The store's destination has the accumulator's shape. Upstream's
+    // lowering places each thread's values by its thread id (warp w of the
+    // block at rows 16 w + ...), so the second warpgroup's 64 rows land at
+    // rows 64..127 of the same view: every warpgroup gets the tile's start.
+    // Rows beyond the view's 64 are still inside the C tile (its stride is
+    // the C tile's), which is why the view is a subview of it.
+    Value accView = memref::SubViewOp::create(
+        b, loc, cStage,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(rows), b.getIndexAttr(w.blockN)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+    nvgpu::WarpgroupMmaStoreOp::create(b, loc, loop.getResult(0), accView);
+  }
   gpu::BarrierOp::create(b, loc);
   kb.moveCTile(cStage, /*toGlobal=*/true);
   gpu::TerminatorOp::create(b, loc);

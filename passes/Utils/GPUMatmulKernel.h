@@ -86,19 +86,24 @@ gpu::LaunchOp buildGPUMatmulKernel(RewriterBase &rewriter, Location loc,
                                    const GPUMatmulTiling &tiling,
                                    const MmaInstruction &mma, int64_t warpSize);
 
-/// The Hopper (sm_90a) form of the same kernel, for f16 x f16 -> f32 with
-/// A (m, k) and B (k, n) both row-major, unbatched, C starting from zero:
+/// The Hopper (sm_90a) form of the same kernel, unbatched, C starting from
+/// zero, A given as (m, k): f16 x f16 -> f32 with B given as (k, n) or
+/// (n, k), or i8 x i8 -> i32 with B given as (n, k) (8-bit wgmma reads both
+/// operands K-major):
 ///
-///   host: TMA descriptors of A and B (64x64 boxes, 128-byte swizzle,
-///     zero fill past the edges: partial tiles need no guards);
+///   host: TMA descriptors of A and B (boxes of 64 rows of 128 bytes,
+///     128-byte swizzle, zero fill past the edges: partial tiles need no
+///     guards);
 ///   gpu.launch (blocks of C tiles, `warpgroups` x 128 threads)
 ///     a ring of `stages` A and B tiles in shared memory, started on a
 ///     1024-byte boundary, one mbarrier per stage; thread 0 issues the TMA
 ///     loads of k tile kt + stages - 1 once every warpgroup has finished
 ///     reading the stage they overwrite;
-///     scf.for over k tiles: wait for the stage's mbarrier phase, then
-///     nvgpu.warpgroup.mma (wgmma.mma_async m64nNk16, at most one group
-///     left in flight) on descriptors of the swizzled tiles;
+///     scf.for over k tiles: wait for the stage's mbarrier phase, then one
+///     wgmma group (B as (k, n): nvgpu.warpgroup.mma; B as (n, k): four
+///     nvvm.wgmma.mma_async per 64-row slab, m64nNk16 f16 or m64nNk32 s8,
+///     on descriptors the kernel encodes), at most one group left in
+///     flight;
 ///     epilogue: the accumulators staged through shared memory, then the
 ///     WMMA kernel's guarded 16-byte stores and fused epilogue.
 gpu::LaunchOp buildGPUWgmmaMatmulKernel(RewriterBase &rewriter, Location loc,

@@ -1,6 +1,7 @@
 // tessel-map-matmul-to-gpu's wgmma option: the Hopper kernel (TMA loads
 // into a ring of 128-byte-swizzled tiles, one mbarrier per stage,
-// nvgpu.warpgroup.mma), and the products it leaves to WMMA, with the reason.
+// nvgpu.warpgroup.mma for f16, nvvm.wgmma.mma_async on encoded descriptors
+// for i8), and the products it leaves to WMMA, with the reason.
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{wgmma=true}),canonicalize,cse)' 2>%t.remarks | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu))' 2>/dev/null | FileCheck %s --check-prefix=DEFAULT
@@ -50,17 +51,38 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
 
 // -----
 
-// B given n-major (B^T): upstream's descriptors step through row-major
-// tiles only, so WMMA keeps it.
-// REMARK: remark: matmul 128x128x128 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: A or B is transposed
+// B given as (n, k), a linear layer's weight: upstream's f16 descriptors
+// step through row-major B only, so the kernel reads both operands
+// K-major and issues the m64nNk16 instructions itself. A given as (k, m)
+// stays on WMMA.
+// REMARK: remark: matmul 128x128x128 (f16 x f16 -> f32) mapped to tensor cores (wgmma m64n{{[0-9]+}}k16 on TMA-loaded tiles): block {{[0-9]+}}x{{[0-9]+}}x64
+// REMARK: remark: matmul 128x128x128 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: A is transposed (the wgmma kernel reads A K-major, as (m, k))
 // CHECK-LABEL: func.func @mm_bt
 // CHECK-NOT: nvgpu.warpgroup
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = {{[0-9]+}}, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// CHECK-NOT: gpu.subgroup_mma_compute
+// CHECK-LABEL: func.func @mm_at
+// CHECK-NOT: nvvm.wgmma
 // CHECK: gpu.subgroup_mma_compute
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32"]>} {
   func.func @mm_bt(%a: memref<128x128xf16>, %b: memref<128x128xf16>, %c: memref<128x128xf32>) {
     %zero = arith.constant 0.0 : f32
     linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
     linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%a, %b : memref<128x128xf16>, memref<128x128xf16>) outs(%c : memref<128x128xf32>) {
+    ^bb0(%x: f16, %y: f16, %acc: f32):
+      %xf = arith.extf %x : f16 to f32
+      %yf = arith.extf %y : f16 to f32
+      %p = arith.mulf %xf, %yf : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    }
+    return
+  }
+  func.func @mm_at(%a: memref<128x128xf16>, %b: memref<128x128xf16>, %c: memref<128x128xf32>) {
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+    linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
         ins(%a, %b : memref<128x128xf16>, memref<128x128xf16>) outs(%c : memref<128x128xf32>) {
     ^bb0(%x: f16, %y: f16, %acc: f32):
       %xf = arith.extf %x : f16 to f32
@@ -107,6 +129,77 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
     %zero = arith.constant 0.0 : f32
     linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
     linalg.matmul ins(%a, %b : memref<128x128xf16>, memref<128x128xf16>) outs(%c : memref<128x128xf32>)
+    return
+  }
+}
+
+// -----
+
+// i8 x i8 -> i32 with B given as (n, k), a linear layer's weight: both
+// operands K-major, boxes of 64 rows of 128 bytes, 128-deep k tiles. The
+// kernel encodes the descriptors (address / 16 in bits 0-13, the leading
+// byte offset 1, 1024-byte groups of 8 rows = 64 << 32, 128-byte swizzle
+// = 1 << 62: 4611686293305360384) and issues four m64nNk32 instructions
+// per group, 32 bytes apart; the accumulators are LLVM structs of N / 2
+// registers (their zero start is a constant, hoisted out of the launch here
+// and sunk back by the pipeline), stored as pairs.
+// REMARK: remark: matmul 256x256x512 (i8 x i8 -> i32) mapped to tensor cores (wgmma m64n{{[0-9]+}}k32 on TMA-loaded tiles): block {{[0-9]+}}x{{[0-9]+}}x128 with {{[12]}} warpgroup(s)
+// CHECK-LABEL: func.func @i8_bt
+// CHECK-DAG: %[[FIXED:.*]] = arith.constant 4611686293305360384 : i64
+// CHECK-DAG: %[[MASK:.*]] = arith.constant 262143 : i64
+// CHECK-DAG: nvgpu.tma.create.descriptor %{{.*}} box[%{{.*}}, %{{.*}}] : memref<*xi8> -> <tensor = memref<64x128xi8, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK-DAG: %[[ZERO:.*]] = llvm.mlir.zero : !llvm.struct<(i32,
+// CHECK: gpu.launch
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]],
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: arith.andi %{{.*}}, %[[MASK]] : i64
+// CHECK: arith.ori %{{.*}}, %[[FIXED]] : i64
+// CHECK: %[[D0:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[ACC]], <m = 64, n = {{[0-9]+}}, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
+// CHECK: %[[D1:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[D0]], <m = 64
+// CHECK: %[[D2:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[D1]], <m = 64
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[D2]], <m = 64
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: gpu.barrier
+// CHECK: nvgpu.tma.async.load
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: llvm.extractvalue
+// CHECK: vector.store %{{.*}} : memref<{{[0-9]+}}x{{[0-9]+}}xi32, #gpu.address_space<workgroup>>, vector<2xi32>
+// CHECK-NOT: linalg.generic
+// DEFAULT-LABEL: func.func @i8_bt
+// DEFAULT-NOT: nvvm.wgmma
+// DEFAULT: gpu.subgroup_mma_compute
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
+  func.func @i8_bt(%a: memref<256x512xi8>, %b: memref<256x512xi8>, %c: memref<256x256xi32>) {
+    %zero = arith.constant 0 : i32
+    linalg.fill ins(%zero : i32) outs(%c : memref<256x256xi32>)
+    linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%a, %b : memref<256x512xi8>, memref<256x512xi8>) outs(%c : memref<256x256xi32>) {
+    ^bb0(%x: i8, %y: i8, %acc: i32):
+      %xi = arith.extsi %x : i8 to i32
+      %yi = arith.extsi %y : i8 to i32
+      %p = arith.muli %xi, %yi : i32
+      %s = arith.addi %acc, %p : i32
+      linalg.yield %s : i32
+    }
+    return
+  }
+}
+
+// -----
+
+// i8 with B given as (k, n): 8-bit wgmma cannot read it (MN-major), so
+// WMMA keeps it.
+// REMARK: remark: matmul 128x128x128 (i8 x i8 -> i32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: B is given as (k, n), and 8-bit wgmma reads B K-major only: give B as (n, k), as a linear layer's weight is
+// CHECK-LABEL: func.func @i8_kn
+// CHECK-NOT: nvvm.wgmma
+// CHECK: gpu.subgroup_mma_compute
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
+  func.func @i8_kn(%a: memref<128x128xi8>, %b: memref<128x128xi8>, %c: memref<128x128xi32>) {
+    %zero = arith.constant 0 : i32
+    linalg.fill ins(%zero : i32) outs(%c : memref<128x128xi32>)
+    linalg.matmul ins(%a, %b : memref<128x128xi8>, memref<128x128xi8>) outs(%c : memref<128x128xi32>)
     return
   }
 }

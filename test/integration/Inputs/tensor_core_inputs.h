@@ -1,5 +1,5 @@
-/* Inputs of the tensor-core convolution harnesses (gpu_conv.c,
- * gpu_conv_nchw.c): f16 and i8 buffers of pseudo-random values and their
+/* Inputs of the tensor-core harnesses (gpu_conv.c, gpu_conv_nchw.c,
+ * gpu_matmul_nk.c): f16 and i8 buffers of pseudo-random values and their
  * exact values as doubles, for double-precision references. Include after
  * harness.h. */
 #ifndef TESSEL_TEST_TENSOR_CORE_INPUTS_H
