@@ -1,19 +1,22 @@
 """Tessel's kernels on an NVIDIA GPU against PyTorch, same process.
 
     python3 utils/bench/gpu_fusion_bench.py --kernels DIR [--reps N]
-                                            [--only blur,softmax,layernorm,int_mm,conv_nchw,conv_nchw_block]
-                                            [--json FILE]
+        [--only blur,softmax,layernorm,int_mm,int_mm_nt,int_mm_nt_wgmma,
+                linear_f16,linear_f16_wgmma,conv_nchw,conv_nchw_block]
+        [--json FILE]
 
 DIR holds the kernels `run-gpu-bench.sh --build DIR` compiles with
 tessel-compile --target=nvgpu: blur_x_blur_y at 3x4096x4096 (the x and y
 blurs in one kernel), softmax over 4096x4096 and layernorm over 16384x1024
 (utils/bench/image/workloads; each one kernel, rows reduced by warps or
-blocks with shuffles), the i8 x i8 -> i32 matmul at 4096^3, and an fp16
+blocks with shuffles), the i8 x i8 -> i32 matmul at 4096^3 (B as (k, n),
+and B as (n, k)), an fp16 linear layer's product at 4096^3 (w as (n, k)),
+the last two on WMMA and, on sm_90a, with the wgmma kernel, and an fp16
 NCHW convolution + bias + ReLU at a ResNet-50 layer's shape (PyTorch's
 layout: Tessel transposes around its NHWC implicit GEMM). Peers: the same
 computation in PyTorch eager and torch.compile (Inductor's Triton kernels);
-for the matmul, eager is torch._int_mm (cuBLASLt), the peer of the int8
-bar; for the convolution, eager is cuDNN. Every result is checked against
+for the int8 matmuls, eager is torch._int_mm (cuBLASLt), the peer of the
+int8 bar; for the linear layer, F.linear (cuBLAS); for the convolution, eager is cuDNN. Every result is checked against
 eager before anything is timed (the matmul's exactly). Timing: wall clock
 around one call and a device synchronization, backends interleaved, median
 of the repetitions after warm-ups. Tessel's entry points synchronize their
@@ -138,6 +141,39 @@ def int_mm_workload():
             2 * m * n * k)
 
 
+def int_mm_nt_workload(library="mm_i8_bt_4096.so", kernel="WMMA"):
+    m = n = k = 4096
+    # B given as (n, k), a linear layer's weight: torch._int_mm(x, w.t()),
+    # cuBLASLt's native int8 layout, and the one 8-bit wgmma reads.
+    inputs = (torch.randint(-127, 128, (m, k), device="cuda",
+                            dtype=torch.int8),
+              torch.randint(-127, 128, (n, k), device="cuda",
+                            dtype=torch.int8))
+    return (f"int8 matmul {m}x{n}x{k}, B as (n, k) (i32 sums; Tessel's "
+            f"{kernel} kernel)", inputs,
+            lambda x, w: torch._int_mm(x, w.t()), library, "i8_bt_4096",
+            (m, n), torch.int32, 2 * m * n * k)
+
+
+def int_mm_nt_wgmma_workload():
+    return int_mm_nt_workload("mm_i8_bt_4096_wgmma.so", "wgmma")
+
+
+def linear_f16_workload(library="mm_f16_bt_4096.so", kernel="WMMA"):
+    m = n = k = 4096
+    # x @ w.T in fp16 with f32 sums rounded to fp16, as F.linear (cuBLAS)
+    # computes it; w given as (n, k).
+    inputs = (torch.randn(m, k, device="cuda", dtype=torch.half),
+              torch.randn(n, k, device="cuda", dtype=torch.half) * 0.05)
+    return (f"fp16 linear {m}x{n}x{k}, w as (n, k) (f32 sums; Tessel's "
+            f"{kernel} kernel)", inputs, lambda x, w: F.linear(x, w),
+            library, "f16_bt_4096", (m, n), torch.half, 2 * m * n * k)
+
+
+def linear_f16_wgmma_workload():
+    return linear_f16_workload("mm_f16_bt_4096_wgmma.so", "wgmma")
+
+
 def conv_nchw_workload():
     # ResNet-50 stage 3's 3x3 convolution at batch 8, padding 1, as
     # torch.nn.Conv2d + ReLU in fp16 computes it.
@@ -175,13 +211,18 @@ def conv_nchw_block_workload():
 
 WORKLOADS = {"blur": blur_workload, "softmax": softmax_workload,
              "layernorm": layernorm_workload, "int_mm": int_mm_workload,
+             "int_mm_nt": int_mm_nt_workload,
+             "int_mm_nt_wgmma": int_mm_nt_wgmma_workload,
+             "linear_f16": linear_f16_workload,
+             "linear_f16_wgmma": linear_f16_wgmma_workload,
              "conv_nchw": conv_nchw_workload,
              "conv_nchw_block": conv_nchw_block_workload}
 
 # Largest error allowed against eager, relative to the largest result: f32
 # results agree closely; fp16 ones differ by roundings (cuDNN rounds the
 # sums to fp16 before adding the bias, Tessel rounds once at the end).
-TOLERANCE = {"conv_nchw": 4e-3, "conv_nchw_block": 8e-3}
+TOLERANCE = {"conv_nchw": 4e-3, "conv_nchw_block": 8e-3,
+             "linear_f16": 4e-3, "linear_f16_wgmma": 4e-3}
 
 
 # Calls per timed sample: one call of these kernels (0.05-0.4 ms) is near
@@ -201,6 +242,10 @@ def time_call(f, inputs):
 
 def run_workload(name, make, kernels, reps):
     title, inputs, reference_fn, library, symbol, out_shape, *rest = make()
+    if not os.path.exists(os.path.join(kernels, library)):
+        # The wgmma kernels are built for sm_90a only.
+        print(f"skipped {name}: {library} was not built")
+        return {}
     out_dtype = rest[0] if rest else torch.float32
     operations = rest[1] if len(rest) > 1 else None
     backends = {"tessel": tessel_function(kernels, library, symbol, out_shape,
@@ -241,7 +286,7 @@ def run_workload(name, make, kernels, reps):
                for peer in ("eager", "inductor")}
     for peer, ratio in speedup.items():
         print(f"  tessel vs {peer}: {ratio:.2f}x")
-    if name == "int_mm":
+    if name.startswith("int_mm"):
         print("  (eager is torch._int_mm, cuBLASLt's int8 matmul)")
     result = {"workload": title, "median_s": median, "speedup": speedup,
               "compulsory_gbytes": gbytes}

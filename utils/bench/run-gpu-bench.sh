@@ -38,7 +38,7 @@ done
 
 # The test programs: the integration inputs whose harnesses also run on a GPU
 # (HARNESS_GPU_MANAGED), as test/integration/gpu_*.test build them.
-tests=(gpu_matmul gpu_conv gpu_conv_nchw matmul_tensor elementwise blur row_reductions reduction gpu_reductions attention mask_stencil softmax_long)
+tests=(gpu_matmul gpu_matmul_nk gpu_conv gpu_conv_nchw matmul_tensor elementwise blur row_reductions reduction gpu_reductions attention mask_stencil softmax_long)
 
 if [[ "$mode" == build ]]; then
   ninja -C "$build" tessel-compile tessel_runtime tessel_cuda_runtime tessel-gpu-bench
@@ -197,6 +197,27 @@ func.func @conv_nchw_block(%x: tensor<8x256x14x14xf16>, %w1: tensor<256x256x1x1x
 }
 EOF
   compile_expecting conv_nchw_block "folded into its producer"
+  # gpu_fusion_bench.py's products with B given as (n, k), a linear layer's
+  # weight: i8 (torch._int_mm(x, w.t()), cuBLASLt's native int8 layout) and
+  # f16 with f16 results (F.linear, cuBLAS). On WMMA, and on sm_90a with
+  # the wgmma kernel's K-major form (the only form 8-bit wgmma reads).
+  for name in i8_bt_4096 f16_bt_4096; do
+    sed -n "/^#/p; /^func.func @$name(/,/^}/p" \
+      "$root/test/driver/Inputs/gpu_matmul_nk_large.mlir" >"$src/mm_$name.mlir"
+    compile_expecting "mm_$name" "(WMMA m16n16k16)"
+    [[ "$chip" == sm_90a ]] || continue
+    TESSEL_COMPILE="$tc" \
+      TESSEL_PIPELINE_SED='s/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu{wgmma=true}/' \
+      "$root/utils/bench/tessel-compile-edited.sh" "$src/mm_$name.mlir" \
+      --target=nvgpu --target-options="chip=$chip" \
+      -o "$dir/mm_${name}_wgmma.so" --no-header --remarks \
+      2>"$dir/mm_${name}_wgmma.remarks"
+    grep -q "on TMA-loaded tiles" "$dir/mm_${name}_wgmma.remarks" || {
+      echo "run-gpu-bench.sh: mm_$name: the wgmma kernel was not used:" >&2
+      cat "$dir/mm_${name}_wgmma.remarks" >&2
+      exit 1
+    }
+  done
   # The test programs.
   for t in "${tests[@]}"; do
     "$tc" "$root/test/integration/Inputs/$t.mlir" --target=nvgpu \
@@ -209,7 +230,7 @@ EOF
   done
   # Hopper: the wgmma kernel (tessel-map-matmul-to-gpu{wgmma=true}, off by
   # default until these runs check and time it): the f16 -> f32 matmul
-  # workloads into DIR/wgmma, and the matmul test program built with it.
+  # workloads into DIR/wgmma, and the matmul test programs built with it.
   if [[ "$chip" == sm_90a ]]; then
     mkdir -p "$dir/wgmma"
     wg_sed='s/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu{wgmma=true}/'
@@ -225,16 +246,19 @@ EOF
         exit 1
       }
     done < <("$build/bin/tessel-gpu-bench" --list)
-    TESSEL_COMPILE="$tc" TESSEL_PIPELINE_SED="$wg_sed" \
-      "$root/utils/bench/tessel-compile-edited.sh" \
-      "$root/test/integration/Inputs/gpu_matmul.mlir" --target=nvgpu \
-      --target-options="chip=$chip" -o "$dir/gpu_matmul_wgmma.so" \
-      --header="$work/gpu_matmul_wgmma.h"
-    clang-22 -O2 -std=c11 -DHARNESS_GPU_MANAGED -I"$root/runtime/include" \
-      -include "$work/gpu_matmul_wgmma.h" \
-      "$root/test/integration/Inputs/gpu_matmul.c" -L"$dir" \
-      -l:gpu_matmul_wgmma.so -ltessel_cuda_runtime -ltessel_runtime \
-      -Wl,-rpath,'$ORIGIN' -lm -o "$dir/gpu_matmul_wgmma.test"
+    # The matmul test programs built with it (f16, and i8 with B as (n, k)).
+    for t in gpu_matmul gpu_matmul_nk; do
+      TESSEL_COMPILE="$tc" TESSEL_PIPELINE_SED="$wg_sed" \
+        "$root/utils/bench/tessel-compile-edited.sh" \
+        "$root/test/integration/Inputs/$t.mlir" --target=nvgpu \
+        --target-options="chip=$chip" -o "$dir/${t}_wgmma.so" \
+        --header="$work/${t}_wgmma.h"
+      clang-22 -O2 -std=c11 -DHARNESS_GPU_MANAGED -I"$root/runtime/include" \
+        -include "$work/${t}_wgmma.h" \
+        "$root/test/integration/Inputs/$t.c" -L"$dir" \
+        -l:"${t}_wgmma.so" -ltessel_cuda_runtime -ltessel_runtime \
+        -Wl,-rpath,'$ORIGIN' -lm -o "$dir/${t}_wgmma.test"
+    done
   fi
   echo "run-gpu-bench.sh: built $(ls "$dir" | wc -l) entries in $dir for $chip"
   exit 0
@@ -251,8 +275,10 @@ if command -v python3 >/dev/null; then
 fi
 command -v nvidia-smi >/dev/null && nvidia-smi -L || true
 status=0
-# The sm_90a build's matmul test program, built with the wgmma kernel.
-[[ -x "$dir/gpu_matmul_wgmma.test" ]] && tests+=(gpu_matmul_wgmma)
+# The sm_90a build's matmul test programs, built with the wgmma kernels.
+for t in gpu_matmul_wgmma gpu_matmul_nk_wgmma; do
+  [[ -x "$dir/$t.test" ]] && tests+=("$t")
+done
 echo "== GPU tests"
 for t in "${tests[@]}"; do
   if out=$("$dir/$t.test" 2>&1) && grep -q "CHECKS PASSED" <<<"$out"; then
