@@ -828,8 +828,8 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
   int64_t kTiles = (ops.k + w.blockK - 1) / w.blockK;
   int64_t txBytes = (w.blockM + w.blockN) * kRowBytes;
   // TMA coordinates run innermost first: (column, row). B's boxes land
-  // 8 KiB apart either way: 64 k rows of 64 columns (f16), or 64 n rows of
-  // 128 k elements (i8).
+  // 8 KiB apart either way: 64 k rows of 64 columns (B as (k, n)), or 64 n
+  // rows of 128 bytes of k (B as (n, k)).
   auto loadKTile = [&](Value stage, Value kTile, Value predicate) {
     nvgpu::MBarrierArriveExpectTxOp::create(b, loc, barriers, ix.c(txBytes),
                                             stage, predicate);
@@ -970,10 +970,11 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
   gpu::BarrierOp::create(b, loc);
   Value cStage = view(ring, sharedMatrix(w.blockM, w.cTile.stride, accType));
   if (kMajorB) {
-    // The D fragment of m64nNk32 and m64nNk16 (PTX ISA, "Register Fragments and Shared
-    // Memory Matrix Layouts" for wgmma): register 4 i + 2 h + e of lane l
-    // in warp q of the warpgroup holds row 16 q + l / 4 + 8 h, column
-    // 8 i + 2 (l % 4) + e of the slab. Pairs go out as 8-byte stores.
+    // The D fragment of m64nNk32 and m64nNk16 (PTX ISA, "Register
+    // Fragments and Shared Memory Matrix Layouts" for wgmma): register
+    // 4 i + 2 h + e of lane l in warp q of the warpgroup holds row
+    // 16 q + l / 4 + 8 h, column 8 i + 2 (l % 4) + e of the slab. Pairs go
+    // out as 8-byte stores.
     Value threadInGroup = ix.rem(kb.tid, 128);
     Value lane = ix.rem(threadInGroup, 32);
     Value rowBase = ix.add(ix.mul(warpgroup, rows),
