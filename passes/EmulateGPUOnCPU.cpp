@@ -659,8 +659,7 @@ struct EmulateGPUOnCPUPass
     RewritePatternSet patterns(ctx);
     patterns.add<LoadMatrixPattern, StoreMatrixPattern, ConstantMatrixPattern,
                  ComputePattern>(converter, ctx);
-    populateHopperEmulationPatterns(converter, patterns, target,
-                                    registerTypes);
+    populateHopperEmulationPatterns(converter, patterns, target, registerTypes);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))

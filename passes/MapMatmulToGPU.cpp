@@ -400,8 +400,8 @@ struct MapMatmulToGPUPass
             "here";
       return false;
     }
-    StringRef shape = integer ? "wgmma.m64nNk32:i8xi8->i32"
-                              : "wgmma.m64nNk16:f16xf16->f32";
+    StringRef shape =
+        integer ? "wgmma.m64nNk32:i8xi8->i32" : "wgmma.m64nNk16:f16xf16->f32";
     if (!shapes || !llvm::any_of(shapes, [&](Attribute s) {
           return cast<StringAttr>(s).getValue() == shape;
         })) {

@@ -121,8 +121,8 @@ bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
   struct Shape {
     int64_t warpgroups, blockM, blockN;
   };
-  const Shape shapes[] = {{1, 64, 64},   {1, 64, 128},  {1, 64, 256},
-                          {1, 128, 64},  {1, 128, 128}, {2, 128, 128},
+  const Shape shapes[] = {{1, 64, 64},  {1, 64, 128},  {1, 64, 256},
+                          {1, 128, 64}, {1, 128, 128}, {2, 128, 128},
                           {2, 128, 256}};
   bool ownStore = p.bTransposed;
   bool found = false;
@@ -136,8 +136,7 @@ bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
       t.blockN = s.blockN;
       t.blockK = blockK;
       t.stages = stages;
-      if (s.warpgroups == 1 && s.blockM == 128 && s.blockN == 64 &&
-          !ownStore)
+      if (s.warpgroups == 1 && s.blockM == 128 && s.blockN == 64 && !ownStore)
         continue;
       if ((o.blockM && o.blockM != t.blockM) ||
           (o.blockN && o.blockN != t.blockN) ||

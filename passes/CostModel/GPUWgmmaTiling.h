@@ -38,9 +38,10 @@ struct GPUWgmmaTiling {
   int64_t rowsPerWarpgroup() const { return blockM / warpgroups; }
 };
 
-/// Chooses the sizes for an f16 x f16 -> f32 or i8 x i8 -> i32 product; `o` fixes blockM,
-/// blockN and stages where non-zero (warps-m fixes the warpgroups). False
-/// with `why` set when the target lacks a figure or nothing fits.
+/// Chooses the sizes for an f16 x f16 -> f32 or i8 x i8 -> i32 product; `o`
+/// fixes blockM, blockN and stages where non-zero (warps-m fixes the
+/// warpgroups). False with `why` set when the target lacks a figure or nothing
+/// fits.
 bool computeGPUWgmmaTiling(const GPUModelParams &target,
                            const GPUMatmulProblem &problem,
                            const GPUMatmulOverrides &o, GPUWgmmaTiling &t,

@@ -283,10 +283,10 @@ LogicalResult replaceWithZeroRegisters(Operation *op,
     return failure();
   Location loc = op->getLoc();
   Value registers = scopeAlloca(rewriter, op, type);
-  callRuntime(rewriter, loc, kWgmmaZero, Type(),
-              {memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
-                                                              registers),
-               indexConstant(rewriter, loc, type.getNumElements())});
+  callRuntime(
+      rewriter, loc, kWgmmaZero, Type(),
+      {memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, registers),
+       indexConstant(rewriter, loc, type.getNumElements())});
   rewriter.replaceOp(op, registers);
   return success();
 }
@@ -395,8 +395,7 @@ struct FenceMBarrierInitPattern
 /// instruction's group completes.
 std::optional<MemRefType> registersOf(Type type) {
   auto structType = dyn_cast<LLVM::LLVMStructType>(type);
-  if (!structType || structType.isIdentified() ||
-      structType.getBody().empty())
+  if (!structType || structType.isIdentified() || structType.getBody().empty())
     return std::nullopt;
   Type element = structType.getBody().front();
   if (!(element.isInteger(32) || element.isF32()) ||
@@ -740,12 +739,12 @@ void mlir::tessel::populateHopperEmulationPatterns(
       [types](LLVM::ExtractValueOp op) {
         return !types.contains(op.getContainer().getType());
       });
-  patterns.add<TmaCreateDescriptorPattern, TmaPrefetchPattern,
-               MBarrierInitPattern, MBarrierArriveExpectTxPattern,
-               MBarrierTryWaitParityPattern, TmaAsyncLoadPattern,
-               GenerateDescriptorPattern, InitAccumulatorPattern,
-               WarpgroupMmaPattern, WarpgroupMmaStorePattern, WaitGroupPattern,
-               FenceMBarrierInitPattern, ZeroRegistersPattern,
-               ExtractRegisterPattern, WgmmaKMajorPattern, WgmmaCommitPattern,
-               WgmmaFencePattern>(converter, patterns.getContext());
+  patterns.add<
+      TmaCreateDescriptorPattern, TmaPrefetchPattern, MBarrierInitPattern,
+      MBarrierArriveExpectTxPattern, MBarrierTryWaitParityPattern,
+      TmaAsyncLoadPattern, GenerateDescriptorPattern, InitAccumulatorPattern,
+      WarpgroupMmaPattern, WarpgroupMmaStorePattern, WaitGroupPattern,
+      FenceMBarrierInitPattern, ZeroRegistersPattern, ExtractRegisterPattern,
+      WgmmaKMajorPattern, WgmmaCommitPattern, WgmmaFencePattern>(
+      converter, patterns.getContext());
 }

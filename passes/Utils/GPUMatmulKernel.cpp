@@ -708,9 +708,8 @@ Value encodeKMajorDescriptor(OpBuilder &b, Location loc, Value address) {
     return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
   };
   Value x = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
-  x = arith::ShRUIOp::create(b, loc, arith::AndIOp::create(b, loc, x,
-                                                           i64(0x3FFFF)),
-                             i64(4));
+  x = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, x, i64(0x3FFFF)), i64(4));
   constexpr uint64_t kFixed =
       (uint64_t(1) << 16) | (uint64_t(1024 / 16) << 32) | (uint64_t(1) << 62);
   return arith::OrIOp::create(b, loc, x, i64(int64_t(kFixed)));
@@ -732,8 +731,8 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
   // otherwise upstream's nvgpu.warpgroup.mma on B read transposed.
   bool kMajorB = ops.bTransposed;
   assert((kMajorB || !integer) && "8-bit wgmma reads B K-major only");
-  constexpr int64_t kRowBytes = 128;  // one swizzled row
-  constexpr int64_t kBoxRows = 64;    // rows of one TMA box
+  constexpr int64_t kRowBytes = 128; // one swizzled row
+  constexpr int64_t kBoxRows = 64;   // rows of one TMA box
   constexpr int64_t kBoxBytes = kBoxRows * kRowBytes;
   constexpr int64_t kSwizzlePeriod = 1024;
   int64_t boxCols = kRowBytes / elementBytes;
@@ -842,8 +841,8 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
     for (int64_t c = 0; c < w.blockN; c += kBoxRows) {
       Value n = ix.add(kb.n0, c);
       nvgpu::TmaAsyncLoadOp::create(
-          b, loc, view(ix.add(bOffset(stage), (c / kBoxRows) * kBoxBytes),
-                       boxType),
+          b, loc,
+          view(ix.add(bOffset(stage), (c / kBoxRows) * kBoxBytes), boxType),
           barriers, bMap, kMajorB ? ValueRange{k0, n} : ValueRange{n, k0},
           stage, Value(), predicate);
     }
@@ -906,8 +905,7 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
             b, loc, ix.add(address, ix.add(bOffset(stage), kk)));
         for (int64_t s = 0; s < slabs; ++s) {
           Value aDescriptor = encodeKMajorDescriptor(
-              b, loc,
-              ix.add(address, ix.add(aStart, s * 64 * kRowBytes + kk)));
+              b, loc, ix.add(address, ix.add(aStart, s * 64 * kRowBytes + kk)));
           sums[s] = NVVM::WgmmaMmaAsyncOp::create(
               b, loc, slabType, sums[s], aDescriptor, bDescriptor, shape,
               inputs, inputs, accumulators,
@@ -977,9 +975,9 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
     // out as 8-byte stores.
     Value threadInGroup = ix.rem(kb.tid, 128);
     Value lane = ix.rem(threadInGroup, 32);
-    Value rowBase = ix.add(ix.mul(warpgroup, rows),
-                           ix.add(ix.mul(ix.div(threadInGroup, 32), 16),
-                                  ix.div(lane, 4)));
+    Value rowBase =
+        ix.add(ix.mul(warpgroup, rows),
+               ix.add(ix.mul(ix.div(threadInGroup, 32), 16), ix.div(lane, 4)));
     Value colBase = ix.mul(ix.rem(lane, 4), 2);
     auto pairType = VectorType::get({2}, accType);
     for (int64_t s = 0; s < slabs; ++s)
@@ -988,14 +986,13 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
           int64_t r = 4 * i + 2 * h;
           Value pair = vector::FromElementsOp::create(
               b, loc, pairType,
-              ValueRange{LLVM::ExtractValueOp::create(b, loc,
-                                                      loop.getResult(s), r),
-                         LLVM::ExtractValueOp::create(
-                             b, loc, loop.getResult(s), r + 1)});
-          vector::StoreOp::create(
-              b, loc, pair, cStage,
-              ValueRange{ix.add(rowBase, s * 64 + 8 * h),
-                         ix.add(colBase, 8 * i)});
+              ValueRange{
+                  LLVM::ExtractValueOp::create(b, loc, loop.getResult(s), r),
+                  LLVM::ExtractValueOp::create(b, loc, loop.getResult(s),
+                                               r + 1)});
+          vector::StoreOp::create(b, loc, pair, cStage,
+                                  ValueRange{ix.add(rowBase, s * 64 + 8 * h),
+                                             ix.add(colBase, 8 * i)});
         }
   } else {
     // The store's destination has the accumulator's shape. Upstream's

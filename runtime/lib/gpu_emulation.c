@@ -592,8 +592,7 @@ static _Thread_local intptr_t shared_window_bytes;
 
 static void queue_wgmma(queued_wgmma entry) {
   if (wgmma_count == wgmma_capacity)
-    wgmma_groups =
-        grow(wgmma_groups, &wgmma_capacity, sizeof *wgmma_groups);
+    wgmma_groups = grow(wgmma_groups, &wgmma_capacity, sizeof *wgmma_groups);
   wgmma_groups[wgmma_count++] = entry;
 }
 
@@ -645,10 +644,10 @@ static void perform_k_major_instruction(const queued_wgmma *g) {
   for (int32_t r = 0; r < g->n / 2; ++r) {
     int32_t row = 16 * warp + lane / 4 + 8 * ((r / 2) % 2);
     int32_t column = 8 * (r / 4) + 2 * (lane % 4) + r % 2;
-    uintptr_t a_row = g->a + (uintptr_t)((row / 8) * g->a_sbo +
-                                         (row % 8) * g->a_pitch);
-    uintptr_t b_row = g->b + (uintptr_t)((column / 8) * g->b_sbo +
-                                         (column % 8) * g->b_pitch);
+    uintptr_t a_row =
+        g->a + (uintptr_t)((row / 8) * g->a_sbo + (row % 8) * g->a_pitch);
+    uintptr_t b_row =
+        g->b + (uintptr_t)((column / 8) * g->b_sbo + (column % 8) * g->b_pitch);
     if (g->kind == kKMajorS8) {
       int32_t *acc = (int32_t *)g->acc;
       int32_t sum = acc[r];
@@ -728,9 +727,8 @@ static uintptr_t descriptor_address(uint64_t descriptor, const char *which) {
  * layouts), 32-45 the stride byte offset / 16, 49-51 the base offset, 62-63
  * the swizzle (1: 128 bytes, 2: 64, 3: 32; 0, interleaved, is not
  * emulated). */
-static void decode_k_major(uint64_t descriptor, const char *which,
-                           int32_t rows, uintptr_t *address, intptr_t *sbo,
-                           intptr_t *pitch) {
+static void decode_k_major(uint64_t descriptor, const char *which, int32_t rows,
+                           uintptr_t *address, intptr_t *sbo, intptr_t *pitch) {
   static const intptr_t widths[4] = {0, 128, 64, 32};
   /* Bits 14-15, 30-31, 46-48 and 52-61 are reserved. */
   const uint64_t fields = 0x3FFFull | 0x3FFFull << 16 | 0x3FFFull << 32 |
@@ -765,8 +763,8 @@ static void decode_k_major(uint64_t descriptor, const char *which,
 }
 
 void tessel_emu_wgmma_k_major(uintptr_t acc, uint64_t a_descriptor,
-                              uint64_t b_descriptor, int32_t thread,
-                              int32_t n, int32_t kind) {
+                              uint64_t b_descriptor, int32_t thread, int32_t n,
+                              int32_t kind) {
   if (kind != 0 && kind != 1)
     hopper_fail("a K-major wgmma of unknown kind %ld", (long)kind);
   if (n < 8 || n > 256 || n % (kind ? 16 : 8))
@@ -780,10 +778,8 @@ void tessel_emu_wgmma_k_major(uintptr_t acc, uint64_t a_descriptor,
                         .m_tiles = 1,
                         .n = n,
                         .k_steps = 1};
-  decode_k_major(a_descriptor, "A", 64, &entry.a, &entry.a_sbo,
-                 &entry.a_pitch);
-  decode_k_major(b_descriptor, "B", n, &entry.b, &entry.b_sbo,
-                 &entry.b_pitch);
+  decode_k_major(a_descriptor, "A", 64, &entry.a, &entry.a_sbo, &entry.a_pitch);
+  decode_k_major(b_descriptor, "B", n, &entry.b, &entry.b_sbo, &entry.b_pitch);
   queue_wgmma(entry);
 }
 
