@@ -1,6 +1,7 @@
 //===- AllocateDeviceBuffers.cpp - Host temporaries kernels use → device --===//
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -37,6 +38,16 @@ static void classifyUses(Value value, BufferUses &uses) {
     if (user->getParentOfType<gpu::LaunchOp>() ||
         isa<gpu::LaunchFuncOp>(user)) {
       uses.onDevice = true;
+      continue;
+    }
+    // A TMA descriptor made on the host only records the address: the
+    // tensor memory accelerator reads the buffer on the device.
+    if (isa<nvgpu::TmaCreateDescriptorOp>(user)) {
+      uses.onDevice = true;
+      continue;
+    }
+    if (isa<memref::CastOp>(user)) {
+      classifyUses(user->getResult(0), uses);
       continue;
     }
     if (auto view = dyn_cast<ViewLikeOpInterface>(user);

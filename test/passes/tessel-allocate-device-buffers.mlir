@@ -31,6 +31,35 @@ func.func @device_only(%v: f32) {
 
 // -----
 
+// A TMA descriptor made on the host records only the buffer's address (the
+// tensor memory accelerator reads it on the device): a temporary that
+// kernels write and a descriptor describes is device memory, not managed.
+
+// CHECK-LABEL: func.func @tma_described(
+// CHECK-NOT: host_shared
+// CHECK: %[[BUF:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] () : memref<64x128xi8>
+// CHECK: gpu.launch
+// CHECK: %[[CAST:.*]] = memref.cast %[[BUF]] : memref<64x128xi8> to memref<*xi8>
+// CHECK: nvgpu.tma.create.descriptor %[[CAST]]
+// CHECK: gpu.dealloc async [%{{.*}}] %[[BUF]]
+func.func @tma_described(%v: i8) -> !nvgpu.tensormap.descriptor<tensor = memref<64x128xi8, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %t = memref.alloc() : memref<64x128xi8>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    memref.store %v, %t[%tx, %tx] : memref<64x128xi8>
+    gpu.terminator
+  }
+  %u = memref.cast %t : memref<64x128xi8> to memref<*xi8>
+  %d = nvgpu.tma.create.descriptor %u box[%c64, %c128] : memref<*xi8> -> !nvgpu.tensormap.descriptor<tensor = memref<64x128xi8, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+  memref.dealloc %t : memref<64x128xi8>
+  return %d : !nvgpu.tensormap.descriptor<tensor = memref<64x128xi8, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+}
+
+// -----
+
 // A buffer both the host and a kernel touch must be visible to both.
 
 // CHECK-LABEL: func.func @host_and_device(
