@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cuda.h>
@@ -497,17 +498,112 @@ void mgpuEventRecord(void *event, void *stream) {
 /* Memory                                                                    */
 /* ------------------------------------------------------------------------- */
 
+/* Device memory that mgpuMemFree released is kept for the next allocation
+ * of the same size on the same device. Generated code allocates its device
+ * temporaries on every call (gpu.alloc before the kernels, gpu.dealloc
+ * after them); cuMemAlloc of a large block and cuMemFree, which
+ * synchronizes the whole device, would cost each call far more than a
+ * short kernel. Reuse also keeps a temporary's address from call to call,
+ * so its TMA descriptors come from the tensor-map cache below. This is
+ * sound for generated code: it frees a buffer only after waiting for the
+ * stream whose kernels used it. Managed (host-shared) memory is freed at
+ * once. TESSEL_CUDA_CACHED_BYTES bounds the memory kept (default 1 GiB; 0
+ * disables the reuse); the oldest blocks go back to the driver first. */
+typedef struct device_block {
+  CUdeviceptr ptr;
+  uint64_t size;
+  int32_t device;
+} device_block;
+
+enum { TESSEL_CACHED_BLOCKS = 16 };
+static pthread_mutex_t device_block_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* Blocks handed out by mgpuMemAlloc and not freed yet (only those: the
+ * sizes of other pointers are unknown, so they are freed at once). */
+static device_block *live_blocks;
+static size_t live_block_count, live_block_capacity;
+/* Freed blocks, oldest first. */
+static device_block cached_blocks[TESSEL_CACHED_BLOCKS];
+static int cached_block_count;
+static uint64_t cached_block_bytes;
+
+static uint64_t cached_bytes_limit_value;
+
+static void read_cached_bytes_limit(void) {
+  cached_bytes_limit_value = (uint64_t)1 << 30;
+  const char *text = getenv("TESSEL_CUDA_CACHED_BYTES");
+  if (!text || !*text)
+    return;
+  char *end = NULL;
+  unsigned long long bytes = strtoull(text, &end, 10);
+  if (*end == '\0' && text[0] != '-')
+    cached_bytes_limit_value = (uint64_t)bytes;
+  else
+    fprintf(stderr,
+            "tessel-cuda: TESSEL_CUDA_CACHED_BYTES='%s' is not a byte count; "
+            "keeping at most %llu bytes of freed device memory\n",
+            text, (unsigned long long)cached_bytes_limit_value);
+}
+
+static uint64_t cached_bytes_limit(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, read_cached_bytes_limit);
+  return cached_bytes_limit_value;
+}
+
+/* Called with device_block_mutex held. */
+static void track_live_block(device_block block) {
+  if (live_block_count == live_block_capacity) {
+    size_t capacity = live_block_capacity ? 2 * live_block_capacity : 16;
+    device_block *grown = realloc(live_blocks, capacity * sizeof *grown);
+    if (!grown)
+      return; /* untracked: freed at once, never reused */
+    live_blocks = grown;
+    live_block_capacity = capacity;
+  }
+  live_blocks[live_block_count++] = block;
+}
+
+/* Frees `block` in its own device's context. */
+static void release_device_block(device_block block) {
+  int32_t current = default_device;
+  default_device = block.device;
+  if (push_default_context()) {
+    CUDA_CALL(cuMemFree, block.ptr);
+    pop_context();
+  }
+  default_device = current;
+}
+
 void *mgpuMemAlloc(uint64_t size_bytes, void *stream, bool is_host_shared) {
   (void)stream; /* allocation is synchronous, as upstream */
   CUdeviceptr ptr = 0;
   if (size_bytes == 0) /* the driver rejects 0; an empty memref needs none */
     return NULL;
+  if (!is_host_shared) {
+    pthread_mutex_lock(&device_block_mutex);
+    for (int i = 0; i < cached_block_count; ++i) {
+      device_block block = cached_blocks[i];
+      if (block.size != size_bytes || block.device != default_device)
+        continue;
+      memmove(&cached_blocks[i], &cached_blocks[i + 1],
+              (size_t)(cached_block_count - i - 1) * sizeof *cached_blocks);
+      --cached_block_count;
+      cached_block_bytes -= block.size;
+      track_live_block(block);
+      pthread_mutex_unlock(&device_block_mutex);
+      return (void *)(uintptr_t)block.ptr;
+    }
+    pthread_mutex_unlock(&device_block_mutex);
+  }
   if (!push_default_context())
     return NULL;
   if (is_host_shared)
     CUDA_CALL(cuMemAllocManaged, &ptr, size_bytes, CU_MEM_ATTACH_GLOBAL);
-  else
-    CUDA_CALL(cuMemAlloc, &ptr, size_bytes);
+  else if (CUDA_CALL(cuMemAlloc, &ptr, size_bytes) == CUDA_SUCCESS) {
+    pthread_mutex_lock(&device_block_mutex);
+    track_live_block((device_block){ptr, size_bytes, default_device});
+    pthread_mutex_unlock(&device_block_mutex);
+  }
   pop_context();
   return (void *)(uintptr_t)ptr;
 }
@@ -516,9 +612,42 @@ void mgpuMemFree(void *ptr, void *stream) {
   (void)stream;
   if (!ptr)
     return;
+  CUdeviceptr address = (CUdeviceptr)(uintptr_t)ptr;
+  /* Blocks to give back to the driver, outside the lock. */
+  device_block released[TESSEL_CACHED_BLOCKS + 1];
+  int released_count = 0;
+  bool tracked = false;
+  pthread_mutex_lock(&device_block_mutex);
+  for (size_t i = 0; i < live_block_count; ++i) {
+    if (live_blocks[i].ptr != address)
+      continue;
+    device_block block = live_blocks[i];
+    live_blocks[i] = live_blocks[--live_block_count];
+    tracked = true;
+    uint64_t limit = cached_bytes_limit();
+    if (block.size > limit) {
+      released[released_count++] = block;
+      break;
+    }
+    while (cached_block_count == TESSEL_CACHED_BLOCKS ||
+           cached_block_bytes + block.size > limit) {
+      released[released_count++] = cached_blocks[0];
+      cached_block_bytes -= cached_blocks[0].size;
+      memmove(&cached_blocks[0], &cached_blocks[1],
+              (size_t)(--cached_block_count) * sizeof *cached_blocks);
+    }
+    cached_blocks[cached_block_count++] = block;
+    cached_block_bytes += block.size;
+    break;
+  }
+  pthread_mutex_unlock(&device_block_mutex);
+  for (int i = 0; i < released_count; ++i)
+    release_device_block(released[i]);
+  if (tracked)
+    return;
   if (!push_default_context())
     return;
-  CUDA_CALL(cuMemFree, (CUdeviceptr)(uintptr_t)ptr);
+  CUDA_CALL(cuMemFree, address);
   pop_context();
 }
 

@@ -278,7 +278,25 @@ int main(void) {
            major, minor);
   }
 
+  /* Freed device memory comes back for the next allocation of its size
+   * (the block keeps its address), and is usable again; another size gets
+   * a block of its own. */
   mgpuMemFree(device, stream);
+  float *again = mgpuMemAlloc(byte_count, stream, false);
+  float *larger = mgpuMemAlloc(2 * byte_count, stream, false);
+  check(again == device && larger != NULL && larger != again,
+        "mgpuMemAlloc reuses a freed block of the same size");
+  if (again && larger) {
+    mgpuMemcpy(again, host, byte_count, stream);
+    mgpuMemcpy(larger, again, byte_count, stream);
+    memset(round_trip, 0, byte_count);
+    mgpuMemcpy(round_trip, larger, byte_count, stream);
+    mgpuStreamSynchronize(stream);
+    check(memcmp(round_trip, host, byte_count) == 0,
+          "a reused block holds what is copied into it");
+  }
+  mgpuMemFree(larger, stream);
+  mgpuMemFree(again, stream);
   if (module)
     mgpuModuleUnload(module);
   mgpuStreamDestroy(stream);

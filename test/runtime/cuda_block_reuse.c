@@ -1,0 +1,104 @@
+/* libtessel_cuda_runtime.so's reuse of freed device blocks, run against
+ * fake_cuda_driver.c (linked as libcuda.so.1, which the runtime then finds
+ * already loaded): which mgpuMemAlloc / mgpuMemFree calls reach the
+ * driver. `cuda-block-reuse LIMIT` expects TESSEL_CUDA_CACHED_BYTES=LIMIT
+ * in the environment (unset: the default). Prints one line per check and
+ * "ALL CHECKS PASSED" or "FAILED". */
+#include "tessel/gpu_runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern int fake_cuda_device_allocs, fake_cuda_managed_allocs, fake_cuda_frees;
+
+static int failures;
+
+static void expect(int ok, const char *what) {
+  printf("%s %s (driver: %d allocations, %d managed, %d frees)\n",
+         ok ? "PASS" : "FAIL", what, fake_cuda_device_allocs,
+         fake_cuda_managed_allocs, fake_cuda_frees);
+  failures += !ok;
+}
+
+/* The default limit (1 GiB) and count (16 blocks). */
+static void default_limit(void) {
+  void *a = mgpuMemAlloc(1000, NULL, false);
+  mgpuMemFree(a, NULL);
+  expect(fake_cuda_device_allocs == 1 && fake_cuda_frees == 0,
+         "a freed block stays allocated");
+  void *again = mgpuMemAlloc(1000, NULL, false);
+  expect(again == a && fake_cuda_device_allocs == 1,
+         "an allocation of its size takes it back");
+  void *other = mgpuMemAlloc(2000, NULL, false);
+  expect(other != a && fake_cuda_device_allocs == 2,
+         "another size gets a block of its own");
+  memset(again, 1, 1000); /* both usable at once */
+  memset(other, 2, 2000);
+  mgpuMemFree(again, NULL);
+  mgpuMemFree(other, NULL);
+  void *managed = mgpuMemAlloc(1000, NULL, true);
+  expect(managed != a && fake_cuda_managed_allocs == 1,
+         "managed memory never takes a device block");
+  mgpuMemFree(managed, NULL);
+  expect(fake_cuda_frees == 1, "managed memory is freed at once");
+  /* 17 more sizes: with the two cached blocks, 19 offered to a cache of
+   * 16, so the 3 oldest (1000, 2000 and the first new one) are freed. */
+  void *blocks[17];
+  for (int i = 0; i < 17; ++i)
+    blocks[i] = mgpuMemAlloc((uint64_t)(3000 + i), NULL, false);
+  for (int i = 0; i < 17; ++i)
+    mgpuMemFree(blocks[i], NULL);
+  expect(fake_cuda_device_allocs == 19 && fake_cuda_frees == 4,
+         "at most 16 blocks are kept, the oldest freed first");
+  void *first = mgpuMemAlloc(1000, NULL, false);
+  void *newest = mgpuMemAlloc(3016, NULL, false);
+  expect(fake_cuda_device_allocs == 20 && newest == blocks[16],
+         "an evicted size is allocated again; a kept one is reused");
+  mgpuMemFree(first, NULL);
+  mgpuMemFree(newest, NULL);
+  mgpuMemFree(NULL, NULL);
+  expect(fake_cuda_frees == 5, "freeing NULL does nothing");
+}
+
+/* TESSEL_CUDA_CACHED_BYTES=1500: a 1000-byte block is kept, a 2000-byte
+ * one is freed at once, and a second 1000-byte block pushes the first out. */
+static void small_limit(void) {
+  void *a = mgpuMemAlloc(1000, NULL, false);
+  void *b = mgpuMemAlloc(2000, NULL, false);
+  mgpuMemFree(b, NULL);
+  expect(fake_cuda_frees == 1, "a block over the limit is freed at once");
+  void *c = mgpuMemAlloc(1000, NULL, false);
+  mgpuMemFree(a, NULL);
+  mgpuMemFree(c, NULL);
+  expect(fake_cuda_frees == 2, "kept bytes stay under the limit");
+  void *d = mgpuMemAlloc(1000, NULL, false);
+  expect(d == c && fake_cuda_device_allocs == 3,
+         "the newest block is the one kept");
+  mgpuMemFree(d, NULL);
+}
+
+/* TESSEL_CUDA_CACHED_BYTES=0: nothing is kept. */
+static void no_reuse(void) {
+  void *a = mgpuMemAlloc(1000, NULL, false);
+  mgpuMemFree(a, NULL);
+  mgpuMemAlloc(1000, NULL, false);
+  expect(fake_cuda_device_allocs == 2 && fake_cuda_frees == 1,
+         "with a limit of 0 every free reaches the driver");
+}
+
+int main(int argc, char **argv) {
+  const char *limit = argc > 1 ? argv[1] : "default";
+  if (strcmp(limit, "default") == 0)
+    default_limit();
+  else if (strcmp(limit, "1500") == 0)
+    small_limit();
+  else if (strcmp(limit, "0") == 0)
+    no_reuse();
+  else {
+    fprintf(stderr, "usage: %s [default|1500|0]\n", argv[0]);
+    return 2;
+  }
+  puts(failures ? "FAILED" : "ALL CHECKS PASSED");
+  return failures != 0;
+}
