@@ -11,6 +11,7 @@
 #include "passes/Passes.h"
 #include "passes/Utils/GPUMatmulKernel.h"
 #include "passes/Utils/GPUTensorCores.h"
+#include "passes/Utils/GPUTransposeKernel.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/Matchers.h"
@@ -385,13 +386,14 @@ struct MapMatmulToGPUPass
   /// upstream's nvgpu.warpgroup.mma (its MLIR 22 lowering reads B that way
   /// only); with B given as (n, k), f16 -> f32 and i8 -> i32 go through the
   /// NVVM instructions the kernel issues itself (8-bit wgmma reads both
-  /// operands K-major, so i8 needs that B). A is read K-major: (m, k). TMA
-  /// needs 16-byte aligned rows.
+  /// operands K-major, so an i8 B given as (k, n) is transposed first:
+  /// `transposeB`). A is read K-major: (m, k). TMA needs 16-byte aligned
+  /// rows.
   bool chooseWgmma(const MatmulMatch &match, ArrayAttr shapes,
                    const GPUModelParams &params,
                    const GPUMatmulProblem &problem,
                    const GPUMatmulOverrides &overrides, GPUWgmmaTiling &t,
-                   std::string &why) {
+                   bool &transposeB, std::string &why) {
     const GPUMatmulOperands &ops = match.operands;
     bool integer = match.inputType.isInteger(8);
     if (!(match.inputType.isF16() && match.accType.isF32()) &&
@@ -417,18 +419,27 @@ struct MapMatmulToGPUPass
       why = "A is transposed (the wgmma kernel reads A K-major, as (m, k))";
       return false;
     }
-    if (integer && !ops.bTransposed) {
-      why = "B is given as (k, n), and 8-bit wgmma reads B K-major only: "
-            "give B as (n, k), as a linear layer's weight is";
-      return false;
-    }
     if (ops.batch > 1) {
       why = "batched products are not done yet";
       return false;
     }
+    // 8-bit wgmma reads B K-major only: an i8 B given as (k, n) is first
+    // transposed into an (n, k) temporary by a kernel of its own, whose
+    // cost mapMatmul weighs against WMMA's.
+    transposeB = integer && !ops.bTransposed;
+    if (transposeB) {
+      std::string untransposable =
+          checkGPUTransposable(cast<MemRefType>(ops.b.getType()));
+      if (!untransposable.empty()) {
+        why = "B is given as (k, n), which 8-bit wgmma cannot read, and it "
+              "cannot be transposed first: " +
+              untransposable;
+        return false;
+      }
+    }
     int64_t elementBytes = integer ? 1 : 2;
     if (ops.aCopyElements * elementBytes != 16 ||
-        ops.bCopyElements * elementBytes != 16) {
+        (!transposeB && ops.bCopyElements * elementBytes != 16)) {
       why = "TMA needs 16-byte aligned rows of A and B";
       return false;
     }
@@ -437,7 +448,9 @@ struct MapMatmulToGPUPass
       why = "C does not start from a fill with zero";
       return false;
     }
-    return computeGPUWgmmaTiling(params, problem, overrides, t, why);
+    GPUMatmulProblem read = problem;
+    read.bTransposed |= transposeB;
+    return computeGPUWgmmaTiling(params, read, overrides, t, why);
   }
 
   /// Maps `op`; a remark says what was done or why not.
@@ -561,11 +574,38 @@ struct MapMatmulToGPUPass
     // is chosen first so that the overrides size the kernel that is built.
     GPUWgmmaTiling wgmmaTiling;
     std::string wgmmaWhy;
-    bool wgmma = useWgmma && chooseWgmma(match, shapes, params, problem,
-                                         overrides, wgmmaTiling, wgmmaWhy);
+    bool transposeB = false;
+    bool wgmma =
+        useWgmma && chooseWgmma(match, shapes, params, problem, overrides,
+                                wgmmaTiling, transposeB, wgmmaWhy);
     GPUMatmulTiling tiling;
-    if (!wgmma &&
-        !computeGPUMatmulTiling(params, mma, problem, overrides, tiling, why))
+    bool wmma =
+        (!wgmma || transposeB) &&
+        computeGPUMatmulTiling(params, mma, problem, overrides, tiling, why);
+    // wgmma after a transpose of B against WMMA on B as it is.
+    std::string transposeNote;
+    if (wgmma && transposeB) {
+      double transposeCycles =
+          estimateGPUTransposeCycles(params, ops.k, ops.n, inputBytes);
+      double total = transposeCycles + wgmmaTiling.estimatedCycles;
+      std::string estimates =
+          "transposing it (~" + std::to_string(int64_t(transposeCycles)) +
+          " cycles) and wgmma (~" +
+          std::to_string(int64_t(wgmmaTiling.estimatedCycles)) +
+          " cycles) against WMMA (~" +
+          std::to_string(int64_t(tiling.estimatedCycles)) + " cycles)";
+      if (wmma && total >= tiling.estimatedCycles) {
+        wgmma = false;
+        wgmmaWhy = "B is given as (k, n), which 8-bit wgmma cannot read; " +
+                   estimates + " is estimated no faster";
+      } else {
+        transposeNote = "; B given as (k, n), which 8-bit wgmma cannot "
+                        "read, is transposed into an (n, k) temporary "
+                        "first: " +
+                        (wmma ? estimates : "WMMA does not fit: " + why);
+      }
+    }
+    if (!wgmma && !wmma)
       return decline(useWgmma ? why + "; wgmma not used: " + wgmmaWhy : why);
     std::string epilogueWhy;
     linalg::GenericOp epilogue;
@@ -619,6 +659,7 @@ struct MapMatmulToGPUPass
                      << mmaName << "): " << rationale
                      << (useWgmma && !wgmma ? "; wgmma not used: " + wgmmaWhy
                                             : "")
+                     << transposeNote
                      << (fill ? "; C's fill folded into the accumulators"
                               : "; accumulates onto C")
                      << (epilogue ? "; the elementwise op after it applied "
@@ -633,7 +674,21 @@ struct MapMatmulToGPUPass
                      << (ops.bCopyElements ? ""
                                            : "; B's rows are not 4-byte "
                                              "aligned: copied synchronously");
-    if (wgmma)
+    if (wgmma && transposeB) {
+      // The temporary is contiguous and 16-byte aligned (TMA's
+      // requirement); tessel-allocate-device-buffers places it in device
+      // memory.
+      auto bType = cast<MemRefType>(ops.b.getType());
+      auto tempType = MemRefType::get({ops.n, ops.k}, bType.getElementType());
+      Value temp = memref::AllocOp::create(rewriter, op->getLoc(), tempType,
+                                           rewriter.getI64IntegerAttr(64));
+      buildGPUTransposeKernel(rewriter, op->getLoc(), ops.b, temp);
+      ops.b = temp;
+      ops.bTransposed = true;
+      ops.bCopyElements = 16 / inputBytes;
+      buildGPUWgmmaMatmulKernel(rewriter, op->getLoc(), ops, wgmmaTiling);
+      memref::DeallocOp::create(rewriter, op->getLoc(), temp);
+    } else if (wgmma)
       buildGPUWgmmaMatmulKernel(rewriter, op->getLoc(), ops, wgmmaTiling);
     else
       buildGPUMatmulKernel(rewriter, op->getLoc(), ops, tiling, mma,

@@ -27,6 +27,8 @@ struct GPUModelParams {
           maxThreadsPerBlock = 0;
   /// Per SM and cycle.
   int64_t mmaFmaPerCycle = 0, smemBytesPerCycle = 0, l2BytesPerCycle = 0;
+  /// The SM's share of device-memory bandwidth; 0 when the target lacks it.
+  int64_t dramBytesPerCycle = 0;
   int64_t memoryLatency = 0;
 };
 

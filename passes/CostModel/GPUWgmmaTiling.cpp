@@ -46,6 +46,22 @@ static constexpr int64_t kSwizzlePeriod = 1024;
 /// dynamic-memory symbol.
 static constexpr int64_t kStaticSharedBytes = 256;
 
+/// What a second kernel launch and its temporary cost the host: stream
+/// set-up, launch and synchronization, a few microseconds (about 10000
+/// cycles at 1.7-2 GHz). An assumption, not measured yet.
+static constexpr double kExtraKernelCycles = 10000;
+
+double mlir::tessel::estimateGPUTransposeCycles(const GPUModelParams &g,
+                                                int64_t rows, int64_t cols,
+                                                int64_t elementBytes) {
+  // Without the device-memory figure, L2's rate bounds what an SM can move.
+  int64_t perSM =
+      g.dramBytesPerCycle > 0 ? g.dramBytesPerCycle : g.l2BytesPerCycle;
+  double bytes = 2.0 * double(rows) * double(cols) * double(elementBytes);
+  return bytes / double(std::max<int64_t>(1, perSM * g.smCount)) +
+         double(g.memoryLatency) + kExtraKernelCycles;
+}
+
 namespace {
 struct Estimate {
   double cycles = 0, mmaCycles = 0, smemCycles = 0, l2Cycles = 0;

@@ -47,6 +47,14 @@ bool computeGPUWgmmaTiling(const GPUModelParams &target,
                            const GPUMatmulOverrides &o, GPUWgmmaTiling &t,
                            std::string &why);
 
+/// Cycles of the kernel that transposes a rows x cols matrix of
+/// `elementBytes`-byte elements (Utils/GPUTransposeKernel.h) before a
+/// product whose layout wgmma cannot read: its bytes read once and written
+/// once at the device-memory rate of all SMs, one memory latency, and the
+/// launch and temporary buffer it adds.
+double estimateGPUTransposeCycles(const GPUModelParams &target, int64_t rows,
+                                  int64_t cols, int64_t elementBytes);
+
 } // namespace mlir::tessel
 
 #endif // TESSEL_PASSES_COSTMODEL_GPUWGMMATILING_H

@@ -16,6 +16,7 @@ GPUModelParams mlir::tessel::gpuModelParams(TargetAttr target) {
   params.mmaFmaPerCycle = target.getMmaFmaPerCycle();
   params.smemBytesPerCycle = target.getSmemBytesPerCycle();
   params.l2BytesPerCycle = target.getL2BytesPerCycle();
+  params.dramBytesPerCycle = target.getDramBytesPerCycle();
   params.memoryLatency = target.getMemoryLatency();
   return params;
 }

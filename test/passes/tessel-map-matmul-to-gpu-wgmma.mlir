@@ -189,9 +189,9 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
 
 // -----
 
-// i8 with B given as (k, n): 8-bit wgmma cannot read it (MN-major), so
-// WMMA keeps it.
-// REMARK: remark: matmul 128x128x128 (i8 x i8 -> i32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: B is given as (k, n), and 8-bit wgmma reads B K-major only: give B as (n, k), as a linear layer's weight is
+// i8 with B given as (k, n), which 8-bit wgmma cannot read (MN-major): at
+// 128^3 transposing B first costs more than WMMA saves, so WMMA keeps it.
+// REMARK: remark: matmul 128x128x128 (i8 x i8 -> i32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: B is given as (k, n), which 8-bit wgmma cannot read; transposing it (~{{[0-9]+}} cycles) and wgmma (~{{[0-9]+}} cycles) against WMMA (~{{[0-9]+}} cycles) is estimated no faster
 // CHECK-LABEL: func.func @i8_kn
 // CHECK-NOT: nvvm.wgmma
 // CHECK: gpu.subgroup_mma_compute
@@ -200,6 +200,53 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
     %zero = arith.constant 0 : i32
     linalg.fill ins(%zero : i32) outs(%c : memref<128x128xi32>)
     linalg.matmul ins(%a, %b : memref<128x128xi8>, memref<128x128xi8>) outs(%c : memref<128x128xi32>)
+    return
+  }
+}
+
+// -----
+
+// At 4096^3 wgmma's rate pays for the transpose: B goes into an aligned
+// (n, k) temporary through a kernel of its own (64x64 tiles, 16-byte
+// loads into shared memory, 16-byte stores of its columns), the wgmma
+// kernel reads that temporary through its TMA descriptor, and the
+// temporary is freed after it.
+// REMARK: remark: matmul 4096x4096x4096 (i8 x i8 -> i32) mapped to tensor cores (wgmma m64n256k32 on TMA-loaded tiles): {{.*}}; B given as (k, n), which 8-bit wgmma cannot read, is transposed into an (n, k) temporary first: transposing it (~{{[0-9]+}} cycles) and wgmma (~{{[0-9]+}} cycles) against WMMA (~{{[0-9]+}} cycles)
+// CHECK-LABEL: func.func @i8_kn_4096
+// CHECK-SAME: %[[A:[^:]*]]: memref<4096x4096xi8>, %[[B:[^:]*]]: memref<4096x4096xi8>
+// CHECK: %[[BT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4096x4096xi8>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c64{{.*}}, {{.*}} = %c64{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}) dynamic_shared_memory_size %c4096_i32
+// CHECK: vector.load %[[B]][{{.*}}] {alignment = 16 : i64} : memref<4096x4096xi8>, vector<16xi8>
+// CHECK: gpu.barrier
+// CHECK-COUNT-16: memref.load {{.*}} : memref<64x64xi8, #gpu.address_space<workgroup>>
+// CHECK: vector.store {{.*}}, %[[BT]][{{.*}}] {alignment = 16 : i64} : memref<4096x4096xi8>, vector<16xi8>
+// CHECK: gpu.terminator
+// CHECK: %[[CAST:.*]] = memref.cast %[[BT]]
+// CHECK: nvgpu.tma.create.descriptor %[[CAST]]
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: memref.dealloc %[[BT]]
+// CHECK-NEXT: return
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 14, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
+  func.func @i8_kn_4096(%a: memref<4096x4096xi8>, %b: memref<4096x4096xi8>, %c: memref<4096x4096xi32>) {
+    %zero = arith.constant 0 : i32
+    linalg.fill ins(%zero : i32) outs(%c : memref<4096x4096xi32>)
+    linalg.matmul ins(%a, %b : memref<4096x4096xi8>, memref<4096x4096xi8>) outs(%c : memref<4096x4096xi32>)
+    return
+  }
+}
+
+// -----
+
+// B's rows (40 bytes) are not whole 16-byte pieces: no transpose, WMMA.
+// REMARK: remark: matmul 2048x40x2048 (i8 x i8 -> i32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: B is given as (k, n), which 8-bit wgmma cannot read, and it cannot be transposed first: its sizes are not multiples of 16
+// CHECK-LABEL: func.func @i8_kn_narrow
+// CHECK-NOT: nvvm.wgmma
+// CHECK: gpu.subgroup_mma_compute
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
+  func.func @i8_kn_narrow(%a: memref<2048x2048xi8>, %b: memref<2048x40xi8>, %c: memref<2048x40xi32>) {
+    %zero = arith.constant 0 : i32
+    linalg.fill ins(%zero : i32) outs(%c : memref<2048x40xi32>)
+    linalg.matmul ins(%a, %b : memref<2048x2048xi8>, memref<2048x40xi8>) outs(%c : memref<2048x40xi32>)
     return
   }
 }

@@ -1,7 +1,9 @@
 // The benchmark's products with B given as (n, k), a linear layer's weight,
 // at full size: i8 -> i32 (torch._int_mm(x, w.t())) and f16 with f32 sums
-// rounded to f16 (torch.nn.functional.linear in fp16). Only compiled
-// (ptxas checks their kernels), never run by the tests.
+// rounded to f16 (torch.nn.functional.linear in fp16); and the i8 product
+// with B given as (k, n) (torch._int_mm(x, w)), which the Hopper kernel
+// takes after transposing B. Only compiled (ptxas checks their kernels),
+// never run by the tests.
 #a = affine_map<(m, n, k) -> (m, k)>
 #bt = affine_map<(m, n, k) -> (n, k)>
 #c = affine_map<(m, n, k) -> (m, n)>
@@ -19,6 +21,13 @@ func.func @i8_bt_4096(%x: tensor<4096x4096xi8>, %w: tensor<4096x4096xi8>) -> ten
     %s = arith.addi %acc, %m : i32
     linalg.yield %s : i32
   } -> tensor<4096x4096xi32>
+  return %r : tensor<4096x4096xi32>
+}
+func.func @i8_kn_4096(%x: tensor<4096x4096xi8>, %w: tensor<4096x4096xi8>) -> tensor<4096x4096xi32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<4096x4096xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<4096x4096xi32>) -> tensor<4096x4096xi32>
+  %r = linalg.matmul ins(%x, %w : tensor<4096x4096xi8>, tensor<4096x4096xi8>) outs(%f : tensor<4096x4096xi32>) -> tensor<4096x4096xi32>
   return %r : tensor<4096x4096xi32>
 }
 func.func @f16_bt_4096(%x: tensor<4096x4096xf16>, %w: tensor<4096x4096xf16>) -> tensor<4096x4096xf16> {

@@ -120,6 +120,8 @@ int main(int argc, char **argv) {
   run_product("i8_bt", _mlir_ciface_i8_bt_64x64x128, 64, 64, 128, 1, 11);
   run_requantize();
   run_product("i8_kn", _mlir_ciface_i8_kn_64x48x64, 64, 48, 64, 0, 21);
+  run_product("i8_kn", _mlir_ciface_i8_kn_200x336x528, 200, 336, 528, 0, 31);
+  run_product("i8_kn", _mlir_ciface_i8_kn_64x40x48, 64, 40, 48, 0, 41);
   run_f16_bias_relu();
   return harness_finish();
 }

@@ -3,8 +3,10 @@
 // form the Hopper kernel issues its own wgmma instructions for. i8 x i8 ->
 // i32 with partial tiles in m, n and k, a product shorter than the TMA
 // ring, a requantizing epilogue; f16 x f16 -> f32 with partial tiles and a
-// bias + ReLU epilogue; and i8 with B given as (k, n) (WMMA: 8-bit wgmma
-// cannot read it).
+// bias + ReLU epilogue; and i8 with B given as (k, n), which 8-bit wgmma
+// cannot read: on Hopper transposed by a kernel of its own first where
+// that is estimated faster than WMMA and its sizes allow (rows of 16-byte
+// pieces), on WMMA otherwise.
 #a = affine_map<(m, n, k) -> (m, k)>
 #bt = affine_map<(m, n, k) -> (n, k)>
 #c = affine_map<(m, n, k) -> (m, n)>
@@ -79,6 +81,22 @@ func.func @i8_kn_64x48x64(%x: tensor<64x64xi8>, %b: tensor<64x48xi8>) -> tensor<
   %f = linalg.fill ins(%zero : i32) outs(%e : tensor<64x48xi32>) -> tensor<64x48xi32>
   %r = linalg.matmul ins(%x, %b : tensor<64x64xi8>, tensor<64x48xi8>) outs(%f : tensor<64x48xi32>) -> tensor<64x48xi32>
   return %r : tensor<64x48xi32>
+}
+
+func.func @i8_kn_200x336x528(%x: tensor<200x528xi8>, %b: tensor<528x336xi8>) -> tensor<200x336xi32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<200x336xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<200x336xi32>) -> tensor<200x336xi32>
+  %r = linalg.matmul ins(%x, %b : tensor<200x528xi8>, tensor<528x336xi8>) outs(%f : tensor<200x336xi32>) -> tensor<200x336xi32>
+  return %r : tensor<200x336xi32>
+}
+
+func.func @i8_kn_64x40x48(%x: tensor<64x48xi8>, %b: tensor<48x40xi8>) -> tensor<64x40xi32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<64x40xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<64x40xi32>) -> tensor<64x40xi32>
+  %r = linalg.matmul ins(%x, %b : tensor<64x48xi8>, tensor<48x40xi8>) outs(%f : tensor<64x40xi32>) -> tensor<64x40xi32>
+  return %r : tensor<64x40xi32>
 }
 
 func.func @f16_bt_bias_relu_200x336x264(%x: tensor<200x264xf16>, %w: tensor<336x264xf16>, %bias: tensor<336xf32>) -> tensor<200x336xf32> {
