@@ -1,7 +1,7 @@
 """Tessel's kernels on an NVIDIA GPU against PyTorch, same process.
 
     python3 utils/bench/gpu_fusion_bench.py --kernels DIR [--reps N]
-        [--only blur,softmax,layernorm,int_mm,int_mm_nt,int_mm_nt_wgmma,
+        [--only blur,softmax,layernorm,int_mm,int_mm_wgmma,int_mm_nt,int_mm_nt_wgmma,
                 linear_f16,linear_f16_wgmma,conv_nchw,conv_nchw_block]
         [--json FILE]
 
@@ -11,7 +11,8 @@ blurs in one kernel), softmax over 4096x4096 and layernorm over 16384x1024
 (utils/bench/image/workloads; each one kernel, rows reduced by warps or
 blocks with shuffles), the i8 x i8 -> i32 matmul at 4096^3 (B as (k, n),
 and B as (n, k)), an fp16 linear layer's product at 4096^3 (w as (n, k)),
-the last two on WMMA and, on sm_90a, with the wgmma kernel, and an fp16
+each on WMMA and, on sm_90a, with the wgmma kernel (an i8 B given as
+(k, n) transposed first, inside the timed call), and an fp16
 NCHW convolution + bias + ReLU at a ResNet-50 layer's shape (PyTorch's
 layout: Tessel transposes around its NHWC implicit GEMM). Peers: the same
 computation in PyTorch eager and torch.compile (Inductor's Triton kernels);
@@ -129,16 +130,23 @@ def layernorm_workload():
             "layernorm", (m, n))
 
 
-def int_mm_workload():
+def int_mm_workload(library="mm_i8_i32_4096.so", kernel="WMMA"):
     m = n = k = 4096
     # Values whose sums of 4096 products stay far inside int32.
     inputs = (torch.randint(-127, 128, (m, k), device="cuda",
                             dtype=torch.int8),
               torch.randint(-127, 128, (k, n), device="cuda",
                             dtype=torch.int8))
-    return (f"int8 matmul {m}x{n}x{k} (i32 sums)", inputs, torch._int_mm,
-            "mm_i8_i32_4096.so", "mm_i8_i32_4096", (m, n), torch.int32,
-            2 * m * n * k)
+    return (f"int8 matmul {m}x{n}x{k} (i32 sums; Tessel's {kernel} kernel)",
+            inputs, torch._int_mm, library, "mm_i8_i32_4096", (m, n),
+            torch.int32, 2 * m * n * k)
+
+
+def int_mm_wgmma_workload():
+    # B given as (k, n): Tessel transposes it first (a kernel of its own,
+    # timed with the product), since 8-bit wgmma reads B only as (n, k).
+    return int_mm_workload("wgmma/mm_i8_i32_4096.so",
+                           "wgmma, after transposing B")
 
 
 def int_mm_nt_workload(library="mm_i8_bt_4096.so", kernel="WMMA"):
@@ -211,6 +219,7 @@ def conv_nchw_block_workload():
 
 WORKLOADS = {"blur": blur_workload, "softmax": softmax_workload,
              "layernorm": layernorm_workload, "int_mm": int_mm_workload,
+             "int_mm_wgmma": int_mm_wgmma_workload,
              "int_mm_nt": int_mm_nt_workload,
              "int_mm_nt_wgmma": int_mm_nt_wgmma_workload,
              "linear_f16": linear_f16_workload,

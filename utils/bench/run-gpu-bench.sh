@@ -41,11 +41,12 @@ done
 tests=(gpu_matmul gpu_matmul_nk gpu_conv gpu_conv_nchw matmul_tensor elementwise blur row_reductions reduction gpu_reductions attention mask_stencil softmax_long)
 
 if [[ "$mode" == build ]]; then
-  ninja -C "$build" tessel-compile tessel_runtime tessel_cuda_runtime tessel-gpu-bench
+  ninja -C "$build" tessel-compile tessel_runtime tessel_cuda_runtime tessel-gpu-bench \
+    tessel-gpu-runtime-smoke
   mkdir -p "$dir"
   dir="$(cd "$dir" && pwd)"
   cp -f "$build/lib/libtessel_runtime.so" "$build/lib/libtessel_cuda_runtime.so" \
-        "$build/bin/tessel-gpu-bench" "$dir/"
+        "$build/bin/tessel-gpu-bench" "$build/bin/tessel-gpu-runtime-smoke" "$dir/"
   tc="$build/bin/tessel-compile"
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
@@ -229,13 +230,15 @@ EOF
       -o "$dir/$t.test"
   done
   # Hopper: the wgmma kernel (tessel-map-matmul-to-gpu{wgmma=true}, off by
-  # default until these runs check and time it): the f16 -> f32 matmul
-  # workloads into DIR/wgmma, and the matmul test programs built with it.
+  # default until these runs check and time it): the f16 -> f32 and i8 ->
+  # i32 matmul workloads into DIR/wgmma (the i8 ones, whose B is given as
+  # (k, n), after a kernel that transposes B), and the matmul test programs
+  # built with it.
   if [[ "$chip" == sm_90a ]]; then
     mkdir -p "$dir/wgmma"
     wg_sed='s/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu{wgmma=true}/'
     while read -r name kind in acc rest; do
-      [[ "$kind" == matmul && "$in" == f16 && "$acc" == f32 ]] || continue
+      [[ "$kind" == matmul && "$in/$acc" =~ ^(f16/f32|i8/i32)$ ]] || continue
       TESSEL_COMPILE="$tc" TESSEL_PIPELINE_SED="$wg_sed" \
         "$root/utils/bench/tessel-compile-edited.sh" "$src/$name.mlir" \
         --target=nvgpu --target-options="chip=$chip" -o "$dir/wgmma/$name.so" \
@@ -246,18 +249,24 @@ EOF
         exit 1
       }
     done < <("$build/bin/tessel-gpu-bench" --list)
-    # The matmul test programs built with it (f16, and i8 with B as (n, k)).
-    for t in gpu_matmul gpu_matmul_nk; do
-      TESSEL_COMPILE="$tc" TESSEL_PIPELINE_SED="$wg_sed" \
+    # The matmul test programs built with it (f16, and i8 with B as (n, k)),
+    # and gpu_matmul_nk at the sizes gpu_matmul_nk_emulated.test forces,
+    # which WMMA cannot take, so that its i8 products with B given as (k, n)
+    # run the transpose kernel before the wgmma kernel.
+    forced='s/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu{wgmma=true block-m=128 block-n=256 warps-m=2 stages=3}/'
+    for variant in "gpu_matmul wgmma $wg_sed" "gpu_matmul_nk wgmma $wg_sed" \
+                   "gpu_matmul_nk wgmma_forced $forced"; do
+      read -r t suffix edit <<<"$variant"
+      TESSEL_COMPILE="$tc" TESSEL_PIPELINE_SED="$edit" \
         "$root/utils/bench/tessel-compile-edited.sh" \
         "$root/test/integration/Inputs/$t.mlir" --target=nvgpu \
-        --target-options="chip=$chip" -o "$dir/${t}_wgmma.so" \
-        --header="$work/${t}_wgmma.h"
+        --target-options="chip=$chip" -o "$dir/${t}_$suffix.so" \
+        --header="$work/${t}_$suffix.h"
       clang-22 -O2 -std=c11 -DHARNESS_GPU_MANAGED -I"$root/runtime/include" \
-        -include "$work/${t}_wgmma.h" \
+        -include "$work/${t}_$suffix.h" \
         "$root/test/integration/Inputs/$t.c" -L"$dir" \
-        -l:"${t}_wgmma.so" -ltessel_cuda_runtime -ltessel_runtime \
-        -Wl,-rpath,'$ORIGIN' -lm -o "$dir/${t}_wgmma.test"
+        -l:"${t}_$suffix.so" -ltessel_cuda_runtime -ltessel_runtime \
+        -Wl,-rpath,'$ORIGIN' -lm -o "$dir/${t}_$suffix.test"
     done
   fi
   echo "run-gpu-bench.sh: built $(ls "$dir" | wc -l) entries in $dir for $chip"
@@ -276,10 +285,19 @@ fi
 command -v nvidia-smi >/dev/null && nvidia-smi -L || true
 status=0
 # The sm_90a build's matmul test programs, built with the wgmma kernels.
-for t in gpu_matmul_wgmma gpu_matmul_nk_wgmma; do
+for t in gpu_matmul_wgmma gpu_matmul_nk_wgmma gpu_matmul_nk_wgmma_forced; do
   [[ -x "$dir/$t.test" ]] && tests+=("$t")
 done
 echo "== GPU tests"
+# The runtime first: allocation (and its reuse of freed blocks), copies,
+# launches, TMA descriptors.
+if out=$("$dir/tessel-gpu-runtime-smoke" 2>&1) && grep -q "^OK" <<<"$out"; then
+  echo "PASS tessel-gpu-runtime-smoke"
+else
+  status=1
+  echo "FAIL tessel-gpu-runtime-smoke"
+  head -20 <<<"$out"
+fi
 for t in "${tests[@]}"; do
   if out=$("$dir/$t.test" 2>&1) && grep -q "CHECKS PASSED" <<<"$out"; then
     echo "PASS $t ($(grep -c '^PASS' <<<"$out") checks)"
