@@ -13,7 +13,9 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
+#include <ctype.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -534,8 +536,10 @@ static void read_cached_bytes_limit(void) {
   if (!text || !*text)
     return;
   char *end = NULL;
-  unsigned long long bytes = strtoull(text, &end, 10);
-  if (*end == '\0' && text[0] != '-')
+  errno = 0;
+  unsigned long long bytes =
+      isdigit((unsigned char)text[0]) ? strtoull(text, &end, 10) : 0;
+  if (end && *end == '\0' && errno != ERANGE)
     cached_bytes_limit_value = (uint64_t)bytes;
   else
     fprintf(stderr,
@@ -574,6 +578,27 @@ static void release_device_block(device_block block) {
   default_device = current;
 }
 
+/* Gives every kept block of `device` back to the driver; returns how many. */
+static int release_cached_blocks(int32_t device) {
+  device_block released[TESSEL_CACHED_BLOCKS];
+  int released_count = 0;
+  pthread_mutex_lock(&device_block_mutex);
+  int kept = 0;
+  for (int i = 0; i < cached_block_count; ++i) {
+    if (cached_blocks[i].device == device) {
+      released[released_count++] = cached_blocks[i];
+      cached_block_bytes -= cached_blocks[i].size;
+    } else {
+      cached_blocks[kept++] = cached_blocks[i];
+    }
+  }
+  cached_block_count = kept;
+  pthread_mutex_unlock(&device_block_mutex);
+  for (int i = 0; i < released_count; ++i)
+    release_device_block(released[i]);
+  return released_count;
+}
+
 void *mgpuMemAlloc(uint64_t size_bytes, void *stream, bool is_host_shared) {
   (void)stream; /* allocation is synchronous, as upstream */
   CUdeviceptr ptr = 0;
@@ -597,12 +622,22 @@ void *mgpuMemAlloc(uint64_t size_bytes, void *stream, bool is_host_shared) {
   }
   if (!push_default_context())
     return NULL;
-  if (is_host_shared)
+  if (is_host_shared) {
     CUDA_CALL(cuMemAllocManaged, &ptr, size_bytes, CU_MEM_ATTACH_GLOBAL);
-  else if (CUDA_CALL(cuMemAlloc, &ptr, size_bytes) == CUDA_SUCCESS) {
-    pthread_mutex_lock(&device_block_mutex);
-    track_live_block((device_block){ptr, size_bytes, default_device});
-    pthread_mutex_unlock(&device_block_mutex);
+  } else {
+    /* Out of memory while freed blocks are kept: they go back to the
+     * driver, and the allocation is tried once more. */
+    CUresult result = driver_cuMemAlloc(&ptr, size_bytes);
+    if (result == CUDA_ERROR_OUT_OF_MEMORY &&
+        release_cached_blocks(default_device) > 0)
+      result = driver_cuMemAlloc(&ptr, size_bytes);
+    if (report_cuda_failure("cuMemAlloc", result) == CUDA_SUCCESS) {
+      pthread_mutex_lock(&device_block_mutex);
+      track_live_block((device_block){ptr, size_bytes, default_device});
+      pthread_mutex_unlock(&device_block_mutex);
+    } else {
+      ptr = 0;
+    }
   }
   pop_context();
   return (void *)(uintptr_t)ptr;
@@ -640,10 +675,17 @@ void mgpuMemFree(void *ptr, void *stream) {
     cached_block_bytes += block.size;
     break;
   }
+  /* A kept block freed again would be handed out twice. */
+  bool freed_twice = false;
+  for (int i = 0; !tracked && i < cached_block_count; ++i)
+    freed_twice |= cached_blocks[i].ptr == address;
   pthread_mutex_unlock(&device_block_mutex);
   for (int i = 0; i < released_count; ++i)
     release_device_block(released[i]);
-  if (tracked)
+  if (freed_twice)
+    fprintf(stderr,
+            "tessel-cuda: mgpuMemFree(%p): the block was already freed\n", ptr);
+  if (tracked || freed_twice)
     return;
   if (!push_default_context())
     return;

@@ -1,16 +1,18 @@
 /* libtessel_cuda_runtime.so's reuse of freed device blocks, run against
  * fake_cuda_driver.c (linked as libcuda.so.1, which the runtime then finds
  * already loaded): which mgpuMemAlloc / mgpuMemFree calls reach the
- * driver. `cuda-block-reuse LIMIT` expects TESSEL_CUDA_CACHED_BYTES=LIMIT
- * in the environment (unset: the default). Prints one line per check and
- * "ALL CHECKS PASSED" or "FAILED". */
+ * driver. `tessel-cuda-block-reuse LIMIT` expects
+ * TESSEL_CUDA_CACHED_BYTES=LIMIT in the environment (unset: the default);
+ * `misuse` (default limit) checks the errors it reports. Prints one line per
+ * check and "ALL CHECKS PASSED" or "FAILED". */
 #include "tessel/gpu_runtime.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-extern int fake_cuda_device_allocs, fake_cuda_managed_allocs, fake_cuda_frees;
+extern int fake_cuda_device_allocs, fake_cuda_managed_allocs, fake_cuda_frees,
+    fake_cuda_failing_allocs;
 
 static int failures;
 
@@ -59,6 +61,32 @@ static void default_limit(void) {
   mgpuMemFree(newest, NULL);
   mgpuMemFree(NULL, NULL);
   expect(fake_cuda_frees == 5, "freeing NULL does nothing");
+  /* 16 blocks are kept now: when the driver runs out of memory they go
+   * back to it and the allocation is tried again (nothing reported). */
+  fake_cuda_failing_allocs = 1;
+  void *retried = mgpuMemAlloc(5000, NULL, false);
+  expect(retried != NULL && fake_cuda_frees == 21 &&
+             fake_cuda_device_allocs == 21,
+         "out of memory, kept blocks are freed and the allocation retried");
+  mgpuMemFree(retried, NULL);
+}
+
+/* Errors: out of memory with nothing kept, and a block freed twice. */
+static void misuse(void) {
+  fake_cuda_failing_allocs = 1;
+  void *none = mgpuMemAlloc(1000, NULL, false);
+  expect(none == NULL && fake_cuda_device_allocs == 0,
+         "out of memory with nothing kept fails");
+  void *a = mgpuMemAlloc(1000, NULL, false);
+  mgpuMemFree(a, NULL);
+  mgpuMemFree(a, NULL);
+  expect(fake_cuda_frees == 0, "a block freed twice is reported, not freed");
+  void *b = mgpuMemAlloc(1000, NULL, false);
+  void *c = mgpuMemAlloc(1000, NULL, false);
+  expect(b == a && c != a && fake_cuda_device_allocs == 2,
+         "and it is handed out only once");
+  mgpuMemFree(b, NULL);
+  mgpuMemFree(c, NULL);
 }
 
 /* TESSEL_CUDA_CACHED_BYTES=1500: a 1000-byte block is kept, a 2000-byte
@@ -88,6 +116,8 @@ static void no_reuse(void) {
 }
 
 int main(int argc, char **argv) {
+  /* In order with the runtime's reports on stderr. */
+  setvbuf(stdout, NULL, _IONBF, 0);
   const char *limit = argc > 1 ? argv[1] : "default";
   if (strcmp(limit, "default") == 0)
     default_limit();
@@ -95,8 +125,10 @@ int main(int argc, char **argv) {
     small_limit();
   else if (strcmp(limit, "0") == 0)
     no_reuse();
+  else if (strcmp(limit, "misuse") == 0)
+    misuse();
   else {
-    fprintf(stderr, "usage: %s [default|1500|0]\n", argv[0]);
+    fprintf(stderr, "usage: %s [default|1500|0|misuse]\n", argv[0]);
     return 2;
   }
   puts(failures ? "FAILED" : "ALL CHECKS PASSED");

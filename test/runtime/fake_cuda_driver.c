@@ -11,6 +11,9 @@
 #include <string.h>
 
 int fake_cuda_device_allocs, fake_cuda_managed_allocs, fake_cuda_frees;
+/* While positive, cuMemAlloc fails with CUDA_ERROR_OUT_OF_MEMORY (and
+ * counts it down). */
+int fake_cuda_failing_allocs;
 
 CUresult cuInit(unsigned int flags) {
   (void)flags;
@@ -18,7 +21,9 @@ CUresult cuInit(unsigned int flags) {
 }
 
 CUresult cuGetErrorName(CUresult error, const char **name) {
-  *name = error == CUDA_SUCCESS ? "CUDA_SUCCESS" : "CUDA_ERROR_FAKE";
+  *name = error == CUDA_SUCCESS               ? "CUDA_SUCCESS"
+          : error == CUDA_ERROR_OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY"
+                                              : "CUDA_ERROR_FAKE";
   return CUDA_SUCCESS;
 }
 
@@ -59,6 +64,10 @@ CUresult cuCtxPopCurrent(CUcontext *context) {
 }
 
 CUresult cuMemAlloc(CUdeviceptr *ptr, size_t bytes) {
+  if (fake_cuda_failing_allocs > 0) {
+    --fake_cuda_failing_allocs;
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   void *block = malloc(bytes);
   if (!block)
     return CUDA_ERROR_OUT_OF_MEMORY;
