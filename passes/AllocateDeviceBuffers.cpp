@@ -40,14 +40,11 @@ static void classifyUses(Value value, BufferUses &uses) {
       uses.onDevice = true;
       continue;
     }
-    // A TMA descriptor made on the host only records the address: the
-    // tensor memory accelerator reads the buffer on the device.
+    // A TMA descriptor made on the host only records the address (of the
+    // buffer, or of a memref.cast of it, a view): the tensor memory
+    // accelerator reads the buffer on the device.
     if (isa<nvgpu::TmaCreateDescriptorOp>(user)) {
       uses.onDevice = true;
-      continue;
-    }
-    if (isa<memref::CastOp>(user)) {
-      classifyUses(user->getResult(0), uses);
       continue;
     }
     if (auto view = dyn_cast<ViewLikeOpInterface>(user);

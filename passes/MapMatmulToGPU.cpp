@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/raw_ostream.h"
 
 #define DEBUG_TYPE "tessel-map-matmul-to-gpu"
@@ -108,6 +109,23 @@ static bool isPlainMultiplyAccumulate(linalg::LinalgOp op) {
          llvm::all_of(body->without_terminator(), [](Operation &o) {
            return o.getNumResults() == 1 && !o.getResult(0).use_empty();
          });
+}
+
+/// `v` is a host-side memref.get_global (a constant operand) or a view of
+/// one. Kernels reach such a constant through its copy in the device module
+/// (tessel-allocate-device-buffers sinks the get_global into the launch),
+/// but a TMA descriptor is made on the host, from the host copy's address,
+/// which the GPU cannot read.
+static bool isHostGlobal(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<memref::GetGlobalOp>(def))
+      return true;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return false;
+    v = view.getViewSource();
+  }
+  return false;
 }
 
 /// Recognizes `op`; empty reason on success.
@@ -434,6 +452,16 @@ struct MapMatmulToGPUPass
         why = "B is given as (k, n), which 8-bit wgmma cannot read, and it "
               "cannot be transposed first: " +
               untransposable;
+        return false;
+      }
+    }
+    // A transposed B is read by a kernel, so a constant one is fine.
+    for (auto [operand, name, described] :
+         {std::tuple(ops.a, "A", true), std::tuple(ops.b, "B", !transposeB)}) {
+      if (described && isHostGlobal(operand)) {
+        why = std::string(name) +
+              " is a constant (memref.get_global), which TMA would read "
+              "through its host address: pass it as an argument";
         return false;
       }
     }

@@ -19,12 +19,16 @@ static constexpr int64_t kPieceBytes = 16;
 static constexpr int64_t kMaxGridY = 65535;
 
 std::string mlir::tessel::checkGPUTransposable(MemRefType src) {
-  if (src.getRank() != 2 || !src.hasStaticShape())
-    return "it is not a matrix with static sizes";
+  if (src.getRank() != 2)
+    return "it is not a 2-D memref (rank " + std::to_string(src.getRank()) +
+           ")";
+  if (!src.hasStaticShape())
+    return "it has dynamic sizes";
   Type element = src.getElementType();
-  if (!element.isIntOrFloat() || (element.getIntOrFloatBitWidth() != 8 &&
-                                  element.getIntOrFloatBitWidth() != 16))
-    return "its elements are not 1 or 2 bytes";
+  // The kernel is written for 2-byte elements too (8-element pieces, two
+  // per thread), but nothing uses or tests that yet.
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() != 8)
+    return "its elements are not 1 byte";
   int64_t bytes = element.getIntOrFloatBitWidth() / 8;
   int64_t piece = kPieceBytes / bytes;
   if (src.getDimSize(0) % piece != 0 || src.getDimSize(1) % piece != 0)
@@ -126,7 +130,8 @@ gpu::LaunchOp mlir::tessel::buildGPUTransposeKernel(RewriterBase &rewriter,
   gpu::BarrierOp::create(b, loc);
   // Columns of the tile out as rows of dst: a warp reads consecutive
   // elements of one tile row (no bank conflicts) and writes the same piece
-  // of 32 rows of dst.
+  // of 32 rows of dst (half sectors; the block's other warps write the
+  // rest of those rows' 64 bytes).
   for (int64_t i = 0; i < piecesPerThread; ++i) {
     Value p = add(tid, c(i * kThreads));
     Value n = rem(p, kTile);

@@ -6,12 +6,15 @@
 // transposed to (n, k) first):
 //
 //   gpu.launch (one block of 256 threads per 64x64 tile of src)
-//     each thread loads 16-byte pieces of the tile's rows (coalesced) into
-//     shared memory, then gathers 16 bytes of one column of it and stores
-//     them as a piece of a row of dst (coalesced per 64-byte row piece).
+//     each thread loads a 16-byte piece of one of the tile's rows into
+//     shared memory (a warp reads 8 whole 64-byte row pieces), then
+//     gathers 16 bytes of one column of it and stores them as a 16-byte
+//     piece of a row of dst (a warp writes the same piece of 32 rows: half
+//     sectors, which the other three warps complete in L2).
 //
-// Both passes over shared memory are free of bank conflicts: the stores
-// are whole rows, and the reads of a warp are consecutive bytes of one row.
+// Neither pass over shared memory has bank conflicts: the stores are whole
+// rows, and the reads of a warp are consecutive bytes of one row. Only
+// 1-byte elements (what 8-bit wgmma needs) are taken so far.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_PASSES_UTILS_GPUTRANSPOSEKERNEL_H
@@ -25,10 +28,10 @@
 namespace mlir::tessel {
 
 /// Why `src` (rows x cols) cannot be transposed into a contiguous (cols x
-/// rows) buffer by buildGPUTransposeKernel, or empty when it can: elements
-/// of 1 or 2 bytes, static sizes, rows of both matrices whole 16-byte
-/// pieces and src's rows 16-byte aligned, and at most 65535 row tiles (the
-/// grid's y limit).
+/// rows) buffer by buildGPUTransposeKernel, or empty when it can: a 2-D
+/// memref of 1-byte elements with static sizes, rows of both matrices
+/// whole 16-byte pieces, src's rows 16-byte aligned, and at most 65535 row
+/// tiles (the grid's y limit).
 std::string checkGPUTransposable(MemRefType src);
 
 /// Inserts the kernel at the rewriter's insertion point and returns it.

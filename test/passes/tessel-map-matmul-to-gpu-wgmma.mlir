@@ -250,3 +250,41 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
     return
   }
 }
+
+// -----
+
+// A constant weight (memref.get_global): a TMA descriptor is made on the
+// host, from the constant's host address, which the GPU cannot read, so
+// wgmma declines it (WMMA's kernel reads it through the device module's
+// copy). An i8 constant given as (k, n) is read by the transpose kernel
+// instead, so it may take wgmma.
+// REMARK: remark: matmul 512x512x512 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: B is a constant (memref.get_global), which TMA would read through its host address: pass it as an argument
+// REMARK: remark: matmul 4096x4096x4096 (i8 x i8 -> i32) mapped to tensor cores (wgmma m64n256k32 on TMA-loaded tiles): {{.*}}; B given as (k, n), which 8-bit wgmma cannot read, is transposed into an (n, k) temporary first
+// CHECK-LABEL: func.func @f16_constant_weight
+// CHECK-NOT: nvgpu.tma.create.descriptor
+// CHECK: gpu.subgroup_mma_compute
+// CHECK-LABEL: func.func @i8_kn_constant_weight
+// CHECK: %[[W:.*]] = memref.get_global @w_i8
+// CHECK: %[[BT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4096x4096xi8>
+// CHECK: gpu.launch
+// CHECK: vector.load %[[W]]
+// CHECK: memref.cast %[[BT]]
+// CHECK: nvvm.wgmma.mma_async
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 14, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
+  memref.global "private" constant @w_f16 : memref<512x512xf16> = dense<1.0>
+  memref.global "private" constant @w_i8 : memref<4096x4096xi8> = dense<1>
+  func.func @f16_constant_weight(%a: memref<512x512xf16>, %c: memref<512x512xf32>) {
+    %w = memref.get_global @w_f16 : memref<512x512xf16>
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%c : memref<512x512xf32>)
+    linalg.matmul ins(%a, %w : memref<512x512xf16>, memref<512x512xf16>) outs(%c : memref<512x512xf32>)
+    return
+  }
+  func.func @i8_kn_constant_weight(%a: memref<4096x4096xi8>, %c: memref<4096x4096xi32>) {
+    %w = memref.get_global @w_i8 : memref<4096x4096xi8>
+    %zero = arith.constant 0 : i32
+    linalg.fill ins(%zero : i32) outs(%c : memref<4096x4096xi32>)
+    linalg.matmul ins(%a, %w : memref<4096x4096xi8>, memref<4096x4096xi8>) outs(%c : memref<4096x4096xi32>)
+    return
+  }
+}
