@@ -29,8 +29,10 @@ config.substitutions.append(("%tessel_bin", os.path.join(config.tessel_obj_root,
 config.substitutions.append(("%tessel_lib", os.path.join(config.tessel_obj_root, "lib")))
 config.substitutions.append(("%rocm_path", config.tessel_rocm_path))
 runtime_inc = os.path.join(config.tessel_src_root, "runtime", "include")
+# _DEFAULT_SOURCE: the harnesses' guard pages need mmap (POSIX), which
+# strict C11 does not declare.
 config.substitutions.append(
-    ("%cc", f"clang -O2 -std=c11 -I{runtime_inc} -I{os.path.join(config.tessel_obj_root, 'include')}"))
+    ("%cc", f"clang -O2 -std=c11 -D_DEFAULT_SOURCE -I{runtime_inc} -I{os.path.join(config.tessel_obj_root, 'include')}"))
 
 config.substitutions.append(("%python", sys.executable))
 

@@ -39,10 +39,55 @@ static __attribute__((unused)) void harness_init(int argc, char **argv) {
   }
 }
 
+#ifndef HARNESS_GPU_MANAGED
+/* On the CPU every buffer ends at most 63 bytes before an inaccessible
+ * page, so that a kernel reading or writing past a buffer's end (an edge
+ * tile's missing guard) crashes instead of reading whatever follows, which
+ * the comparison would not see. Buffers stay 64-byte aligned. The mapping's
+ * start and length sit in the 64 bytes before the buffer.
+ * TESSEL_HARNESS_GUARD=0 turns it off. */
+#include <sys/mman.h>
+#include <unistd.h>
+
+static int harness_guarded(void) {
+  const char *setting = getenv("TESSEL_HARNESS_GUARD");
+  return !setting || strcmp(setting, "0") != 0;
+}
+
+static void *harness_guarded_alloc(size_t bytes) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  size_t rounded = (bytes + 63) / 64 * 64;
+  size_t before = (rounded + 64 + page - 1) / page * page;
+  size_t total = before + page;
+  char *base = mmap(NULL, total, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED)
+    return NULL;
+  if (mprotect(base + before, page, PROT_NONE) != 0) {
+    munmap(base, total);
+    return NULL;
+  }
+  char *p = base + before - rounded;
+  memcpy(p - 64, &base, sizeof base);
+  memcpy(p - 64 + sizeof base, &total, sizeof total);
+  return p;
+}
+
+static void harness_guarded_free(void *p) {
+  char *base;
+  size_t total;
+  memcpy(&base, (char *)p - 64, sizeof base);
+  memcpy(&total, (char *)p - 64 + sizeof base, sizeof total);
+  munmap(base, total);
+}
+#endif
+
 static __attribute__((unused)) void *harness_alloc(size_t count, size_t size) {
 #ifdef HARNESS_GPU_MANAGED
   return mgpuMemAlloc((uint64_t)(count ? count : 1) * size, NULL, true);
 #else
+  if (harness_guarded())
+    return harness_guarded_alloc((count ? count : 1) * size);
   return tessel_aligned_alloc(count, size, 0);
 #endif
 }
@@ -51,7 +96,12 @@ static __attribute__((unused)) void harness_free(void *p) {
 #ifdef HARNESS_GPU_MANAGED
   mgpuMemFree(p, NULL);
 #else
-  tessel_free(p);
+  if (!p)
+    return;
+  if (harness_guarded())
+    harness_guarded_free(p);
+  else
+    tessel_free(p);
 #endif
 }
 
