@@ -790,9 +790,20 @@ void mgpuTensorMapEncodeTiled(void *tensor_map, int32_t data_type,
 /* Device copies of tensor maps, by everything that goes into them. A
  * compiled matmul asks for the same two maps on every call; encoding and
  * uploading them each time would cost an allocation and a synchronous copy
- * per call, and leak both. Entries live as long as the process (a kernel
- * may still be reading one), so the table is bounded: past it, maps are
- * made afresh each time, as upstream's runtime always does. */
+ * per call, and leak both (the generated code has no point at which it
+ * could free a map). The table holds 256 maps. When it is full, a new map
+ * overwrites the device copy of the least recently used map that only the
+ * calling thread has used: generated code waits for each kernel before it
+ * goes on, so none of that thread's kernels can still be reading it. Maps
+ * another thread used too are never overwritten; when no map qualifies,
+ * the new one gets a device copy of its own that is never freed, as
+ * upstream's runtime does for every map. */
+typedef enum tensor_map_state {
+  TENSOR_MAP_FREE,    /* no map (a write failed): any thread may take it */
+  TENSOR_MAP_WRITING, /* a thread is writing its copy: lookups skip it */
+  TENSOR_MAP_READY,
+} tensor_map_state;
+
 typedef struct {
   int32_t device;
   int32_t data_type, interleave, swizzle, l2_promotion, oob_fill;
@@ -801,11 +812,65 @@ typedef struct {
   uint64_t dims[5], strides[5];
   uint32_t box[5];
   CUdeviceptr copy;
+  uint64_t last_use;
+  pthread_t user;
+  /* Used by more than one thread: never overwritten. */
+  bool shared;
+  tensor_map_state state;
 } tensor_map_entry;
 enum { TESSEL_TENSOR_MAP_CACHE = 256 };
 static tensor_map_entry tensor_map_cache[TESSEL_TENSOR_MAP_CACHE];
 static int tensor_map_cache_size = 0;
+static uint64_t tensor_map_clock = 0;
 static pthread_mutex_t tensor_map_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+/* The slot a new map of `device` goes into, marked as being written, or
+ * -1 (the map then gets a copy no slot keeps). Called with
+ * tensor_map_mutex held. */
+static int claim_tensor_map_slot(int32_t device) {
+  int victim = -1;
+  if (tensor_map_cache_size < TESSEL_TENSOR_MAP_CACHE) {
+    victim = tensor_map_cache_size++;
+    memset(&tensor_map_cache[victim], 0, sizeof *tensor_map_cache);
+  }
+  pthread_t self = pthread_self();
+  for (int i = 0; victim < 0 && i < tensor_map_cache_size; ++i)
+    if (tensor_map_cache[i].state == TENSOR_MAP_FREE &&
+        tensor_map_cache[i].device == device)
+      victim = i;
+  int oldest = -1;
+  for (int i = 0; victim < 0 && i < tensor_map_cache_size; ++i) {
+    const tensor_map_entry *e = &tensor_map_cache[i];
+    if (e->state == TENSOR_MAP_READY && !e->shared && e->device == device &&
+        pthread_equal(e->user, self) &&
+        (oldest < 0 || e->last_use < tensor_map_cache[oldest].last_use))
+      oldest = i;
+  }
+  if (victim < 0)
+    victim = oldest;
+  if (victim >= 0) {
+    tensor_map_cache[victim].state = TENSOR_MAP_WRITING;
+    tensor_map_cache[victim].device = device;
+  }
+  return victim;
+}
+
+/* Ends the write of `slot` (if any) with `entry`, or frees it. */
+static void settle_tensor_map_slot(int slot, const tensor_map_entry *entry,
+                                   bool written) {
+  if (slot < 0)
+    return;
+  pthread_mutex_lock(&tensor_map_mutex);
+  if (written) {
+    tensor_map_cache[slot] = *entry;
+    tensor_map_cache[slot].last_use = ++tensor_map_clock;
+    tensor_map_cache[slot].state = TENSOR_MAP_READY;
+  } else {
+    tensor_map_cache[slot].state = TENSOR_MAP_FREE;
+    tensor_map_cache[slot].copy = entry->copy;
+  }
+  pthread_mutex_unlock(&tensor_map_mutex);
+}
 
 static bool same_tensor_map(const tensor_map_entry *a,
                             const tensor_map_entry *b) {
@@ -864,26 +929,39 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
   char *global_address =
       (char *)view->aligned + view->offset * (int64_t)element_size;
 
-  tensor_map_entry key = {default_device, (int32_t)data_type,
-                          (int32_t)interleave, (int32_t)swizzle,
-                          (int32_t)l2_promotion, (int32_t)oob_fill,
-                          (uint32_t)rank, global_address, {0}, {0}, {0}, 0};
+  tensor_map_entry key = {.device = default_device,
+                          .data_type = (int32_t)data_type,
+                          .interleave = (int32_t)interleave,
+                          .swizzle = (int32_t)swizzle,
+                          .l2_promotion = (int32_t)l2_promotion,
+                          .oob_fill = (int32_t)oob_fill,
+                          .rank = (uint32_t)rank,
+                          .global_address = global_address};
   memcpy(key.dims, global_dims, sizeof key.dims);
   memcpy(key.strides, global_strides_bytes, sizeof key.strides);
   memcpy(key.box, box, sizeof key.box);
+  pthread_t self = pthread_self();
   pthread_mutex_lock(&tensor_map_mutex);
-  for (int i = 0; i < tensor_map_cache_size; ++i)
-    if (same_tensor_map(&tensor_map_cache[i], &key)) {
-      CUdeviceptr cached = tensor_map_cache[i].copy;
+  for (int i = 0; i < tensor_map_cache_size; ++i) {
+    tensor_map_entry *e = &tensor_map_cache[i];
+    if (e->state == TENSOR_MAP_READY && same_tensor_map(e, &key)) {
+      e->last_use = ++tensor_map_clock;
+      e->shared |= !pthread_equal(e->user, self);
+      CUdeviceptr cached = e->copy;
       pthread_mutex_unlock(&tensor_map_mutex);
       return (void *)(uintptr_t)cached;
     }
+  }
+  int slot = claim_tensor_map_slot(key.device);
+  CUdeviceptr device_copy = slot >= 0 ? tensor_map_cache[slot].copy : 0;
   pthread_mutex_unlock(&tensor_map_mutex);
 
-  if (!push_default_context())
+  key.copy = device_copy;
+  if (!push_default_context()) {
+    settle_tensor_map_slot(slot, &key, false);
     return NULL;
+  }
   CUtensorMap tensor_map;
-  CUdeviceptr device_copy = 0;
   bool ok =
       CUDA_CALL(cuTensorMapEncodeTiled, &tensor_map,
                 (CUtensorMapDataType)data_type, (cuuint32_t)rank,
@@ -893,9 +971,9 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
                 (CUtensorMapL2promotion)l2_promotion,
                 (CUtensorMapFloatOOBfill)oob_fill) == CUDA_SUCCESS;
   /* Kernels read the map through a pointer argument, so it has to live in
-   * device memory. It is never freed (the generated code has no point at
-   * which it could be); the cache above makes that once per map. */
-  if (ok)
+   * device memory: a slot's copy when it has one (kept for the process's
+   * life), else a new one. */
+  if (ok && !device_copy)
     ok = CUDA_CALL(cuMemAlloc, &device_copy, sizeof tensor_map) ==
          CUDA_SUCCESS;
   /* From pageable memory the copy may still be in flight when
@@ -904,19 +982,20 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
    * cache). */
   if (ok && (CUDA_CALL(cuMemcpyHtoD, device_copy, &tensor_map,
                        sizeof tensor_map) != CUDA_SUCCESS ||
-             CUDA_CALL(cuStreamSynchronize, NULL) != CUDA_SUCCESS)) {
-    CUDA_CALL(cuMemFree, device_copy);
+             CUDA_CALL(cuStreamSynchronize, NULL) != CUDA_SUCCESS))
     ok = false;
+  /* A slot keeps its copy even when this map failed: the next map that
+   * takes the slot overwrites it. A copy of no slot is freed. */
+  if (!ok && slot < 0 && device_copy) {
+    CUDA_CALL(cuMemFree, device_copy);
+    device_copy = 0;
   }
   pop_context();
-  if (!ok)
-    return NULL;
   key.copy = device_copy;
-  pthread_mutex_lock(&tensor_map_mutex);
-  if (tensor_map_cache_size < TESSEL_TENSOR_MAP_CACHE)
-    tensor_map_cache[tensor_map_cache_size++] = key;
-  pthread_mutex_unlock(&tensor_map_mutex);
-  return (void *)(uintptr_t)device_copy;
+  key.user = self;
+  key.shared = false;
+  settle_tensor_map_slot(slot, &key, ok);
+  return ok ? (void *)(uintptr_t)device_copy : NULL;
 #else
   (void)rank, (void)descriptor, (void)data_type, (void)interleave;
   (void)swizzle, (void)l2_promotion, (void)oob_fill, (void)box_dims;

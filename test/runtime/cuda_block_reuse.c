@@ -3,16 +3,19 @@
  * already loaded): which mgpuMemAlloc / mgpuMemFree calls reach the
  * driver. `tessel-cuda-block-reuse LIMIT` expects
  * TESSEL_CUDA_CACHED_BYTES=LIMIT in the environment (unset: the default);
- * `misuse` (default limit) checks the errors it reports. Prints one line per
+ * `misuse` (default limit) checks the errors it reports, `tensor-maps` the
+ * cache of TMA descriptors' device copies. Prints one line per
  * check and "ALL CHECKS PASSED" or "FAILED". */
 #include "tessel/gpu_runtime.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 extern int fake_cuda_device_allocs, fake_cuda_managed_allocs, fake_cuda_frees,
-    fake_cuda_failing_allocs;
+    fake_cuda_failing_allocs, fake_cuda_uploads;
 
 static int failures;
 
@@ -115,6 +118,66 @@ static void no_reuse(void) {
          "with a limit of 0 every free reaches the driver");
 }
 
+/* The tensor map (UINT8, 64x128 boxes) of a 64x128 view starting `offset`
+ * bytes into `buffer`: one distinct map per offset. */
+static char map_buffer[1 << 20];
+
+static void *map_at(int64_t offset) {
+  struct {
+    void *allocated, *aligned;
+    int64_t offset, sizes[2], strides[2];
+  } view = {map_buffer, map_buffer, offset, {64, 128}, {128, 1}};
+  int64_t box[2] = {64, 128};
+  return mgpuTensorMapEncodeTiledMemref(2, &view, 0, 0, 3, 0, 0, box);
+}
+
+static void *map_from_another_thread(void *offset) {
+  return map_at((int64_t)(intptr_t)offset);
+}
+
+/* The runtime keeps 256 device copies of tensor maps: a known map is not
+ * uploaded again, and past 256 the least recently used map of the calling
+ * thread has its copy overwritten, never one another thread used. */
+static void tensor_maps(void) {
+  void *maps[256];
+  int distinct = 1;
+  for (int i = 0; i < 256; ++i) {
+    maps[i] = map_at(16 * i);
+    for (int j = 0; j < i; ++j)
+      distinct &= maps[j] != maps[i];
+  }
+  expect(distinct && fake_cuda_device_allocs == 256 && fake_cuda_uploads == 256,
+         "256 maps get a device copy each");
+  expect(map_at(0) == maps[0] && fake_cuda_uploads == 256,
+         "a known map is not uploaded again");
+  void *next = map_at(16 * 256);
+  expect(next == maps[1] && fake_cuda_device_allocs == 256 &&
+             fake_cuda_uploads == 257 &&
+             *(char **)next == map_buffer + 16 * 256,
+         "map 257 overwrites the least recently used copy (map 1)");
+  expect(map_at(16) == maps[2] && fake_cuda_uploads == 258,
+         "an overwritten map is encoded again, into the next oldest copy");
+  /* Another thread uses map 3: it is never overwritten now. */
+  pthread_t thread;
+  void *seen = NULL;
+  pthread_create(&thread, NULL, map_from_another_thread,
+                 (void *)(intptr_t)(16 * 3));
+  pthread_join(thread, &seen);
+  for (int i = 0; i < 300; ++i)
+    map_at(16 * (1000 + i));
+  int uploads = fake_cuda_uploads;
+  expect(seen == maps[3] && map_at(16 * 3) == maps[3] &&
+             fake_cuda_uploads == uploads && fake_cuda_device_allocs == 256,
+         "a map two threads used keeps its copy");
+  /* The other thread's new map finds no copy of its own to overwrite: it
+   * gets a copy outside the table. */
+  pthread_create(&thread, NULL, map_from_another_thread,
+                 (void *)(intptr_t)(16 * 5000));
+  pthread_join(thread, &seen);
+  expect(seen != NULL && fake_cuda_device_allocs == 257,
+         "a thread with no copy to overwrite gets a new one");
+}
+
 int main(int argc, char **argv) {
   /* In order with the runtime's reports on stderr. */
   setvbuf(stdout, NULL, _IONBF, 0);
@@ -127,8 +190,10 @@ int main(int argc, char **argv) {
     no_reuse();
   else if (strcmp(limit, "misuse") == 0)
     misuse();
+  else if (strcmp(limit, "tensor-maps") == 0)
+    tensor_maps();
   else {
-    fprintf(stderr, "usage: %s [default|1500|0|misuse]\n", argv[0]);
+    fprintf(stderr, "usage: %s [default|1500|0|misuse|tensor-maps]\n", argv[0]);
     return 2;
   }
   puts(failures ? "FAILED" : "ALL CHECKS PASSED");

@@ -1,6 +1,7 @@
 /* A stand-in for libcuda.so.1 with one "device" whose memory is host
  * memory, so that the bookkeeping of libtessel_cuda_runtime.so (reuse of
- * freed device blocks, which driver calls it makes and when) is tested on
+ * freed device blocks, the tensor-map cache, which driver calls it makes
+ * and when) is tested on
  * machines without a GPU. Every entry point the runtime resolves exists;
  * those the tests do not exercise succeed without doing anything. The
  * counters tell the test program what the runtime asked of the driver. */
@@ -11,6 +12,8 @@
 #include <string.h>
 
 int fake_cuda_device_allocs, fake_cuda_managed_allocs, fake_cuda_frees;
+/* Host-to-device copies (cuMemcpyHtoD: the runtime's tensor-map uploads). */
+int fake_cuda_uploads;
 /* While positive, cuMemAlloc fails with CUDA_ERROR_OUT_OF_MEMORY (and
  * counts it down). */
 int fake_cuda_failing_allocs;
@@ -100,7 +103,24 @@ CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
 }
 
 CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
+  ++fake_cuda_uploads;
   memcpy((void *)(uintptr_t)dst, src, bytes);
+  return CUDA_SUCCESS;
+}
+
+/* The map records only the global address, which is all the tests look
+ * at. */
+CUresult cuTensorMapEncodeTiled(
+    CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank, void *address,
+    const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t *box,
+    const cuuint32_t *element_strides, CUtensorMapInterleave interleave,
+    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2_promotion,
+    CUtensorMapFloatOOBfill oob_fill) {
+  (void)type, (void)rank, (void)dims, (void)strides, (void)box;
+  (void)element_strides, (void)interleave, (void)swizzle, (void)l2_promotion;
+  (void)oob_fill;
+  memset(map, 0, sizeof *map);
+  memcpy(map, &address, sizeof address);
   return CUDA_SUCCESS;
 }
 
