@@ -451,11 +451,18 @@ void mgpuStreamDestroy(void *stream) {
   pop_context();
 }
 
+/* Counts the calling thread's mgpuStreamSynchronize calls: a tensor map
+ * handed out before the thread's latest one may be overwritten, since the
+ * kernels of generated code that read it are done (see the tensor-map
+ * cache below). */
+static _Thread_local uint64_t stream_synchronizations = 0;
+
 void mgpuStreamSynchronize(void *stream) {
   if (!push_default_context())
     return;
   CUDA_CALL(cuStreamSynchronize, (CUstream)stream);
   pop_context();
+  ++stream_synchronizations;
 }
 
 void mgpuStreamWaitEvent(void *stream, void *event) {
@@ -793,11 +800,13 @@ void mgpuTensorMapEncodeTiled(void *tensor_map, int32_t data_type,
  * per call, and leak both (the generated code has no point at which it
  * could free a map). The table holds 256 maps. When it is full, a new map
  * overwrites the device copy of the least recently used map that only the
- * calling thread has used: generated code waits for each kernel before it
- * goes on, so none of that thread's kernels can still be reading it. Maps
- * another thread used too are never overwritten; when no map qualifies,
- * the new one gets a device copy of its own that is never freed, as
- * upstream's runtime does for every map. */
+ * calling thread has used and that was last handed out before the thread's
+ * latest mgpuStreamSynchronize: generated code makes a kernel's maps, then
+ * launches it and waits for it, so such a map is read by no kernel now or
+ * to come (a map handed out since may still be waiting for its launch,
+ * e.g. A's while B's is made). Maps another thread used too are never
+ * overwritten; when no map qualifies, the new one gets a device copy of
+ * its own that is never freed, as upstream's runtime does for every map. */
 typedef enum tensor_map_state {
   TENSOR_MAP_FREE,    /* no map (a write failed): any thread may take it */
   TENSOR_MAP_WRITING, /* a thread is writing its copy: lookups skip it */
@@ -814,6 +823,8 @@ typedef struct {
   CUdeviceptr copy;
   uint64_t last_use;
   pthread_t user;
+  /* The user's stream_synchronizations when it was last handed out. */
+  uint64_t handed_out;
   /* Used by more than one thread: never overwritten. */
   bool shared;
   tensor_map_state state;
@@ -843,6 +854,7 @@ static int claim_tensor_map_slot(int32_t device) {
     const tensor_map_entry *e = &tensor_map_cache[i];
     if (e->state == TENSOR_MAP_READY && !e->shared && e->device == device &&
         pthread_equal(e->user, self) &&
+        e->handed_out < stream_synchronizations &&
         (oldest < 0 || e->last_use < tensor_map_cache[oldest].last_use))
       oldest = i;
   }
@@ -947,6 +959,7 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
     if (e->state == TENSOR_MAP_READY && same_tensor_map(e, &key)) {
       e->last_use = ++tensor_map_clock;
       e->shared |= !pthread_equal(e->user, self);
+      e->handed_out = stream_synchronizations;
       CUdeviceptr cached = e->copy;
       pthread_mutex_unlock(&tensor_map_mutex);
       return (void *)(uintptr_t)cached;
@@ -994,6 +1007,7 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
   key.copy = device_copy;
   key.user = self;
   key.shared = false;
+  key.handed_out = stream_synchronizations;
   settle_tensor_map_slot(slot, &key, ok);
   return ok ? (void *)(uintptr_t)device_copy : NULL;
 #else

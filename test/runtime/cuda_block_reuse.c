@@ -3,9 +3,9 @@
  * already loaded): which mgpuMemAlloc / mgpuMemFree calls reach the
  * driver. `tessel-cuda-block-reuse LIMIT` expects
  * TESSEL_CUDA_CACHED_BYTES=LIMIT in the environment (unset: the default);
- * `misuse` (default limit) checks the errors it reports, `tensor-maps` the
- * cache of TMA descriptors' device copies. Prints one line per
- * check and "ALL CHECKS PASSED" or "FAILED". */
+ * `misuse` (default limit) checks the errors it reports, `tensor-maps` and
+ * `tensor-maps-launch` the cache of TMA descriptors' device copies. Prints one
+ * line per check and "ALL CHECKS PASSED" or "FAILED". */
 #include "tessel/gpu_runtime.h"
 
 #include <pthread.h>
@@ -146,6 +146,8 @@ static void tensor_maps(void) {
     for (int j = 0; j < i; ++j)
       distinct &= maps[j] != maps[i];
   }
+  /* As after a kernel that read them: they may be overwritten now. */
+  mgpuStreamSynchronize(NULL);
   expect(distinct && fake_cuda_device_allocs == 256 && fake_cuda_uploads == 256,
          "256 maps get a device copy each");
   expect(map_at(0) == maps[0] && fake_cuda_uploads == 256,
@@ -163,8 +165,10 @@ static void tensor_maps(void) {
   pthread_create(&thread, NULL, map_from_another_thread,
                  (void *)(intptr_t)(16 * 3));
   pthread_join(thread, &seen);
-  for (int i = 0; i < 300; ++i)
+  for (int i = 0; i < 300; ++i) {
     map_at(16 * (1000 + i));
+    mgpuStreamSynchronize(NULL);
+  }
   int uploads = fake_cuda_uploads;
   expect(seen == maps[3] && map_at(16 * 3) == maps[3] &&
              fake_cuda_uploads == uploads && fake_cuda_device_allocs == 256,
@@ -176,6 +180,44 @@ static void tensor_maps(void) {
   pthread_join(thread, &seen);
   expect(seen != NULL && fake_cuda_device_allocs == 257,
          "a thread with no copy to overwrite gets a new one");
+}
+
+/* A thread makes a kernel's three maps (`out[0..2]`, and the addresses
+ * their copies hold when the kernel would run in `out[4..6]`), then
+ * synchronizes and makes one more (`out[3]`). */
+static void *three_maps_then_one(void *maps) {
+  void **out = maps;
+  for (int i = 0; i < 3; ++i)
+    out[i] = map_at(16 * (2000 + i));
+  for (int i = 0; i < 3; ++i)
+    out[4 + i] = *(void **)out[i];
+  mgpuStreamSynchronize(NULL);
+  out[3] = map_at(16 * 2003);
+  return NULL;
+}
+
+/* The maps of one launch never share a copy: with the table full of the
+ * main thread's maps but one, a second thread's first map takes the last
+ * slot, and its next two, made before it synchronizes, may not overwrite
+ * that one (its kernel is not launched yet): they get copies of their
+ * own. After it synchronizes, its next map reuses the slot. */
+static void tensor_maps_of_one_launch(void) {
+  for (int i = 0; i < 255; ++i)
+    map_at(16 * i);
+  mgpuStreamSynchronize(NULL);
+  void *maps[7];
+  pthread_t thread;
+  pthread_create(&thread, NULL, three_maps_then_one, maps);
+  pthread_join(thread, NULL);
+  expect(maps[0] != maps[1] && maps[1] != maps[2] && maps[0] != maps[2] &&
+             maps[4] == map_buffer + 16 * 2000 &&
+             maps[5] == map_buffer + 16 * 2001 &&
+             maps[6] == map_buffer + 16 * 2002 &&
+             fake_cuda_device_allocs == 258,
+         "a launch's maps made before a synchronization get copies apart");
+  expect(maps[3] == maps[0] && *(char **)maps[3] == map_buffer + 16 * 2003 &&
+             fake_cuda_device_allocs == 258,
+         "after it, the thread's own least recently used copy is reused");
 }
 
 int main(int argc, char **argv) {
@@ -192,6 +234,8 @@ int main(int argc, char **argv) {
     misuse();
   else if (strcmp(limit, "tensor-maps") == 0)
     tensor_maps();
+  else if (strcmp(limit, "tensor-maps-launch") == 0)
+    tensor_maps_of_one_launch();
   else {
     fprintf(stderr, "usage: %s [default|1500|0|misuse|tensor-maps]\n", argv[0]);
     return 2;

@@ -89,7 +89,12 @@ TESSEL_RT_EXPORT void mgpuSetDefaultDevice(int32_t device);
  * the enum-typed parameters of cuTensorMapEncodeTiled are int-sized.
  * mgpuTensorMapEncodeTiledMemref builds one from a ranked memref descriptor
  * and box sizes (outermost first) and returns a device copy of it, which is
- * what the kernel consumes; enum values arrive as i64 from MLIR. */
+ * what the kernel consumes; enum values arrive as i64 from MLIR. The copy
+ * is the caller's until it calls mgpuStreamSynchronize: after that, a
+ * later call on the same thread may overwrite it (the runtime keeps 256
+ * copies), so a caller must have synchronized every kernel that reads a
+ * copy before its next synchronization, as generated code does (it waits
+ * for each kernel). */
 TESSEL_RT_EXPORT void mgpuTensorMapEncodeTiled(
     void *tensor_map, int32_t data_type, uint32_t rank, void *global_address,
     const uint64_t *global_dims, const uint64_t *global_strides_bytes,
