@@ -259,8 +259,12 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
 // copy). An i8 constant given as (k, n) is read by the transpose kernel
 // instead, so it may take wgmma.
 // REMARK: remark: matmul 512x512x512 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: B is a constant (memref.get_global), which TMA would read through its host address: pass it as an argument
+// REMARK: remark: matmul 256x512x512 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: A is a constant (memref.get_global), which TMA would read through its host address: pass it as an argument
 // REMARK: remark: matmul 4096x4096x4096 (i8 x i8 -> i32) mapped to tensor cores (wgmma m64n256k32 on TMA-loaded tiles): {{.*}}; B given as (k, n), which 8-bit wgmma cannot read, is transposed into an (n, k) temporary first
 // CHECK-LABEL: func.func @f16_constant_weight
+// CHECK-NOT: nvgpu.tma.create.descriptor
+// CHECK: gpu.subgroup_mma_compute
+// CHECK-LABEL: func.func @f16_constant_rows
 // CHECK-NOT: nvgpu.tma.create.descriptor
 // CHECK: gpu.subgroup_mma_compute
 // CHECK-LABEL: func.func @i8_kn_constant_weight
@@ -278,6 +282,15 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
     %zero = arith.constant 0.0 : f32
     linalg.fill ins(%zero : f32) outs(%c : memref<512x512xf32>)
     linalg.matmul ins(%a, %w : memref<512x512xf16>, memref<512x512xf16>) outs(%c : memref<512x512xf32>)
+    return
+  }
+  // A constant A seen through a view (rows 256..511 of it).
+  func.func @f16_constant_rows(%b: memref<512x512xf16>, %c: memref<256x512xf32>) {
+    %w = memref.get_global @w_f16 : memref<512x512xf16>
+    %rows = memref.subview %w[256, 0] [256, 512] [1, 1] : memref<512x512xf16> to memref<256x512xf16, strided<[512, 1], offset: 131072>>
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%c : memref<256x512xf32>)
+    linalg.matmul ins(%rows, %b : memref<256x512xf16, strided<[512, 1], offset: 131072>>, memref<512x512xf16>) outs(%c : memref<256x512xf32>)
     return
   }
   func.func @i8_kn_constant_weight(%a: memref<4096x4096xi8>, %c: memref<4096x4096xi32>) {
