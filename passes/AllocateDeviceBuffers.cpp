@@ -1,7 +1,7 @@
 //===- AllocateDeviceBuffers.cpp - Host temporaries kernels use → device --===//
 #include "passes/Passes.h"
+#include "passes/Utils/GlobalViews.h"
 
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -57,27 +57,6 @@ static void classifyUses(Value value, BufferUses &uses) {
   }
 }
 
-/// The view chain from a host `memref.get_global` to `value` (the global
-/// first), when `value`, defined outside `launch`, is such a view; empty
-/// otherwise.
-static SmallVector<Operation *> hostGlobalChain(Value value,
-                                                gpu::LaunchOp launch) {
-  SmallVector<Operation *> chain;
-  Operation *def = value.getDefiningOp();
-  while (def && !launch->isAncestor(def)) {
-    chain.push_back(def);
-    if (isa<memref::GetGlobalOp>(def)) {
-      std::reverse(chain.begin(), chain.end());
-      return chain;
-    }
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      break;
-    def = view.getViewSource().getDefiningOp();
-  }
-  return {};
-}
-
 /// Kernels that read a global (a convolution's constant filter) through a
 /// host-side `memref.get_global` would dereference a host address on the
 /// device. The get_global (and the views of it) are cloned into the
@@ -89,7 +68,8 @@ static LogicalResult sinkGlobalsIntoLaunch(RewriterBase &rewriter,
   bool ok = true;
   launch.getBody().walk([&](Operation *op) {
     for (OpOperand &operand : op->getOpOperands()) {
-      SmallVector<Operation *> chain = hostGlobalChain(operand.get(), launch);
+      SmallVector<Operation *> chain =
+          tessel::globalViewChain(operand.get(), launch);
       if (chain.empty())
         continue;
       auto getGlobal = cast<memref::GetGlobalOp>(chain.front());

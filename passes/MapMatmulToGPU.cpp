@@ -12,11 +12,11 @@
 #include "passes/Utils/GPUMatmulKernel.h"
 #include "passes/Utils/GPUTensorCores.h"
 #include "passes/Utils/GPUTransposeKernel.h"
+#include "passes/Utils/GlobalViews.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/raw_ostream.h"
 
 #define DEBUG_TYPE "tessel-map-matmul-to-gpu"
@@ -109,23 +109,6 @@ static bool isPlainMultiplyAccumulate(linalg::LinalgOp op) {
          llvm::all_of(body->without_terminator(), [](Operation &o) {
            return o.getNumResults() == 1 && !o.getResult(0).use_empty();
          });
-}
-
-/// `v` is a host-side memref.get_global (a constant operand) or a view of
-/// one. Kernels reach such a constant through its copy in the device module
-/// (tessel-allocate-device-buffers sinks the get_global into the launch),
-/// but a TMA descriptor is made on the host, from the host copy's address,
-/// which the GPU cannot read.
-static bool isHostGlobal(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (isa<memref::GetGlobalOp>(def))
-      return true;
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      return false;
-    v = view.getViewSource();
-  }
-  return false;
 }
 
 /// Recognizes `op`; empty reason on success.
@@ -458,7 +441,9 @@ struct MapMatmulToGPUPass
     // A transposed B is read by a kernel, so a constant one is fine.
     for (auto [operand, name, described] :
          {std::tuple(ops.a, "A", true), std::tuple(ops.b, "B", !transposeB)}) {
-      if (described && isHostGlobal(operand)) {
+      // Kernels reach a constant through the device module's copy, but a
+      // TMA descriptor is made on the host, from the host copy's address.
+      if (described && !globalViewChain(operand).empty()) {
         why = std::string(name) +
               " is a constant (memref.get_global), which TMA would read "
               "through its host address: pass it as an argument";

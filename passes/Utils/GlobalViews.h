@@ -1,0 +1,26 @@
+//===- GlobalViews.h - Values that are views of a memref global -*- C++ -*-===//
+//
+// Constants reach GPU kernels through memref.get_global: kernels read the
+// device module's copy, while anything made on the host (a TMA descriptor)
+// sees the host copy's address. Both tessel-allocate-device-buffers (which
+// moves such views into launches) and tessel-map-matmul-to-gpu (which keeps
+// them away from TMA) need to know when a value is one.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_PASSES_UTILS_GLOBALVIEWS_H
+#define TESSEL_PASSES_UTILS_GLOBALVIEWS_H
+
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlir::tessel {
+
+/// The chain of ops from a `memref.get_global` to `value`'s definition (the
+/// get_global first, then the view-like ops over it), when `value` is such
+/// a view defined outside `region` (null: anywhere); empty otherwise.
+SmallVector<Operation *> globalViewChain(Value value,
+                                         Operation *region = nullptr);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_PASSES_UTILS_GLOBALVIEWS_H
