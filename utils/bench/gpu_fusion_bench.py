@@ -297,6 +297,9 @@ def run_workload(name, make, kernels, reps):
         print(f"  tessel vs {peer}: {ratio:.2f}x")
     if name.startswith("int_mm"):
         print("  (eager is torch._int_mm, cuBLASLt's int8 matmul)")
+    # One line to pick out (run-gpu-bench.sh --bars reads it).
+    print(f"speedup {name} " +
+          " ".join(f"{peer}={ratio:.3f}" for peer, ratio in speedup.items()))
     result = {"workload": title, "median_s": median, "speedup": speedup,
               "compulsory_gbytes": gbytes}
     if operations:

@@ -11,6 +11,16 @@
 #       CHECKS PASSED"), then tessel-gpu-bench (Tessel vs cuBLAS and cuDNN)
 #       and gpu_fusion_bench.py (fused blur, softmax and layernorm vs
 #       PyTorch eager and torch.compile), and prints the tables. Exit status 0 only when every check passed.
+#   utils/bench/run-gpu-bench.sh --run DIR --bars [--reps N] [--json FILE]
+#       only what the issue's unmet bars need, for a short device lease:
+#       the runtime and matmul test programs, the 4096^3 f16 and i8
+#       matmuls (WMMA and wgmma) against cuBLAS, blur_x_blur_y and the int8
+#       matmuls against PyTorch, then one table of the bars.
+#
+# Every step runs under a time limit (TESSEL_GPU_STEP_TIMEOUT seconds, 240
+# by default; the tests get a quarter of it): a kernel that never finishes,
+# as a wgmma kernel waiting on a barrier whose bytes never arrive would,
+# costs that step, not the rest of the run.
 #
 # With the device tool: put DIR under the repository, ignored by git (the
 # default .gpu is in .gitignore), carry it, and run
@@ -21,7 +31,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${TESSEL_BUILD_DIR:-$root/build}"
-mode="" dir="" chip="sm_90a" reps=21 json="" only=""
+mode="" dir="" chip="sm_90a" reps=21 json="" only="" bars=0
 while (($#)); do
   case "$1" in
     --build) mode=build; dir="$2"; shift 2 ;;
@@ -30,7 +40,8 @@ while (($#)); do
     --reps) reps="$2"; shift 2 ;;
     --json) json="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
-    *) echo "usage: $0 --build DIR [--chip CHIP] | --run DIR [--reps N] [--json FILE] [--only A,B]" >&2
+    --bars) bars=1; shift ;;
+    *) echo "usage: $0 --build DIR [--chip CHIP] | --run DIR [--bars] [--reps N] [--json FILE] [--only A,B]" >&2
        exit 2 ;;
   esac
 done
@@ -283,15 +294,37 @@ if command -v python3 >/dev/null; then
   done
 fi
 command -v nvidia-smi >/dev/null && nvidia-smi -L || true
+step_limit="${TESSEL_GPU_STEP_TIMEOUT:-240}"
+[[ "$step_limit" =~ ^[1-9][0-9]*$ ]] || {
+  echo "run-gpu-bench.sh: TESSEL_GPU_STEP_TIMEOUT must be a positive number of seconds, not '$step_limit'" >&2
+  exit 2
+}
+test_limit=$(( step_limit / 4 > 1 ? step_limit / 4 : 1 ))
+# run_step SECONDS COMMAND...: COMMAND, killed after SECONDS (and SIGKILLed
+# 10 s later); says so when that happened.
+run_step() {
+  local limit=$1 rc=0
+  shift
+  timeout -k 10 "$limit" "$@" || rc=$?
+  ((rc == 124 || rc == 137)) && echo "TIMEOUT: $(basename "$1") ran past ${limit} s and was killed"
+  return $rc
+}
 status=0
+if ((bars)); then
+  tests=(gpu_matmul gpu_matmul_nk blur)
+  only="mm_f16_f32_4096,mm_i8_i32_4096"
+  reps=$(( reps > 11 ? 11 : reps ))
+fi
 # The sm_90a build's matmul test programs, built with the wgmma kernels.
 for t in gpu_matmul_wgmma gpu_matmul_nk_wgmma gpu_matmul_nk_wgmma_forced; do
   [[ -x "$dir/$t.test" ]] && tests+=("$t")
 done
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 echo "== GPU tests"
 # The runtime first: allocation (and its reuse of freed blocks), copies,
 # launches, TMA descriptors.
-if out=$("$dir/tessel-gpu-runtime-smoke" 2>&1) && grep -q "^OK" <<<"$out"; then
+if out=$(run_step "$test_limit" "$dir/tessel-gpu-runtime-smoke" 2>&1) && grep -q "^OK" <<<"$out"; then
   echo "PASS tessel-gpu-runtime-smoke"
 else
   status=1
@@ -299,7 +332,7 @@ else
   head -20 <<<"$out"
 fi
 for t in "${tests[@]}"; do
-  if out=$("$dir/$t.test" 2>&1) && grep -q "CHECKS PASSED" <<<"$out"; then
+  if out=$(run_step "$test_limit" "$dir/$t.test" 2>&1) && grep -q "CHECKS PASSED" <<<"$out"; then
     echo "PASS $t ($(grep -c '^PASS' <<<"$out") checks)"
   else
     status=1
@@ -311,20 +344,53 @@ echo "== Tessel vs cuBLAS (matmul) and cuDNN (convolution)"
 args=(--kernels "$dir" --reps "$reps")
 [[ -n "$json" ]] && args+=(--json "$json")
 [[ -n "$only" ]] && args+=(--only "$only")
-"$dir/tessel-gpu-bench" "${args[@]}" || status=1
+run_step "$step_limit" "$dir/tessel-gpu-bench" "${args[@]}" | tee "$logs/wmma" || status=1
 if [[ -d "$dir/wgmma" ]]; then
   echo "== Tessel with wgmma (sm_90a) vs cuBLAS"
-  wg_only=$(cd "$dir/wgmma" && ls *.so | sed 's/\.so$//' | paste -sd, -)
-  wg_args=(--kernels "$dir/wgmma" --reps "$reps" --only "$wg_only")
-  [[ -n "$json" ]] && wg_args+=(--json "${json%.json}.wgmma.json")
-  "$dir/tessel-gpu-bench" "${wg_args[@]}" || status=1
+  # One process per workload: a kernel that hangs or faults loses its own
+  # row only.
+  for so in "$dir"/wgmma/*.so; do
+    name=$(basename "$so" .so)
+    [[ -z "$only" || ",$only," == *",$name,"* ]] || continue
+    wg_args=(--kernels "$dir/wgmma" --reps "$reps" --only "$name")
+    [[ -n "$json" ]] && wg_args+=(--json "${json%.json}.wgmma.$name.json")
+    run_step "$step_limit" "$dir/tessel-gpu-bench" "${wg_args[@]}" | tee -a "$logs/wgmma" || status=1
+  done
 fi
 echo "== Tessel vs PyTorch eager and torch.compile (fused kernels; int8 matmul vs torch._int_mm; NCHW convolution vs cuDNN)"
 if python3 -c "import torch" 2>/dev/null; then
   fusion_args=(--kernels "$dir" --reps "$reps")
-  [[ -n "$json" ]] && fusion_args+=(--json "${json%.json}-fusion.json")
-  python3 "$root/utils/bench/gpu_fusion_bench.py" "${fusion_args[@]}" || status=1
+  if ((bars)); then
+    # A process each, as for the wgmma rows above.
+    for w in blur int_mm int_mm_wgmma; do
+      one=("${fusion_args[@]}" --only "$w")
+      [[ -n "$json" ]] && one+=(--json "${json%.json}-fusion.$w.json")
+      run_step "$step_limit" python3 "$root/utils/bench/gpu_fusion_bench.py" "${one[@]}" \
+        | tee -a "$logs/fusion" || status=1
+    done
+  else
+    [[ -n "$json" ]] && fusion_args+=(--json "${json%.json}-fusion.json")
+    run_step "$((step_limit * 2))" python3 "$root/utils/bench/gpu_fusion_bench.py" "${fusion_args[@]}" \
+      | tee "$logs/fusion" || status=1
+  fi
 else
   echo "skipped: PyTorch is not installed on this machine"
+fi
+if ((bars)); then
+  # The bars, from the tables above: the matmul rows' ratio column
+  # (Tessel TFLOPS / cuBLAS's) and the fusion benchmark's speedups.
+  bench_ratio() { awk -v w="$2" '$1 == w && NF >= 7 { print $6 }' "$logs/$1" 2>/dev/null | tail -1; }
+  fusion_ratio() {
+    awk -v w="$1" -v peer="$2" '$1 == "speedup" && $2 == w {
+      for (i = 3; i <= NF; ++i) if (index($i, peer "=") == 1) print substr($i, length(peer) + 2) }' \
+      "$logs/fusion" 2>/dev/null | tail -1
+  }
+  row() { printf '%-44s %-10s %s\n' "$1" "${2:--}" "$3"; }
+  echo "== Bars (ratio: above 1 means Tessel is faster)"
+  row "f16 4096^3 matmul, WMMA, vs cuBLAS" "$(bench_ratio wmma mm_f16_f32_4096)" ">= 0.7"
+  row "f16 4096^3 matmul, wgmma, vs cuBLAS" "$(bench_ratio wgmma mm_f16_f32_4096)" ">= 0.7 (goal 0.9)"
+  row "i8 4096^3 matmul, WMMA, vs torch._int_mm" "$(fusion_ratio int_mm eager)" ">= 0.7"
+  row "i8 4096^3 matmul, wgmma, vs torch._int_mm" "$(fusion_ratio int_mm_wgmma eager)" ">= 0.7"
+  row "blur_x_blur_y 3x4096x4096 vs torch.compile" "$(fusion_ratio blur inductor)" ">= 5"
 fi
 exit $status
