@@ -606,6 +606,16 @@ static int release_cached_blocks(int32_t device) {
   return released_count;
 }
 
+/* cuMemAlloc in the current context. Out of memory while freed blocks are
+ * kept: they go back to the driver, and the allocation is tried once more. */
+static bool allocate_device_memory(CUdeviceptr *ptr, uint64_t size_bytes) {
+  CUresult result = driver_cuMemAlloc(ptr, size_bytes);
+  if (result == CUDA_ERROR_OUT_OF_MEMORY &&
+      release_cached_blocks(default_device) > 0)
+    result = driver_cuMemAlloc(ptr, size_bytes);
+  return report_cuda_failure("cuMemAlloc", result) == CUDA_SUCCESS;
+}
+
 void *mgpuMemAlloc(uint64_t size_bytes, void *stream, bool is_host_shared) {
   (void)stream; /* allocation is synchronous, as upstream */
   CUdeviceptr ptr = 0;
@@ -632,13 +642,7 @@ void *mgpuMemAlloc(uint64_t size_bytes, void *stream, bool is_host_shared) {
   if (is_host_shared) {
     CUDA_CALL(cuMemAllocManaged, &ptr, size_bytes, CU_MEM_ATTACH_GLOBAL);
   } else {
-    /* Out of memory while freed blocks are kept: they go back to the
-     * driver, and the allocation is tried once more. */
-    CUresult result = driver_cuMemAlloc(&ptr, size_bytes);
-    if (result == CUDA_ERROR_OUT_OF_MEMORY &&
-        release_cached_blocks(default_device) > 0)
-      result = driver_cuMemAlloc(&ptr, size_bytes);
-    if (report_cuda_failure("cuMemAlloc", result) == CUDA_SUCCESS) {
+    if (allocate_device_memory(&ptr, size_bytes)) {
       pthread_mutex_lock(&device_block_mutex);
       track_live_block((device_block){ptr, size_bytes, default_device});
       pthread_mutex_unlock(&device_block_mutex);
@@ -896,22 +900,29 @@ static bool same_tensor_map(const tensor_map_entry *a,
 }
 #endif
 
+/* Bytes per element of a CUtensorMapDataType (UINT8 .. TFLOAT32_FTZ); 0 for
+ * the later enumerators, packed sub-byte formats with no per-element size,
+ * and for values that are no enumerator. */
+static uint64_t tensor_map_element_bytes(int64_t data_type) {
+  static const uint8_t element_bytes[] = {1, 2, 4, 4, 8, 8, 2,
+                                          4, 8, 2, 4, 4, 4};
+  const int64_t known_types = sizeof element_bytes / sizeof element_bytes[0];
+  return data_type >= 0 && data_type < known_types ? element_bytes[data_type]
+                                                   : 0;
+}
+
 void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
                                      int64_t data_type, int64_t interleave,
                                      int64_t swizzle, int64_t l2_promotion,
                                      int64_t oob_fill, int64_t *box_dims) {
 #if TESSEL_HAVE_CUDA_12
-  /* Bytes per element, indexed by CUtensorMapDataType (UINT8 .. TFLOAT32_FTZ).
-   * Later enumerators are packed sub-byte formats with no per-element size. */
-  static const uint8_t element_bytes[] = {1, 2, 4, 4, 8, 8, 2,
-                                          4, 8, 2, 4, 4, 4};
-  const int64_t known_types = sizeof element_bytes / sizeof element_bytes[0];
   if (rank < 1 || rank > 5) {
     fprintf(stderr, "tessel-cuda: mgpuTensorMapEncodeTiledMemref: rank %lld "
                     "is outside TMA's 1..5\n", (long long)rank);
     return NULL;
   }
-  if (data_type < 0 || data_type >= known_types) {
+  const uint64_t element_size = tensor_map_element_bytes(data_type);
+  if (!element_size) {
     fprintf(stderr, "tessel-cuda: mgpuTensorMapEncodeTiledMemref: unsupported "
                     "tensor map data type %lld\n", (long long)data_type);
     return NULL;
@@ -919,7 +930,6 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
   const tessel_memref_view *view = descriptor;
   const int64_t *sizes = view->sizes_and_strides;
   const int64_t *strides = view->sizes_and_strides + rank;
-  const uint64_t element_size = element_bytes[data_type];
   if (strides[rank - 1] != 1) {
     fprintf(stderr, "tessel-cuda: mgpuTensorMapEncodeTiledMemref: innermost "
                     "stride must be 1 for TMA, got %lld\n",
@@ -1013,6 +1023,141 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
 #else
   (void)rank, (void)descriptor, (void)data_type, (void)interleave;
   (void)swizzle, (void)l2_promotion, (void)oob_fill, (void)box_dims;
+  fprintf(stderr, "tessel-cuda: TMA needs CUDA 12 headers; this library was "
+                  "built without them\n");
+  return NULL;
+#endif
+}
+
+/* ------------------------------------------------------------------------- */
+/* Device copies of constants                                                */
+/* ------------------------------------------------------------------------- */
+
+#if TESSEL_HAVE_CUDA_12
+/* A compiled module's constant that TMA reads, uploaded once per device.
+ * Found by the number the runtime wrote into the module's slot, not by the
+ * host address: a module unloaded and another loaded at the same address
+ * has fresh (zero) slots, so it cannot get the first one's copies. Copies
+ * live as long as the process: the module has no hook at which it could
+ * free them, and they are what its kernels read. */
+typedef struct constant_copy {
+  uint64_t id;
+  int32_t device;
+  CUdeviceptr copy;
+} constant_copy;
+static pthread_mutex_t constant_copy_mutex = PTHREAD_MUTEX_INITIALIZER;
+static constant_copy *constant_copies;
+static size_t constant_copy_count, constant_copy_capacity;
+static uint64_t constant_copy_ids;
+
+/* The current device's copy of the constant numbered by `slot`, uploaded
+ * now if there is none; 0 on failure (reported). */
+static CUdeviceptr device_copy_of_constant(uint64_t *slot, const void *host,
+                                           uint64_t bytes) {
+  pthread_mutex_lock(&constant_copy_mutex);
+  if (*slot == 0)
+    *slot = ++constant_copy_ids;
+  uint64_t id = *slot;
+  for (size_t i = 0; i < constant_copy_count; ++i)
+    if (constant_copies[i].id == id &&
+        constant_copies[i].device == default_device) {
+      CUdeviceptr copy = constant_copies[i].copy;
+      pthread_mutex_unlock(&constant_copy_mutex);
+      return copy;
+    }
+  /* Uploaded with the lock held, so that two threads' first calls do not
+   * make two copies. */
+  CUdeviceptr copy = 0;
+  if (constant_copy_count == constant_copy_capacity) {
+    size_t capacity = constant_copy_capacity ? 2 * constant_copy_capacity : 16;
+    constant_copy *grown =
+        realloc(constant_copies, capacity * sizeof *constant_copies);
+    if (!grown) {
+      pthread_mutex_unlock(&constant_copy_mutex);
+      fprintf(stderr, "tessel-cuda: out of host memory\n");
+      return 0;
+    }
+    constant_copies = grown;
+    constant_copy_capacity = capacity;
+  }
+  if (push_default_context()) {
+    bool ok = allocate_device_memory(&copy, bytes);
+    /* From pageable memory the copy may still be in flight when
+     * cuMemcpyHtoD returns, and kernels run on non-blocking streams: wait
+     * for it (once per constant and device). */
+    ok = ok && CUDA_CALL(cuMemcpyHtoD, copy, host, bytes) == CUDA_SUCCESS &&
+         CUDA_CALL(cuStreamSynchronize, NULL) == CUDA_SUCCESS;
+    if (!ok && copy)
+      CUDA_CALL(cuMemFree, copy);
+    if (!ok)
+      copy = 0;
+    pop_context();
+  }
+  if (copy)
+    constant_copies[constant_copy_count++] =
+        (constant_copy){id, default_device, copy};
+  pthread_mutex_unlock(&constant_copy_mutex);
+  return copy;
+}
+#endif
+
+void *tesselTensorMapEncodeTiledConstant(uint64_t *slot, const void *host,
+                                         int64_t bytes, int64_t rank,
+                                         void *descriptor, int64_t data_type,
+                                         int64_t interleave, int64_t swizzle,
+                                         int64_t l2_promotion, int64_t oob_fill,
+                                         int64_t *box_dims) {
+#if TESSEL_HAVE_CUDA_12
+  const char *const self = "tesselTensorMapEncodeTiledConstant";
+  uint64_t element_size = tensor_map_element_bytes(data_type);
+  if (!slot || !host || bytes <= 0 || rank < 1 || rank > 5 || !element_size) {
+    fprintf(stderr,
+            "tessel-cuda: %s: invalid arguments (slot %p, constant %p of %lld "
+            "bytes, rank %lld, data type %lld)\n",
+            self, (void *)slot, host, (long long)bytes, (long long)rank,
+            (long long)data_type);
+    return NULL;
+  }
+  /* The view has to lie within the constant: its bytes are all the copy
+   * has. */
+  char *first = NULL;
+  uint64_t span = 0;
+  const char *begin = host, *end = begin + bytes;
+  const tessel_memref_view *view = descriptor;
+  if (!tessel_memref_byte_span(rank, descriptor, (int64_t)element_size, &first,
+                               &span) ||
+      first < begin || first > end || span > (uint64_t)(end - first) ||
+      (const char *)view->aligned < begin ||
+      (const char *)view->aligned > end) {
+    fprintf(stderr,
+            "tessel-cuda: %s: the view is not inside the constant's %lld "
+            "bytes at %p\n",
+            self, (long long)bytes, host);
+    return NULL;
+  }
+  CUdeviceptr copy = device_copy_of_constant(slot, host, (uint64_t)bytes);
+  if (!copy)
+    return NULL;
+  /* The same view of the device copy. */
+  struct {
+    void *allocated, *aligned;
+    int64_t offset;
+    int64_t sizes_and_strides[10];
+  } rebased;
+  rebased.allocated = (void *)(uintptr_t)copy;
+  rebased.aligned =
+      (void *)(uintptr_t)(copy +
+                          (uint64_t)((const char *)view->aligned - begin));
+  rebased.offset = view->offset;
+  memcpy(rebased.sizes_and_strides, view->sizes_and_strides,
+         2 * (size_t)rank * sizeof(int64_t));
+  return mgpuTensorMapEncodeTiledMemref(rank, &rebased, data_type, interleave,
+                                        swizzle, l2_promotion, oob_fill,
+                                        box_dims);
+#else
+  (void)slot, (void)host, (void)bytes, (void)rank, (void)descriptor;
+  (void)data_type, (void)interleave, (void)swizzle, (void)l2_promotion;
+  (void)oob_fill, (void)box_dims;
   fprintf(stderr, "tessel-cuda: TMA needs CUDA 12 headers; this library was "
                   "built without them\n");
   return NULL;

@@ -4,7 +4,8 @@
  * driver. `tessel-cuda-block-reuse LIMIT` expects
  * TESSEL_CUDA_CACHED_BYTES=LIMIT in the environment (unset: the default);
  * `misuse` (default limit) checks the errors it reports, `tensor-maps` and
- * `tensor-maps-launch` the cache of TMA descriptors' device copies. Prints one
+ * `tensor-maps-launch` the cache of TMA descriptors' device copies,
+ * `constants` the device copies of constants that TMA reads. Prints one
  * line per check and "ALL CHECKS PASSED" or "FAILED". */
 #include "tessel/gpu_runtime.h"
 
@@ -220,6 +221,65 @@ static void tensor_maps_of_one_launch(void) {
          "after it, the thread's own least recently used copy is reused");
 }
 
+/* Device copies of constants (tesselTensorMapEncodeTiledConstant): a
+ * constant's bytes are uploaded once per module slot and device, and each
+ * map describes the view of the copy that the host view describes of the
+ * constant. */
+static char constant_bytes[4096];
+
+/* The map (UINT8, boxes of 16x128) of rows `row` .. row + 15 of the 32x128
+ * constant above, as compiled code passes it: a view of the host bytes. */
+static void *constant_map(uint64_t *slot, int64_t row, int64_t bytes) {
+  struct {
+    void *allocated, *aligned;
+    int64_t offset, sizes[2], strides[2];
+  } view = {constant_bytes, constant_bytes, row * 128, {16, 128}, {128, 1}};
+  int64_t box[2] = {16, 128};
+  return tesselTensorMapEncodeTiledConstant(slot, constant_bytes, bytes, 2,
+                                            &view, 0, 0, 3, 0, 0, box);
+}
+
+static void constants(void) {
+  for (int i = 0; i < 4096; ++i)
+    constant_bytes[i] = (char)(i * 7);
+  uint64_t slot = 0;
+  void *map = constant_map(&slot, 8, 4096);
+  char *copy = map ? *(char **)map - 8 * 128 : NULL;
+  expect(map && slot != 0 && fake_cuda_device_allocs == 2 &&
+             fake_cuda_uploads == 2 && copy != constant_bytes &&
+             memcmp(copy, constant_bytes, 4096) == 0,
+         "the first map uploads the constant, and describes the copy");
+  void *rows0 = constant_map(&slot, 0, 4096);
+  expect(rows0 && *(char **)rows0 == copy && fake_cuda_device_allocs == 3 &&
+             fake_cuda_uploads == 3,
+         "another view of it reads the same copy (only its map is new)");
+  expect(constant_map(&slot, 8, 4096) == map && fake_cuda_uploads == 3,
+         "a known map of it costs nothing");
+  uint64_t reloaded = 0;
+  void *other = constant_map(&reloaded, 8, 4096);
+  expect(other && reloaded != slot && *(char **)other != copy + 8 * 128 &&
+             fake_cuda_uploads == 5,
+         "a module loaded again (a fresh slot) gets a copy of its own");
+  mgpuSetDefaultDevice(1);
+  void *second = constant_map(&slot, 8, 4096);
+  expect(second && *(char **)second != copy + 8 * 128 && fake_cuda_uploads == 7,
+         "another device gets a copy of its own");
+  mgpuSetDefaultDevice(0);
+  expect(constant_map(&slot, 8, 4096) == map && fake_cuda_uploads == 7,
+         "and the first device still has its copy");
+  int allocs = fake_cuda_device_allocs;
+  expect(constant_map(&slot, 24, 4096) == NULL &&
+             fake_cuda_device_allocs == allocs,
+         "a view past the constant's end is refused");
+  uint64_t failing = 0;
+  fake_cuda_failing_allocs = 1;
+  expect(constant_map(&failing, 0, 4096) == NULL && failing != 0,
+         "a failed upload is reported");
+  void *retried = constant_map(&failing, 0, 4096);
+  expect(retried && *(char **)retried != copy && fake_cuda_frees == 0,
+         "and tried again on the next call");
+}
+
 int main(int argc, char **argv) {
   /* In order with the runtime's reports on stderr. */
   setvbuf(stdout, NULL, _IONBF, 0);
@@ -236,8 +296,13 @@ int main(int argc, char **argv) {
     tensor_maps();
   else if (strcmp(limit, "tensor-maps-launch") == 0)
     tensor_maps_of_one_launch();
+  else if (strcmp(limit, "constants") == 0)
+    constants();
   else {
-    fprintf(stderr, "usage: %s [default|1500|0|misuse|tensor-maps]\n", argv[0]);
+    fprintf(stderr,
+            "usage: %s [default|1500|0|misuse|tensor-maps|tensor-maps-launch|"
+            "constants]\n",
+            argv[0]);
     return 2;
   }
   puts(failures ? "FAILED" : "ALL CHECKS PASSED");

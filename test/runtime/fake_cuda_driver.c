@@ -1,4 +1,4 @@
-/* A stand-in for libcuda.so.1 with one "device" whose memory is host
+/* A stand-in for libcuda.so.1 with two "devices" whose memory is host
  * memory, so that the bookkeeping of libtessel_cuda_runtime.so (reuse of
  * freed device blocks, the tensor-map cache, which driver calls it makes
  * and when) is tested on
@@ -30,13 +30,15 @@ CUresult cuGetErrorName(CUresult error, const char **name) {
   return CUDA_SUCCESS;
 }
 
+/* Two devices, so that per-device copies can be told apart. */
 CUresult cuDeviceGet(CUdevice *device, int ordinal) {
   *device = ordinal;
-  return ordinal == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+  return ordinal == 0 || ordinal == 1 ? CUDA_SUCCESS
+                                      : CUDA_ERROR_INVALID_DEVICE;
 }
 
 CUresult cuDeviceGetCount(int *count) {
-  *count = 1;
+  *count = 2;
   return CUDA_SUCCESS;
 }
 

@@ -106,6 +106,21 @@ TESSEL_RT_EXPORT void *mgpuTensorMapEncodeTiledMemref(
     int64_t swizzle, int64_t l2_promotion, int64_t oob_fill,
     int64_t *box_dims);
 
+/* CUDA only: the TMA descriptor of a view of a constant global (a weight
+ * compiled into the program, memref.get_global). TMA reads global memory
+ * on the device, and the constant's bytes [host, host + bytes) are on the
+ * host: the first call uploads them to a device copy, which is kept for the
+ * process's life (one per device), and every call encodes the map of the
+ * view `descriptor` (a view into those bytes) over that copy, as
+ * mgpuTensorMapEncodeTiledMemref does. `slot` is a zeroed 8-byte variable
+ * of the compiled module, one per constant, which the runtime numbers on
+ * first use: a module loaded again (at the same address, with other
+ * constants) has a fresh one, so it never gets another module's copy. */
+TESSEL_RT_EXPORT void *tesselTensorMapEncodeTiledConstant(
+    uint64_t *slot, const void *host, int64_t bytes, int64_t rank,
+    void *descriptor, int64_t data_type, int64_t interleave, int64_t swizzle,
+    int64_t l2_promotion, int64_t oob_fill, int64_t *box_dims);
+
 /* HIP only, mirroring upstream's ROCm wrappers: device view of registered
  * host memory as a 1-D memref. */
 TESSEL_RT_EXPORT tessel_memref_f32_1d mgpuMemGetDeviceMemRef1dFloat(
