@@ -12,7 +12,6 @@
 #include "passes/Utils/GPUMatmulKernel.h"
 #include "passes/Utils/GPUTensorCores.h"
 #include "passes/Utils/GPUTransposeKernel.h"
-#include "passes/Utils/GlobalViews.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/Matchers.h"
@@ -438,18 +437,9 @@ struct MapMatmulToGPUPass
         return false;
       }
     }
-    // A transposed B is read by a kernel, so a constant one is fine.
-    for (auto [operand, name, described] :
-         {std::tuple(ops.a, "A", true), std::tuple(ops.b, "B", !transposeB)}) {
-      // Kernels reach a constant through the device module's copy, but a
-      // TMA descriptor is made on the host, from the host copy's address.
-      if (described && !globalViewChain(operand).empty()) {
-        why = std::string(name) +
-              " is a constant (memref.get_global), which TMA would read "
-              "through its host address: pass it as an argument";
-        return false;
-      }
-    }
+    // Constant operands (memref.get_global) are fine: TMA reads a device
+    // copy of them that the runtime uploads once (tessel-lower-tma-
+    // descriptors).
     int64_t elementBytes = integer ? 1 : 2;
     if (ops.aCopyElements * elementBytes != 16 ||
         (!transposeB && ops.bCopyElements * elementBytes != 16)) {

@@ -894,6 +894,15 @@ def LowerTMADescriptorsPass
     carrying `gpu.mma_matrix` values, do not survive.) A descriptor created
     inside a kernel is an error.
 
+    A descriptor of a view of a constant `memref.global` (a weight compiled
+    into the program) would record the constant's host address, which TMA
+    cannot read: its call goes to the runtime's
+    `tesselTensorMapEncodeTiledConstant` instead, with the constant's host
+    address, its size and a zeroed module variable of its own
+    (`__tessel_device_copy_of_<global>`); the runtime uploads the constant
+    once per device and describes the view's part of the copy. A mutable
+    global under a descriptor is an error.
+
     ```mlir
     %d = nvgpu.tma.create.descriptor %a box[%c64, %c64] : memref<*xf16> -> !map
     gpu.launch ... { nvgpu.tma.async.load %d[...] ... }
@@ -905,7 +914,9 @@ def LowerTMADescriptorsPass
     }
     ```
   }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def ConvertWarpgroupKernelsPass

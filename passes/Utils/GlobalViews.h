@@ -3,8 +3,9 @@
 // Constants reach GPU kernels through memref.get_global: kernels read the
 // device module's copy, while anything made on the host (a TMA descriptor)
 // sees the host copy's address. Both tessel-allocate-device-buffers (which
-// moves such views into launches) and tessel-map-matmul-to-gpu (which keeps
-// them away from TMA) need to know when a value is one.
+// moves such views into launches) and tessel-lower-tma-descriptors (which
+// has the runtime describe a device copy instead) need to know when a value
+// is one.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_PASSES_UTILS_GLOBALVIEWS_H

@@ -81,3 +81,74 @@ func.func @inside(%a: memref<256x256xf16>) {
   }
   return
 }
+
+// -----
+
+!map = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+
+// Views of a constant (a weight compiled into the program): TMA cannot read
+// its host address, so the runtime is handed the constant's address, its
+// size (512*256*2 bytes) and the module's slot for its device copy, one
+// slot per constant, shared by both views. An argument's descriptor keeps
+// upstream's call.
+// CHECK-DAG: llvm.func @tesselTensorMapEncodeTiledConstant(!llvm.ptr, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, !llvm.ptr) -> !llvm.ptr
+// CHECK-DAG: llvm.mlir.global internal @__tessel_device_copy_of_w(0 : i64) {{.*}} : i64
+// CHECK-NOT: @__tessel_device_copy_of
+// CHECK-LABEL: func.func @constant_views
+// CHECK-SAME: (%[[ARG:.*]]: memref<256x256xf16>)
+// CHECK: %[[W:.*]] = memref.get_global @w
+// CHECK: %[[SLOT:.*]] = llvm.mlir.addressof @__tessel_device_copy_of_w : !llvm.ptr
+// CHECK: %[[HOST:.*]] = memref.extract_aligned_pointer_as_index %[[W]]
+// CHECK: %[[HOST64:.*]] = arith.index_cast %[[HOST]] : index to i64
+// CHECK: %[[HOSTPTR:.*]] = llvm.inttoptr %[[HOST64]] : i64 to !llvm.ptr
+// CHECK: %[[BYTES:.*]] = llvm.mlir.constant(262144 : i64) : i64
+// CHECK: %[[P1:.*]] = llvm.call @tesselTensorMapEncodeTiledConstant(%[[SLOT]], %[[HOSTPTR]], %[[BYTES]],
+// CHECK: llvm.mlir.addressof @__tessel_device_copy_of_w
+// CHECK: %[[P2:.*]] = llvm.call @tesselTensorMapEncodeTiledConstant(
+// CHECK: %[[P3:.*]] = llvm.call @mgpuTensorMapEncodeTiledMemref(
+// CHECK: gpu.launch
+// CHECK-DAG: builtin.unrealized_conversion_cast %[[P1]]
+// CHECK-DAG: builtin.unrealized_conversion_cast %[[P2]]
+// CHECK-DAG: builtin.unrealized_conversion_cast %[[P3]]
+memref.global "private" constant @w : memref<512x256xf16> = dense<1.0>
+func.func @constant_views(%a: memref<256x256xf16>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %w = memref.get_global @w : memref<512x256xf16>
+  %whole = memref.cast %w : memref<512x256xf16> to memref<*xf16>
+  %d1 = nvgpu.tma.create.descriptor %whole box[%c64, %c64] : memref<*xf16> -> !map
+  %rows = memref.subview %w[256, 0] [256, 256] [1, 1] : memref<512x256xf16> to memref<256x256xf16, strided<[256, 1], offset: 65536>>
+  %part = memref.cast %rows : memref<256x256xf16, strided<[256, 1], offset: 65536>> to memref<*xf16>
+  %d2 = nvgpu.tma.create.descriptor %part box[%c64, %c64] : memref<*xf16> -> !map
+  %u = memref.cast %a : memref<256x256xf16> to memref<*xf16>
+  %d3 = nvgpu.tma.create.descriptor %u box[%c64, %c64] : memref<*xf16> -> !map
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%u1 = %c1, %u2 = %c1, %u3 = %c1) {
+    nvgpu.tma.prefetch.descriptor %d1 : !map
+    nvgpu.tma.prefetch.descriptor %d2 : !map
+    nvgpu.tma.prefetch.descriptor %d3 : !map
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+!map = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+
+// Only constants: a mutable global's device copy would go stale.
+memref.global "private" @state : memref<256x256xf16> = dense<0.0>
+func.func @mutable_global() {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  // expected-error @below {{reads a mutable global that a TMA descriptor describes; TMA reaches only constant globals (copied to the device once)}}
+  %s = memref.get_global @state : memref<256x256xf16>
+  %u = memref.cast %s : memref<256x256xf16> to memref<*xf16>
+  %d = nvgpu.tma.create.descriptor %u box[%c64, %c64] : memref<*xf16> -> !map
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%u1 = %c1, %u2 = %c1, %u3 = %c1) {
+    nvgpu.tma.prefetch.descriptor %d : !map
+    gpu.terminator
+  }
+  return
+}

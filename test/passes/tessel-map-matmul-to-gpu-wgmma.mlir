@@ -253,20 +253,25 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
 
 // -----
 
-// A constant weight (memref.get_global): a TMA descriptor is made on the
-// host, from the constant's host address, which the GPU cannot read, so
-// wgmma declines it (WMMA's kernel reads it through the device module's
-// copy). An i8 constant given as (k, n) is read by the transpose kernel
-// instead, so it may take wgmma.
-// REMARK: remark: matmul 512x512x512 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: B is a constant (memref.get_global), which TMA would read through its host address: pass it as an argument
-// REMARK: remark: matmul 256x512x512 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: A is a constant (memref.get_global), which TMA would read through its host address: pass it as an argument
+// A constant weight (memref.get_global), or a view of one, takes wgmma like
+// an argument: its descriptor is made as any other here, and
+// tessel-lower-tma-descriptors has the runtime describe a device copy of
+// the constant. An i8 constant given as (k, n) is read by the transpose
+// kernel.
+// REMARK: remark: matmul 512x512x512 (f16 x f16 -> f32) mapped to tensor cores (wgmma m64n{{[0-9]+}}k16 on TMA-loaded tiles)
+// REMARK: remark: matmul 256x512x512 (f16 x f16 -> f32) mapped to tensor cores (wgmma m64n{{[0-9]+}}k16 on TMA-loaded tiles)
 // REMARK: remark: matmul 4096x4096x4096 (i8 x i8 -> i32) mapped to tensor cores (wgmma m64n256k32 on TMA-loaded tiles): {{.*}}; B given as (k, n), which 8-bit wgmma cannot read, is transposed into an (n, k) temporary first
 // CHECK-LABEL: func.func @f16_constant_weight
-// CHECK-NOT: nvgpu.tma.create.descriptor
-// CHECK: gpu.subgroup_mma_compute
+// CHECK: %[[W:.*]] = memref.get_global @w_f16
+// CHECK: %[[WU:.*]] = memref.cast %[[W]] : memref<512x512xf16> to memref<*xf16>
+// CHECK: nvgpu.tma.create.descriptor %[[WU]]
+// CHECK: nvgpu.warpgroup.mma
 // CHECK-LABEL: func.func @f16_constant_rows
-// CHECK-NOT: nvgpu.tma.create.descriptor
-// CHECK: gpu.subgroup_mma_compute
+// CHECK: %[[W:.*]] = memref.get_global @w_f16
+// CHECK: %[[ROWS:.*]] = memref.subview %[[W]][256, 0]
+// CHECK: %[[RU:.*]] = memref.cast %[[ROWS]]
+// CHECK: nvgpu.tma.create.descriptor %[[RU]]
+// CHECK: nvgpu.warpgroup.mma
 // CHECK-LABEL: func.func @i8_kn_constant_weight
 // CHECK: %[[W:.*]] = memref.get_global @w_i8
 // CHECK: %[[BT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4096x4096xi8>
