@@ -49,7 +49,7 @@ done
 
 # The test programs: the integration inputs whose harnesses also run on a GPU
 # (HARNESS_GPU_MANAGED), as test/integration/gpu_*.test build them.
-tests=(gpu_matmul gpu_matmul_nk gpu_conv gpu_conv_nchw matmul_tensor elementwise blur row_reductions reduction gpu_reductions attention mask_stencil softmax_long)
+tests=(gpu_matmul gpu_matmul_nk gpu_matmul_const gpu_conv gpu_conv_nchw matmul_tensor elementwise blur row_reductions reduction gpu_reductions attention mask_stencil softmax_long)
 
 if [[ "$mode" == build ]]; then
   ninja -C "$build" tessel-compile tessel_runtime tessel_cuda_runtime tessel-gpu-bench \
@@ -230,9 +230,18 @@ EOF
       exit 1
     }
   done
-  # The test programs.
+  # The test programs; gpu_matmul_const's source is written by a script
+  # (its constants are too large to keep as text).
+  python3 "$root/test/integration/Inputs/gpu_matmul_const.py" >"$src/gpu_matmul_const.mlir"
+  test_source() {
+    if [[ "$1" == gpu_matmul_const ]]; then
+      echo "$src/$1.mlir"
+    else
+      echo "$root/test/integration/Inputs/$1.mlir"
+    fi
+  }
   for t in "${tests[@]}"; do
-    "$tc" "$root/test/integration/Inputs/$t.mlir" --target=nvgpu \
+    "$tc" "$(test_source "$t")" --target=nvgpu \
       --target-options="chip=$chip" -o "$dir/$t.so" --header="$work/$t.h"
     clang-22 -O2 -std=c11 -DHARNESS_GPU_MANAGED -I"$root/runtime/include" \
       -include "$work/$t.h" "$root/test/integration/Inputs/$t.c" \
@@ -266,11 +275,13 @@ EOF
     # run the transpose kernel before the wgmma kernel.
     forced='s/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu{wgmma=true block-m=128 block-n=256 warps-m=2 stages=3}/'
     for variant in "gpu_matmul wgmma $wg_sed" "gpu_matmul_nk wgmma $wg_sed" \
-                   "gpu_matmul_nk wgmma_forced $forced"; do
+                   "gpu_matmul_nk wgmma_forced $forced" \
+                   "gpu_matmul_const wgmma $wg_sed" \
+                   "gpu_matmul_const wgmma_forced $forced"; do
       read -r t suffix edit <<<"$variant"
       TESSEL_COMPILE="$tc" TESSEL_PIPELINE_SED="$edit" \
         "$root/utils/bench/tessel-compile-edited.sh" \
-        "$root/test/integration/Inputs/$t.mlir" --target=nvgpu \
+        "$(test_source "$t")" --target=nvgpu \
         --target-options="chip=$chip" -o "$dir/${t}_$suffix.so" \
         --header="$work/${t}_$suffix.h"
       clang-22 -O2 -std=c11 -DHARNESS_GPU_MANAGED -I"$root/runtime/include" \
@@ -311,12 +322,13 @@ run_step() {
 }
 status=0
 if ((bars)); then
-  tests=(gpu_matmul gpu_matmul_nk blur)
+  tests=(gpu_matmul gpu_matmul_nk gpu_matmul_const blur)
   only="mm_f16_f32_4096,mm_i8_i32_4096"
   reps=$(( reps > 11 ? 11 : reps ))
 fi
 # The sm_90a build's matmul test programs, built with the wgmma kernels.
-for t in gpu_matmul_wgmma gpu_matmul_nk_wgmma gpu_matmul_nk_wgmma_forced; do
+for t in gpu_matmul_wgmma gpu_matmul_nk_wgmma gpu_matmul_nk_wgmma_forced \
+         gpu_matmul_const_wgmma gpu_matmul_const_wgmma_forced; do
   [[ -x "$dir/$t.test" ]] && tests+=("$t")
 done
 logs=$(mktemp -d)

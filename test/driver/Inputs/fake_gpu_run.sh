@@ -14,6 +14,7 @@ stub() { printf '#!/bin/sh\n%s\n' "$2" >"$1"; chmod +x "$1"; }
 stub "$dir/gpu/tessel-gpu-runtime-smoke" 'exec sleep 60'
 stub "$dir/gpu/gpu_matmul.test" 'echo PASS one; echo PASS two; echo ALL 2 CHECKS PASSED'
 stub "$dir/gpu/gpu_matmul_nk.test" 'echo "CHECK FAILED: c[3] = 1 (expected 2)"; exit 1'
+stub "$dir/gpu/gpu_matmul_const.test" 'echo PASS one; echo ALL 1 CHECKS PASSED'
 stub "$dir/gpu/blur.test" 'echo PASS one; echo ALL 1 CHECKS PASSED'
 stub "$dir/gpu/gpu_matmul_wgmma.test" 'echo PASS one; echo ALL 1 CHECKS PASSED'
 # tessel-gpu-bench: one row per workload named by --only; the wgmma
