@@ -73,8 +73,7 @@ static LogicalResult sinkGlobalsIntoLaunch(RewriterBase &rewriter,
       if (chain.empty())
         continue;
       auto getGlobal = cast<memref::GetGlobalOp>(chain.front());
-      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-          getGlobal, getGlobal.getNameAttr());
+      memref::GlobalOp global = tessel::lookupGlobal(getGlobal);
       if (!global || !global.getConstant()) {
         getGlobal->emitOpError()
             << "reads a mutable global that a GPU kernel uses; kernels "

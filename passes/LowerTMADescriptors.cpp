@@ -6,22 +6,27 @@
 // outlining for the kernels to receive plain pointers; but that conversion
 // also rewrites every other nvgpu op in the launch bodies, and fails on the
 // WMMA kernels, whose loops carry gpu.mma_matrix values its type converter
-// does not know. This pass converts only the descriptor ops (with
-// upstream's pattern: the same runtime call, mgpuTensorMapEncodeTiledMemref)
-// and hands each kernel the pointer, cast back to the descriptor type inside
-// the launch body, so outlining passes a pointer.
+// does not know. This pass converts only the descriptor ops, to upstream's
+// runtime call (mgpuTensorMapEncodeTiledMemref), and hands each kernel the
+// pointer, cast back to the descriptor type inside the launch body, so
+// outlining passes a pointer.
 //
-// A descriptor of a constant global's view (a weight compiled into the
-// program) would record the constant's host address, which TMA cannot
-// read. Its call goes to the runtime's tesselTensorMapEncodeTiledConstant,
-// which describes a device copy of the constant, uploaded once.
+// The conversion is this file's own, not upstream's pattern, which is too
+// weak here in two ways: its element-type switch has no 8-bit integers (it
+// reaches llvm_unreachable, in a release build the BFLOAT16 code, which
+// doubles every size the driver computes), and a descriptor of a constant
+// global's view (a weight compiled into the program) would record the
+// constant's host address, which TMA cannot read. Such a descriptor calls
+// the runtime's tesselTensorMapEncodeTiledConstant, which describes a
+// device copy of the constant, uploaded once.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 #include "passes/Utils/GlobalViews.h"
 
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
-#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -34,121 +39,174 @@ namespace mlir::tessel {
 
 using namespace mlir;
 
-/// The memref that upstream's lowering of a descriptor op passes as the
-/// call's descriptor argument: `llvm.extractvalue %s[1]` of the cast of an
-/// unranked memref to its LLVM struct; null if the argument is not that.
-static Value describedMemref(LLVM::CallOp call) {
-  if (call.getArgOperands().size() < 2)
-    return {};
-  auto extract = call.getArgOperands()[1].getDefiningOp<LLVM::ExtractValueOp>();
-  if (!extract || extract.getPosition() != ArrayRef<int64_t>{1})
-    return {};
-  auto cast =
-      extract.getContainer().getDefiningOp<UnrealizedConversionCastOp>();
-  if (!cast || cast->getNumOperands() != 1 ||
-      !isa<UnrankedMemRefType>(cast.getOperand(0).getType()))
-    return {};
-  return cast.getOperand(0);
+/// CUtensorMapDataType for `element`, the type TMA copies, as cuda.h numbers
+/// it; none for types TMA has no code for. Signedness does not matter to a
+/// copy.
+static std::optional<int64_t> tensorMapDataType(Type element) {
+  if (auto integer = dyn_cast<IntegerType>(element)) {
+    switch (integer.getWidth()) {
+    case 8:
+      return 0; // UINT8
+    case 16:
+      return 1; // UINT16
+    case 32:
+      return integer.isUnsigned() ? 2 : 3; // UINT32, INT32
+    case 64:
+      return integer.isUnsigned() ? 4 : 5; // UINT64, INT64
+    default:
+      return std::nullopt;
+    }
+  }
+  if (element.isF16())
+    return 6;
+  if (element.isF32())
+    return 7;
+  if (element.isF64())
+    return 8;
+  if (element.isBF16())
+    return 9;
+  return std::nullopt;
 }
 
-/// The module's zeroed 8-byte slot for `global`'s device copies, which the
-/// runtime numbers on first use (one per constant, shared by its views).
-static LLVM::GlobalOp deviceCopySlot(ModuleOp module, memref::GlobalOp global,
-                                     SymbolTable &symbols) {
-  std::string name = ("__tessel_device_copy_of_" + global.getSymName()).str();
-  if (auto existing = symbols.lookup<LLVM::GlobalOp>(name))
-    return existing;
-  OpBuilder b(module.getBodyRegion());
-  Type i64 = b.getI64Type();
-  auto slot =
-      LLVM::GlobalOp::create(b, global.getLoc(), i64,
-                             /*isConstant=*/false, LLVM::Linkage::Internal,
-                             name, b.getIntegerAttr(i64, 0));
-  symbols.insert(slot);
-  return slot;
-}
+namespace {
+/// nvgpu.tma.create.descriptor -> mgpuTensorMapEncodeTiledMemref(rank,
+/// descriptor, data type, interleave, swizzle, L2 promotion, OOB fill, box
+/// sizes), the runtime's device copy of the encoded map; for a view of a
+/// constant global, tesselTensorMapEncodeTiledConstant(slot, constant,
+/// bytes, <the same>), with the module's zeroed 8-byte slot for the
+/// constant's device copies (one per constant, shared by its views, numbered
+/// by the runtime on first use).
+struct LowerTmaCreateDescriptor
+    : public ConvertOpToLLVMPattern<nvgpu::TmaCreateDescriptorOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
-/// Sends the descriptors of constant globals' views to
-/// tesselTensorMapEncodeTiledConstant(slot, constant, bytes, <the memref
-/// call's arguments>). A mutable global has no copy that would stay
-/// right: an error.
-static LogicalResult redirectConstantDescriptors(ModuleOp module) {
-  SmallVector<std::pair<LLVM::CallOp, memref::GetGlobalOp>> calls;
+  LogicalResult
+  matchAndRewrite(nvgpu::TmaCreateDescriptorOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto tensorType = cast<UnrankedMemRefType>(op.getTensor().getType());
+    std::optional<int64_t> dataType =
+        tensorMapDataType(tensorType.getElementType());
+    if (!dataType) // checked before the conversion
+      return rewriter.notifyMatchFailure(op, "no TMA data type");
+    Type i64 = rewriter.getI64Type();
+    auto ptrType = LLVM::LLVMPointerType::get(getContext());
+    auto constant = [&](int64_t value) -> Value {
+      return LLVM::ConstantOp::create(rewriter, loc, i64,
+                                      rewriter.getI64IntegerAttr(value));
+    };
+
+    UnrankedMemRefDescriptor tensor(adaptor.getTensor());
+    Value boxSizes =
+        LLVM::AllocaOp::create(rewriter, loc, ptrType, i64, constant(5));
+    for (auto [index, size] : llvm::enumerate(adaptor.getBoxDimensions())) {
+      Value slot = LLVM::GEPOp::create(rewriter, loc, ptrType, i64, boxSizes,
+                                       ArrayRef<LLVM::GEPArg>{(int32_t)index});
+      LLVM::StoreOp::create(rewriter, loc, size, slot);
+    }
+    nvgpu::TensorMapDescriptorType map = op.getTensorMap().getType();
+    SmallVector<Value> arguments = {
+        tensor.rank(rewriter, loc),
+        tensor.memRefDescPtr(rewriter, loc),
+        constant(*dataType),
+        constant(static_cast<int64_t>(map.getInterleave())),
+        constant(static_cast<int64_t>(map.getSwizzle())),
+        constant(static_cast<int64_t>(map.getL2promo())),
+        constant(static_cast<int64_t>(map.getOob())),
+        boxSizes};
+    StringRef callee = "mgpuTensorMapEncodeTiledMemref";
+
+    SmallVector<Operation *> chain = tessel::globalViewChain(op.getTensor());
+    if (!chain.empty()) {
+      auto getGlobal = cast<memref::GetGlobalOp>(chain.front());
+      memref::GlobalOp global = tessel::lookupGlobal(getGlobal);
+      MemRefType globalType = global.getType();
+      int64_t bytes = globalType.getNumElements() *
+                      (globalType.getElementTypeBitWidth() / 8);
+      Value hostIndex = memref::ExtractAlignedPointerAsIndexOp::create(
+          rewriter, loc, getGlobal.getResult());
+      Value host =
+          LLVM::IntToPtrOp::create(rewriter, loc, ptrType,
+                                   ValueRange{arith::IndexCastOp::create(
+                                       rewriter, loc, i64, hostIndex)});
+      LLVM::GlobalOp slot = deviceCopySlot(rewriter, op, global);
+      Value slotAddress = LLVM::AddressOfOp::create(rewriter, loc, slot);
+      arguments.insert(arguments.begin(), {slotAddress, host, constant(bytes)});
+      callee = "tesselTensorMapEncodeTiledConstant";
+    }
+
+    SmallVector<Type> argumentTypes = llvm::to_vector(
+        llvm::map_range(arguments, [](Value v) { return v.getType(); }));
+    FailureOr<LLVM::LLVMFuncOp> function =
+        LLVM::lookupOrCreateFn(rewriter, op->getParentOfType<ModuleOp>(),
+                               callee, argumentTypes, ptrType);
+    if (failed(function))
+      return rewriter.notifyMatchFailure(op, "cannot declare the runtime call");
+    auto call = LLVM::CallOp::create(rewriter, loc, *function, arguments);
+    rewriter.replaceOp(op, call.getResult());
+    return success();
+  }
+
+  /// The slot of the module around `op` for `global`'s device copies.
+  static LLVM::GlobalOp deviceCopySlot(ConversionPatternRewriter &rewriter,
+                                       Operation *op, memref::GlobalOp global) {
+    auto module = op->getParentOfType<ModuleOp>();
+    std::string name = ("__tessel_device_copy_of_" + global.getSymName()).str();
+    if (auto existing =
+            SymbolTable::lookupSymbolIn(module, rewriter.getStringAttr(name)))
+      return cast<LLVM::GlobalOp>(existing);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    Type i64 = rewriter.getI64Type();
+    return LLVM::GlobalOp::create(rewriter, global.getLoc(), i64,
+                                  /*isConstant=*/false, LLVM::Linkage::Internal,
+                                  name, rewriter.getIntegerAttr(i64, 0));
+  }
+};
+} // namespace
+
+/// What the conversion cannot take, as errors at the op: descriptors made
+/// inside kernels, element types TMA has no code for, views of mutable
+/// globals (whose device copy, made once, would go stale), and constants
+/// whose size in bytes is not static.
+static LogicalResult checkDescriptors(ModuleOp module, bool &any) {
   bool ok = true;
-  module.walk([&](LLVM::CallOp call) {
-    if (call.getCallee() != "mgpuTensorMapEncodeTiledMemref")
+  module.walk([&](nvgpu::TmaCreateDescriptorOp op) {
+    any = true;
+    if (op->getParentOfType<gpu::LaunchOp>() ||
+        op->getParentOfType<gpu::GPUModuleOp>()) {
+      op->emitError("a TMA descriptor is created on the host; this one is "
+                    "inside a kernel");
+      ok = false;
       return;
-    Value described = describedMemref(call);
-    SmallVector<Operation *> chain = described
-                                         ? tessel::globalViewChain(described)
-                                         : SmallVector<Operation *>();
+    }
+    Type element =
+        cast<UnrankedMemRefType>(op.getTensor().getType()).getElementType();
+    if (!tensorMapDataType(element)) {
+      op->emitOpError() << "describes " << element
+                        << " elements, which TMA has no data type for";
+      ok = false;
+      return;
+    }
+    SmallVector<Operation *> chain = tessel::globalViewChain(op.getTensor());
     if (chain.empty())
       return;
     auto getGlobal = cast<memref::GetGlobalOp>(chain.front());
-    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-        getGlobal, getGlobal.getNameAttr());
+    memref::GlobalOp global = tessel::lookupGlobal(getGlobal);
     if (!global || !global.getConstant()) {
       getGlobal->emitOpError()
           << "reads a mutable global that a TMA descriptor describes; TMA "
              "reaches only constant globals (copied to the device once)";
       ok = false;
-      return;
-    }
-    calls.emplace_back(call, getGlobal);
-  });
-  if (!ok || calls.empty())
-    return success(ok);
-
-  MLIRContext *ctx = module.getContext();
-  SymbolTable symbols(module);
-  OpBuilder b(ctx);
-  auto ptrType = LLVM::LLVMPointerType::get(ctx);
-  Type i64 = b.getI64Type();
-  for (auto [call, getGlobal] : calls) {
-    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-        getGlobal, getGlobal.getNameAttr());
-    MemRefType type = global.getType();
-    int64_t bits = type.getElementTypeBitWidth();
-    if (!type.hasStaticShape() || bits % 8 != 0) {
+    } else if (!global.getType().hasStaticShape() ||
+               global.getType().getElementTypeBitWidth() % 8 != 0) {
       getGlobal->emitOpError()
-          << "is described by a TMA descriptor, but its global's type " << type
-          << " has no static size in bytes";
-      return failure();
+          << "is described by a TMA descriptor, but its global's type "
+          << global.getType() << " has no static size in bytes";
+      ok = false;
     }
-    int64_t bytes = type.getNumElements() * (bits / 8);
-    LLVM::GlobalOp slot = deviceCopySlot(module, global, symbols);
-
-    Location loc = call.getLoc();
-    b.setInsertionPoint(call);
-    Value slotAddress = LLVM::AddressOfOp::create(b, loc, slot);
-    Value hostIndex = memref::ExtractAlignedPointerAsIndexOp::create(
-        b, loc, getGlobal.getResult());
-    Value hostInteger = arith::IndexCastOp::create(b, loc, i64, hostIndex);
-    Value hostAddress =
-        LLVM::IntToPtrOp::create(b, loc, ptrType, ValueRange{hostInteger});
-    Value byteCount =
-        LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(bytes));
-    SmallVector<Value> arguments = {slotAddress, hostAddress, byteCount};
-    llvm::append_range(arguments, call.getArgOperands());
-    SmallVector<Type> argumentTypes = llvm::to_vector(
-        llvm::map_range(arguments, [](Value v) { return v.getType(); }));
-    FailureOr<LLVM::LLVMFuncOp> callee = LLVM::lookupOrCreateFn(
-        b, module, "tesselTensorMapEncodeTiledConstant", argumentTypes, ptrType,
-        /*isVarArg=*/false, /*isReserved=*/false);
-    if (failed(callee))
-      return call->emitOpError(
-          "cannot declare tesselTensorMapEncodeTiledConstant");
-    b.setInsertionPoint(call);
-    auto constantCall = LLVM::CallOp::create(b, loc, *callee, arguments);
-    call.getResult().replaceAllUsesWith(constantCall.getResult());
-    call->erase();
-  }
-  // Upstream's declaration, if no call is left to it.
-  if (auto unused =
-          symbols.lookup<LLVM::LLVMFuncOp>("mgpuTensorMapEncodeTiledMemref");
-      unused && SymbolTable::symbolKnownUseEmpty(unused, module))
-    unused->erase();
-  return success();
+  });
+  return success(ok);
 }
 
 namespace {
@@ -158,27 +216,18 @@ struct LowerTMADescriptorsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     bool any = false;
-    module.walk([&](nvgpu::TmaCreateDescriptorOp op) {
-      if (op->getParentOfType<gpu::LaunchOp>() ||
-          op->getParentOfType<gpu::GPUModuleOp>()) {
-        op->emitError("a TMA descriptor is created on the host; this one is "
-                      "inside a kernel");
-        signalPassFailure();
-        return;
-      }
-      any = true;
-    });
+    if (failed(checkDescriptors(module, any)))
+      return signalPassFailure();
     if (!any)
       return;
     MLIRContext *ctx = &getContext();
     LLVMTypeConverter converter(ctx);
     RewritePatternSet patterns(ctx);
-    populateNVGPUToNVVMConversionPatterns(converter, patterns);
+    patterns.add<LowerTmaCreateDescriptor>(converter);
     ConversionTarget target(*ctx);
     target.addIllegalOp<nvgpu::TmaCreateDescriptorOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
-        failed(redirectConstantDescriptors(module)))
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 
     // The conversion leaves pointer -> descriptor casts after the calls.

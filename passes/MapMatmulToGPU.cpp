@@ -12,6 +12,7 @@
 #include "passes/Utils/GPUMatmulKernel.h"
 #include "passes/Utils/GPUTensorCores.h"
 #include "passes/Utils/GPUTransposeKernel.h"
+#include "passes/Utils/GlobalViews.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/Matchers.h"
@@ -439,7 +440,16 @@ struct MapMatmulToGPUPass
     }
     // Constant operands (memref.get_global) are fine: TMA reads a device
     // copy of them that the runtime uploads once (tessel-lower-tma-
-    // descriptors).
+    // descriptors). A mutable global has no copy that would stay right.
+    for (auto [operand, name, described] :
+         {std::tuple(ops.a, "A", true), std::tuple(ops.b, "B", !transposeB)}) {
+      if (described && isMutableGlobalView(operand)) {
+        why = std::string(name) +
+              " is a mutable global (memref.get_global), which TMA could "
+              "read only through a device copy made once";
+        return false;
+      }
+    }
     int64_t elementBytes = integer ? 1 : 2;
     if (ops.aCopyElements * elementBytes != 16 ||
         (!transposeB && ops.bCopyElements * elementBytes != 16)) {

@@ -884,9 +884,11 @@ def LowerTMADescriptorsPass
   let summary = "Lower host-side TMA descriptor creation to runtime calls";
   let description = [{
     Converts each `nvgpu.tma.create.descriptor` (host code, before
-    `gpu-kernel-outlining`) to upstream's call of the runtime's
-    `mgpuTensorMapEncodeTiledMemref`, which encodes the tensor map and
-    returns a device copy of it. Kernels that use the descriptor get the
+    `gpu-kernel-outlining`) to the call upstream's lowering makes, of the
+    runtime's `mgpuTensorMapEncodeTiledMemref`, which encodes the tensor map
+    and returns a device copy of it; the data type comes from the described
+    memref's element type (8-bit integers included, which upstream's lowering
+    has no code for), and an element type TMA cannot copy is an error. Kernels that use the descriptor get the
     pointer, cast back to the descriptor type at the start of the launch
     body, so outlining passes an `!llvm.ptr` and the device-side
     `convert-nvgpu-to-nvvm` lowers the TMA ops as usual. (Upstream converts

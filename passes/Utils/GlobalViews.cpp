@@ -25,3 +25,17 @@ SmallVector<Operation *> mlir::tessel::globalViewChain(Value value,
   }
   return {};
 }
+
+memref::GlobalOp mlir::tessel::lookupGlobal(memref::GetGlobalOp getGlobal) {
+  return SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      getGlobal, getGlobal.getNameAttr());
+}
+
+bool mlir::tessel::isMutableGlobalView(Value value) {
+  SmallVector<Operation *> chain = globalViewChain(value);
+  if (chain.empty())
+    return false;
+  memref::GlobalOp global =
+      lookupGlobal(cast<memref::GetGlobalOp>(chain.front()));
+  return !global || !global.getConstant();
+}

@@ -11,6 +11,7 @@
 #ifndef TESSEL_PASSES_UTILS_GLOBALVIEWS_H
 #define TESSEL_PASSES_UTILS_GLOBALVIEWS_H
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -21,6 +22,12 @@ namespace mlir::tessel {
 /// a view defined outside `region` (null: anywhere); empty otherwise.
 SmallVector<Operation *> globalViewChain(Value value,
                                          Operation *region = nullptr);
+
+/// The memref.global that `getGlobal` reads; null if it names none.
+memref::GlobalOp lookupGlobal(memref::GetGlobalOp getGlobal);
+
+/// Whether `value` is a view of a mutable (not constant) memref.global.
+bool isMutableGlobalView(Value value);
 
 } // namespace mlir::tessel
 

@@ -97,12 +97,13 @@ func.func @inside(%a: memref<256x256xf16>) {
 // CHECK-LABEL: func.func @constant_views
 // CHECK-SAME: (%[[ARG:.*]]: memref<256x256xf16>)
 // CHECK: %[[W:.*]] = memref.get_global @w
-// CHECK: %[[SLOT:.*]] = llvm.mlir.addressof @__tessel_device_copy_of_w : !llvm.ptr
+// CHECK: %[[F16:.*]] = llvm.mlir.constant(6 : i64) : i64
 // CHECK: %[[HOST:.*]] = memref.extract_aligned_pointer_as_index %[[W]]
 // CHECK: %[[HOST64:.*]] = arith.index_cast %[[HOST]] : index to i64
 // CHECK: %[[HOSTPTR:.*]] = llvm.inttoptr %[[HOST64]] : i64 to !llvm.ptr
+// CHECK: %[[SLOT:.*]] = llvm.mlir.addressof @__tessel_device_copy_of_w : !llvm.ptr
 // CHECK: %[[BYTES:.*]] = llvm.mlir.constant(262144 : i64) : i64
-// CHECK: %[[P1:.*]] = llvm.call @tesselTensorMapEncodeTiledConstant(%[[SLOT]], %[[HOSTPTR]], %[[BYTES]],
+// CHECK: %[[P1:.*]] = llvm.call @tesselTensorMapEncodeTiledConstant(%[[SLOT]], %[[HOSTPTR]], %[[BYTES]], %{{.*}}, %{{.*}}, %[[F16]],
 // CHECK: llvm.mlir.addressof @__tessel_device_copy_of_w
 // CHECK: %[[P2:.*]] = llvm.call @tesselTensorMapEncodeTiledConstant(
 // CHECK: %[[P3:.*]] = llvm.call @mgpuTensorMapEncodeTiledMemref(
@@ -151,4 +152,81 @@ func.func @mutable_global() {
     gpu.terminator
   }
   return
+}
+
+// -----
+
+!map8 = !nvgpu.tensormap.descriptor<tensor = memref<64x128xi8, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+!mapbf = !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+
+// The data type is the described memref's: UINT8 (0) for i8, which
+// upstream's lowering has no code for, BFLOAT16 (9) for bf16; then
+// interleave none (0), 128-byte swizzle (3), L2 promotion (3 for 256
+// bytes, 0 for none), zero fill (0), and the box sizes.
+// CHECK-LABEL: func.func @data_types
+// CHECK: %[[BOX8:.*]] = llvm.alloca
+// CHECK: %[[U8:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT: %[[NONE:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT: %[[SW128:.*]] = llvm.mlir.constant(3 : i64) : i64
+// CHECK-NEXT: %[[L2:.*]] = llvm.mlir.constant(3 : i64) : i64
+// CHECK-NEXT: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT: llvm.call @mgpuTensorMapEncodeTiledMemref(%{{.*}}, %{{.*}}, %[[U8]], %[[NONE]], %[[SW128]], %[[L2]], %[[ZERO]], %[[BOX8]])
+// CHECK: %[[BF16:.*]] = llvm.mlir.constant(9 : i64) : i64
+// CHECK: llvm.call @mgpuTensorMapEncodeTiledMemref(%{{.*}}, %{{.*}}, %[[BF16]],
+func.func @data_types(%a: memref<256x256xi8>, %b: memref<256x256xbf16>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %ua = memref.cast %a : memref<256x256xi8> to memref<*xi8>
+  %da = nvgpu.tma.create.descriptor %ua box[%c64, %c128] : memref<*xi8> -> !map8
+  %ub = memref.cast %b : memref<256x256xbf16> to memref<*xbf16>
+  %db = nvgpu.tma.create.descriptor %ub box[%c64, %c64] : memref<*xbf16> -> !mapbf
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%u1 = %c1, %u2 = %c1, %u3 = %c1) {
+    nvgpu.tma.prefetch.descriptor %da : !map8
+    nvgpu.tma.prefetch.descriptor %db : !mapbf
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+!map = !nvgpu.tensormap.descriptor<tensor = memref<64x64xi1, #gpu.address_space<workgroup>>, swizzle = none, l2promo = none, oob = zero, interleave = none>
+
+// An element type TMA has no code for.
+func.func @no_data_type(%a: memref<256x256xi1>) {
+  %c64 = arith.constant 64 : index
+  %u = memref.cast %a : memref<256x256xi1> to memref<*xi1>
+  // expected-error @below {{describes 'i1' elements, which TMA has no data type for}}
+  %d = nvgpu.tma.create.descriptor %u box[%c64, %c64] : memref<*xi1> -> !map
+  return
+}
+
+// -----
+
+!map = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+
+// Host code in a nested module: the slot and the runtime's declaration go
+// into that module, where the call can reach them.
+// CHECK-LABEL: module @host
+// CHECK-DAG: llvm.mlir.global internal @__tessel_device_copy_of_w(0 : i64)
+// CHECK-DAG: llvm.func @tesselTensorMapEncodeTiledConstant(
+// CHECK: func.func @nested
+// CHECK: llvm.call @tesselTensorMapEncodeTiledConstant(
+module @host {
+  memref.global "private" constant @w : memref<256x256xf16> = dense<1.0>
+  func.func @nested() {
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %w = memref.get_global @w : memref<256x256xf16>
+    %u = memref.cast %w : memref<256x256xf16> to memref<*xf16>
+    %d = nvgpu.tma.create.descriptor %u box[%c64, %c64] : memref<*xf16> -> !map
+    gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+               threads(%tx, %ty, %tz) in (%u1 = %c1, %u2 = %c1, %u3 = %c1) {
+      nvgpu.tma.prefetch.descriptor %d : !map
+      gpu.terminator
+    }
+    return
+  }
 }
