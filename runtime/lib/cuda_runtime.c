@@ -900,6 +900,7 @@ static bool same_tensor_map(const tensor_map_entry *a,
 }
 #endif
 
+#if TESSEL_HAVE_CUDA_12
 /* Bytes per element of a CUtensorMapDataType (UINT8 .. TFLOAT32_FTZ); 0 for
  * the later enumerators, packed sub-byte formats with no per-element size,
  * and for values that are no enumerator. */
@@ -910,6 +911,7 @@ static uint64_t tensor_map_element_bytes(int64_t data_type) {
   return data_type >= 0 && data_type < known_types ? element_bytes[data_type]
                                                    : 0;
 }
+#endif
 
 void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
                                      int64_t data_type, int64_t interleave,
@@ -1044,6 +1046,9 @@ typedef struct constant_copy {
   uint64_t id;
   int32_t device;
   CUdeviceptr copy;
+  /* What was uploaded, to catch a slot handed another constant. */
+  const void *host;
+  uint64_t bytes;
 } constant_copy;
 static pthread_mutex_t constant_copy_mutex = PTHREAD_MUTEX_INITIALIZER;
 static constant_copy *constant_copies;
@@ -1058,13 +1063,28 @@ static CUdeviceptr device_copy_of_constant(uint64_t *slot, const void *host,
   if (*slot == 0)
     *slot = ++constant_copy_ids;
   uint64_t id = *slot;
-  for (size_t i = 0; i < constant_copy_count; ++i)
-    if (constant_copies[i].id == id &&
-        constant_copies[i].device == default_device) {
-      CUdeviceptr copy = constant_copies[i].copy;
+  for (size_t i = 0; i < constant_copy_count; ++i) {
+    const constant_copy *known = &constant_copies[i];
+    if (known->id != id)
+      continue;
+    /* One slot per constant: another address or size under it is a
+     * compiler bug, and its copy would be the wrong bytes. */
+    if (known->host != host || known->bytes != bytes) {
+      pthread_mutex_unlock(&constant_copy_mutex);
+      fprintf(stderr,
+              "tessel-cuda: a constant's slot (%llu) is used for %p (%llu "
+              "bytes) and for %p (%llu bytes)\n",
+              (unsigned long long)id, known->host,
+              (unsigned long long)known->bytes, host,
+              (unsigned long long)bytes);
+      return 0;
+    }
+    if (known->device == default_device) {
+      CUdeviceptr copy = known->copy;
       pthread_mutex_unlock(&constant_copy_mutex);
       return copy;
     }
+  }
   /* Uploaded with the lock held, so that two threads' first calls do not
    * make two copies. */
   CUdeviceptr copy = 0;
@@ -1095,7 +1115,7 @@ static CUdeviceptr device_copy_of_constant(uint64_t *slot, const void *host,
   }
   if (copy)
     constant_copies[constant_copy_count++] =
-        (constant_copy){id, default_device, copy};
+        (constant_copy){id, default_device, copy, host, bytes};
   pthread_mutex_unlock(&constant_copy_mutex);
   return copy;
 }

@@ -16,7 +16,7 @@
 #include <string.h>
 
 extern int fake_cuda_device_allocs, fake_cuda_managed_allocs, fake_cuda_frees,
-    fake_cuda_failing_allocs, fake_cuda_uploads;
+    fake_cuda_failing_allocs, fake_cuda_failing_uploads, fake_cuda_uploads;
 
 static int failures;
 
@@ -274,10 +274,24 @@ static void constants(void) {
   uint64_t failing = 0;
   fake_cuda_failing_allocs = 1;
   expect(constant_map(&failing, 0, 4096) == NULL && failing != 0,
-         "a failed upload is reported");
+         "a failed allocation for the copy is reported");
+  fake_cuda_failing_uploads = 1;
+  expect(constant_map(&failing, 0, 4096) == NULL && fake_cuda_frees == 1,
+         "a failed upload is reported, and its block freed");
   void *retried = constant_map(&failing, 0, 4096);
-  expect(retried && *(char **)retried != copy && fake_cuda_frees == 0,
+  expect(retried && *(char **)retried != copy && fake_cuda_frees == 1,
          "and tried again on the next call");
+  int uploads = fake_cuda_uploads;
+  struct {
+    void *allocated, *aligned;
+    int64_t offset, sizes[2], strides[2];
+  } other_view = {constant_bytes, constant_bytes, 0, {16, 128}, {128, 1}};
+  int64_t box[2] = {16, 128};
+  expect(tesselTensorMapEncodeTiledConstant(&slot, constant_bytes, 2048, 2,
+                                            &other_view, 0, 0, 3, 0, 0,
+                                            box) == NULL &&
+             fake_cuda_uploads == uploads,
+         "a slot used for another constant is reported, not read");
 }
 
 int main(int argc, char **argv) {

@@ -15,8 +15,8 @@ int fake_cuda_device_allocs, fake_cuda_managed_allocs, fake_cuda_frees;
 /* Host-to-device copies (cuMemcpyHtoD: the runtime's tensor-map uploads). */
 int fake_cuda_uploads;
 /* While positive, cuMemAlloc fails with CUDA_ERROR_OUT_OF_MEMORY (and
- * counts it down). */
-int fake_cuda_failing_allocs;
+ * counts it down); the same for cuMemcpyHtoD, with an invalid value. */
+int fake_cuda_failing_allocs, fake_cuda_failing_uploads;
 
 CUresult cuInit(unsigned int flags) {
   (void)flags;
@@ -26,6 +26,7 @@ CUresult cuInit(unsigned int flags) {
 CUresult cuGetErrorName(CUresult error, const char **name) {
   *name = error == CUDA_SUCCESS               ? "CUDA_SUCCESS"
           : error == CUDA_ERROR_OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY"
+          : error == CUDA_ERROR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE"
                                               : "CUDA_ERROR_FAKE";
   return CUDA_SUCCESS;
 }
@@ -105,6 +106,10 @@ CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
 }
 
 CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
+  if (fake_cuda_failing_uploads > 0) {
+    --fake_cuda_failing_uploads;
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   ++fake_cuda_uploads;
   memcpy((void *)(uintptr_t)dst, src, bytes);
   return CUDA_SUCCESS;
