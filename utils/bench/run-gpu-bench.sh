@@ -15,12 +15,11 @@
 #       only what the issue's unmet bars need, for a short device lease:
 #       the runtime and matmul test programs, the 4096^3 f16 and i8
 #       matmuls (WMMA and wgmma) against cuBLAS, blur_x_blur_y and the int8
-#       matmuls against PyTorch, then one table of the bars.
+#       matmuls against PyTorch, then one table of the bars, within 480 s.
 #
-# Every step runs under a time limit (TESSEL_GPU_STEP_TIMEOUT seconds, 240
-# by default; the tests get a quarter of it): a kernel that never finishes,
-# as a wgmma kernel waiting on a barrier whose bytes never arrive would,
-# costs that step, not the rest of the run.
+# Every step runs under a time limit (see "Limits" below): a kernel that
+# never finishes, as a wgmma kernel waiting on a barrier whose bytes never
+# arrive would, costs that step, not the rest of the run.
 #
 # With the device tool: put DIR under the repository, ignored by git (the
 # default .gpu is in .gitignore), carry it, and run
@@ -274,10 +273,13 @@ EOF
     # which WMMA cannot take, so that its i8 products with B given as (k, n)
     # run the transpose kernel before the wgmma kernel.
     forced='s/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu{wgmma=true block-m=128 block-n=256 warps-m=2 stages=3}/'
+    # gpu_matmul_const_emulated.test's forced sizes: one warpgroup of two
+    # 64-row slabs.
+    forced_slabs='s/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu{wgmma=true block-m=128 block-n=128 warps-m=1 stages=2}/'
     for variant in "gpu_matmul wgmma $wg_sed" "gpu_matmul_nk wgmma $wg_sed" \
                    "gpu_matmul_nk wgmma_forced $forced" \
                    "gpu_matmul_const wgmma $wg_sed" \
-                   "gpu_matmul_const wgmma_forced $forced"; do
+                   "gpu_matmul_const wgmma_forced $forced_slabs"; do
       read -r t suffix edit <<<"$variant"
       TESSEL_COMPILE="$tc" TESSEL_PIPELINE_SED="$edit" \
         "$root/utils/bench/tessel-compile-edited.sh" \
@@ -305,18 +307,37 @@ if command -v python3 >/dev/null; then
   done
 fi
 command -v nvidia-smi >/dev/null && nvidia-smi -L || true
-step_limit="${TESSEL_GPU_STEP_TIMEOUT:-240}"
-[[ "$step_limit" =~ ^[1-9][0-9]*$ ]] || {
-  echo "run-gpu-bench.sh: TESSEL_GPU_STEP_TIMEOUT must be a positive number of seconds, not '$step_limit'" >&2
+# Limits: a step TESSEL_GPU_STEP_TIMEOUT seconds (240, or 90 with --bars),
+# a test program a quarter of that, and with --bars the whole run
+# TESSEL_GPU_DEADLINE seconds (480; 0 for none): the device tool kills a
+# command at its own limit (at most 600 s), and the bars table, printed
+# last, has to be printed before that.
+step_limit="${TESSEL_GPU_STEP_TIMEOUT:-$((bars ? 90 : 240))}"
+deadline="${TESSEL_GPU_DEADLINE:-$((bars ? 480 : 0))}"
+[[ "$step_limit" =~ ^[1-9][0-9]*$ && "$deadline" =~ ^[0-9]+$ ]] || {
+  echo "run-gpu-bench.sh: TESSEL_GPU_STEP_TIMEOUT must be a positive number of seconds and TESSEL_GPU_DEADLINE a number of seconds, not '$step_limit' and '$deadline'" >&2
   exit 2
 }
 test_limit=$(( step_limit / 4 > 1 ? step_limit / 4 : 1 ))
+started=$SECONDS
+# Line-buffered output, so that the rows a step printed before it was
+# killed are kept.
+line_buffered=()
+command -v stdbuf >/dev/null && line_buffered=(stdbuf -oL -eL)
 # run_step SECONDS COMMAND...: COMMAND, killed after SECONDS (and SIGKILLed
-# 10 s later); says so when that happened.
+# 10 s later) or when the run's deadline comes; says so when that happened.
 run_step() {
   local limit=$1 rc=0
   shift
-  timeout -k 10 "$limit" "$@" || rc=$?
+  if ((deadline)); then
+    local left=$((deadline - (SECONDS - started)))
+    if ((left < 5)); then
+      echo "SKIPPED: $(basename "$1"): the run's ${deadline} s are spent"
+      return 124
+    fi
+    ((left < limit)) && limit=$left
+  fi
+  PYTHONUNBUFFERED=1 timeout -k 10 "$limit" "${line_buffered[@]}" "$@" || rc=$?
   ((rc == 124 || rc == 137)) && echo "TIMEOUT: $(basename "$1") ran past ${limit} s and was killed"
   return $rc
 }
@@ -349,7 +370,7 @@ for t in "${tests[@]}"; do
   else
     status=1
     echo "FAIL $t"
-    grep -v '^PASS' <<<"$out" | head -20
+    { grep -v '^PASS' <<<"$out" || true; } | head -20
   fi
 done
 echo "== Tessel vs cuBLAS (matmul) and cuDNN (convolution)"
@@ -361,6 +382,7 @@ if [[ -d "$dir/wgmma" ]]; then
   echo "== Tessel with wgmma (sm_90a) vs cuBLAS"
   # One process per workload: a kernel that hangs or faults loses its own
   # row only.
+  shopt -s nullglob
   for so in "$dir"/wgmma/*.so; do
     name=$(basename "$so" .so)
     [[ -z "$only" || ",$only," == *",$name,"* ]] || continue
@@ -391,7 +413,11 @@ fi
 if ((bars)); then
   # The bars, from the tables above: the matmul rows' ratio column
   # (Tessel TFLOPS / cuBLAS's) and the fusion benchmark's speedups.
-  bench_ratio() { awk -v w="$2" '$1 == w && NF >= 7 { print $6 }' "$logs/$1" 2>/dev/null | tail -1; }
+  # A row whose check failed shows FAIL, not its ratio.
+  bench_ratio() {
+    awk -v w="$2" '$1 == w && NF >= 7 { print ($7 == "PASS" ? $6 : "FAIL") }' \
+      "$logs/$1" 2>/dev/null | tail -1
+  }
   fusion_ratio() {
     awk -v w="$1" -v peer="$2" '$1 == "speedup" && $2 == w {
       for (i = 3; i <= NF; ++i) if (index($i, peer "=") == 1) print substr($i, length(peer) + 2) }' \
@@ -404,5 +430,8 @@ if ((bars)); then
   row "i8 4096^3 matmul, WMMA, vs torch._int_mm" "$(fusion_ratio int_mm eager)" ">= 0.7"
   row "i8 4096^3 matmul, wgmma, vs torch._int_mm" "$(fusion_ratio int_mm_wgmma eager)" ">= 0.7"
   row "blur_x_blur_y 3x4096x4096 vs torch.compile" "$(fusion_ratio blur inductor)" ">= 5"
+  echo "(not bars: the i8 kernels against cublasGemmEx, which is not torch._int_mm)"
+  row "i8 4096^3 matmul, WMMA, vs cublasGemmEx" "$(bench_ratio wmma mm_i8_i32_4096)" ""
+  row "i8 4096^3 matmul, wgmma, vs cublasGemmEx" "$(bench_ratio wgmma mm_i8_i32_4096)" ""
 fi
 exit $status
