@@ -273,6 +273,24 @@ int main(void) {
                                                  0, other_box);
     check(again == tensor_map && other != NULL && other != tensor_map,
           "mgpuTensorMapEncodeTiledMemref reuses a map's device copy");
+
+    /* A constant compiled into a program (host memory TMA cannot read):
+     * the runtime uploads it once, into a copy the map describes. */
+    static float constant[8 * 120];
+    static uint64_t constant_slot;
+    for (size_t i = 0; i < sizeof constant / sizeof *constant; ++i)
+      constant[i] = (float)i;
+    tessel_memref_f32_2d constant_view;
+    tessel_memref_f32_init_2d(&constant_view, constant, 8, 120);
+    void *constant_map = tesselTensorMapEncodeTiledConstant(
+        &constant_slot, constant, (int64_t)sizeof constant, 2, &constant_view,
+        7, 0, 0, 0, 0, box);
+    void *constant_again = tesselTensorMapEncodeTiledConstant(
+        &constant_slot, constant, (int64_t)sizeof constant, 2, &constant_view,
+        7, 0, 0, 0, 0, box);
+    check(constant_map != NULL && constant_again == constant_map &&
+              constant_slot != 0,
+          "tesselTensorMapEncodeTiledConstant (uploaded once)");
   } else {
     printf("note: sm_%d%d predates clusters and TMA; not testing them\n",
            major, minor);
