@@ -12,10 +12,10 @@
 // outlining passes a pointer.
 //
 // The conversion is this file's own, not upstream's pattern, which is too
-// weak here in two ways: its element-type switch has no 8-bit integers (it
-// reaches llvm_unreachable, in a release build the BFLOAT16 code, which
-// doubles every size the driver computes), and a descriptor of a constant
-// global's view (a weight compiled into the program) would record the
+// weak here in two ways: its element-type switch has no signless 8-bit
+// integers (it reaches llvm_unreachable, in a release build the BFLOAT16
+// code, which doubles every size the driver computes), and a descriptor of a
+// constant global's view (a weight compiled into the program) would record the
 // constant's host address, which TMA cannot read. Such a descriptor calls
 // the runtime's tesselTensorMapEncodeTiledConstant, which describes a
 // device copy of the constant, uploaded once.
@@ -147,20 +147,35 @@ struct LowerTmaCreateDescriptor
     return success();
   }
 
-  /// The slot of the module around `op` for `global`'s device copies.
+  /// The slot of the module around `op` for `global`'s device copies,
+  /// marked with the global's name (`tessel.device_copy_of`), so that a
+  /// symbol of the input that happens to have the slot's name is neither
+  /// taken for it nor clashed with: the slot's name gets a suffix then.
   static LLVM::GlobalOp deviceCopySlot(ConversionPatternRewriter &rewriter,
                                        Operation *op, memref::GlobalOp global) {
     auto module = op->getParentOfType<ModuleOp>();
-    std::string name = ("__tessel_device_copy_of_" + global.getSymName()).str();
-    if (auto existing =
-            SymbolTable::lookupSymbolIn(module, rewriter.getStringAttr(name)))
-      return cast<LLVM::GlobalOp>(existing);
+    StringAttr marker = rewriter.getStringAttr("tessel.device_copy_of");
+    std::string base = ("__tessel_device_copy_of_" + global.getSymName()).str();
+    std::string name = base;
+    for (int suffix = 1;; ++suffix) {
+      Operation *existing =
+          SymbolTable::lookupSymbolIn(module, rewriter.getStringAttr(name));
+      if (!existing)
+        break;
+      if (auto slot = dyn_cast<LLVM::GlobalOp>(existing);
+          slot && slot->getAttr(marker) == global.getSymNameAttr())
+        return slot;
+      name = base + "_" + std::to_string(suffix);
+    }
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(module.getBody());
     Type i64 = rewriter.getI64Type();
-    return LLVM::GlobalOp::create(rewriter, global.getLoc(), i64,
-                                  /*isConstant=*/false, LLVM::Linkage::Internal,
-                                  name, rewriter.getIntegerAttr(i64, 0));
+    auto slot =
+        LLVM::GlobalOp::create(rewriter, global.getLoc(), i64,
+                               /*isConstant=*/false, LLVM::Linkage::Internal,
+                               name, rewriter.getIntegerAttr(i64, 0));
+    slot->setAttr(marker, global.getSymNameAttr());
+    return slot;
   }
 };
 } // namespace

@@ -12,7 +12,6 @@
 #include "passes/Utils/GPUMatmulKernel.h"
 #include "passes/Utils/GPUTensorCores.h"
 #include "passes/Utils/GPUTransposeKernel.h"
-#include "passes/Utils/GlobalViews.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/Matchers.h"
@@ -440,16 +439,8 @@ struct MapMatmulToGPUPass
     }
     // Constant operands (memref.get_global) are fine: TMA reads a device
     // copy of them that the runtime uploads once (tessel-lower-tma-
-    // descriptors). A mutable global has no copy that would stay right.
-    for (auto [operand, name, described] :
-         {std::tuple(ops.a, "A", true), std::tuple(ops.b, "B", !transposeB)}) {
-      if (described && isMutableGlobalView(operand)) {
-        why = std::string(name) +
-              " is a mutable global (memref.get_global), which TMA could "
-              "read only through a device copy made once";
-        return false;
-      }
-    }
+    // descriptors, which also reports a mutable one: no kernel can reach
+    // those, WMMA's included).
     int64_t elementBytes = integer ? 1 : 2;
     if (ops.aCopyElements * elementBytes != 16 ||
         (!transposeB && ops.bCopyElements * elementBytes != 16)) {

@@ -887,8 +887,9 @@ def LowerTMADescriptorsPass
     `gpu-kernel-outlining`) to the call upstream's lowering makes, of the
     runtime's `mgpuTensorMapEncodeTiledMemref`, which encodes the tensor map
     and returns a device copy of it; the data type comes from the described
-    memref's element type (8-bit integers included, which upstream's lowering
-    has no code for), and an element type TMA cannot copy is an error. Kernels that use the descriptor get the
+    memref's element type (signless 8-bit integers included, which
+    upstream's lowering has no code for), and an element type TMA cannot
+    copy is an error. Kernels that use the descriptor get the
     pointer, cast back to the descriptor type at the start of the launch
     body, so outlining passes an `!llvm.ptr` and the device-side
     `convert-nvgpu-to-nvvm` lowers the TMA ops as usual. (Upstream converts

@@ -30,12 +30,3 @@ memref::GlobalOp mlir::tessel::lookupGlobal(memref::GetGlobalOp getGlobal) {
   return SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
       getGlobal, getGlobal.getNameAttr());
 }
-
-bool mlir::tessel::isMutableGlobalView(Value value) {
-  SmallVector<Operation *> chain = globalViewChain(value);
-  if (chain.empty())
-    return false;
-  memref::GlobalOp global =
-      lookupGlobal(cast<memref::GetGlobalOp>(chain.front()));
-  return !global || !global.getConstant();
-}

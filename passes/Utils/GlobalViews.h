@@ -26,9 +26,6 @@ SmallVector<Operation *> globalViewChain(Value value,
 /// The memref.global that `getGlobal` reads; null if it names none.
 memref::GlobalOp lookupGlobal(memref::GetGlobalOp getGlobal);
 
-/// Whether `value` is a view of a mutable (not constant) memref.global.
-bool isMutableGlobalView(Value value);
-
 } // namespace mlir::tessel
 
 #endif // TESSEL_PASSES_UTILS_GLOBALVIEWS_H

@@ -163,14 +163,28 @@ func.func @mutable_global() {
 // upstream's lowering has no code for, BFLOAT16 (9) for bf16; then
 // interleave none (0), 128-byte swizzle (3), L2 promotion (3 for 256
 // bytes, 0 for none), zero fill (0), and the box sizes.
+// The box sizes go outermost first into an array of 5 (the runtime
+// reverses them for the driver), and the call passes the unranked memref's
+// rank and descriptor pointer first, as the runtime's C signature reads.
+// CHECK-DAG: llvm.func @mgpuTensorMapEncodeTiledMemref(i64, !llvm.ptr, i64, i64, i64, i64, i64, !llvm.ptr) -> !llvm.ptr
 // CHECK-LABEL: func.func @data_types
-// CHECK: %[[BOX8:.*]] = llvm.alloca
+// CHECK-DAG: %[[C64:.*]] = builtin.unrealized_conversion_cast %c64 : index to i64
+// CHECK-DAG: %[[C128:.*]] = builtin.unrealized_conversion_cast %c128 : index to i64
+// CHECK: %[[UA:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<*xi8> to !llvm.struct<(i64, ptr)>
+// CHECK: %[[FIVE:.*]] = llvm.mlir.constant(5 : i64) : i64
+// CHECK: %[[BOX8:.*]] = llvm.alloca %[[FIVE]] x i64
+// CHECK: %[[B0:.*]] = llvm.getelementptr %[[BOX8]][0]
+// CHECK: llvm.store %[[C64]], %[[B0]]
+// CHECK: %[[B1:.*]] = llvm.getelementptr %[[BOX8]][1]
+// CHECK: llvm.store %[[C128]], %[[B1]]
+// CHECK: %[[RANK:.*]] = llvm.extractvalue %[[UA]][0]
+// CHECK: %[[DESC:.*]] = llvm.extractvalue %[[UA]][1]
 // CHECK: %[[U8:.*]] = llvm.mlir.constant(0 : i64) : i64
 // CHECK-NEXT: %[[NONE:.*]] = llvm.mlir.constant(0 : i64) : i64
 // CHECK-NEXT: %[[SW128:.*]] = llvm.mlir.constant(3 : i64) : i64
 // CHECK-NEXT: %[[L2:.*]] = llvm.mlir.constant(3 : i64) : i64
 // CHECK-NEXT: %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
-// CHECK-NEXT: llvm.call @mgpuTensorMapEncodeTiledMemref(%{{.*}}, %{{.*}}, %[[U8]], %[[NONE]], %[[SW128]], %[[L2]], %[[ZERO]], %[[BOX8]])
+// CHECK-NEXT: llvm.call @mgpuTensorMapEncodeTiledMemref(%[[RANK]], %[[DESC]], %[[U8]], %[[NONE]], %[[SW128]], %[[L2]], %[[ZERO]], %[[BOX8]])
 // CHECK: %[[BF16:.*]] = llvm.mlir.constant(9 : i64) : i64
 // CHECK: llvm.call @mgpuTensorMapEncodeTiledMemref(%{{.*}}, %{{.*}}, %[[BF16]],
 func.func @data_types(%a: memref<256x256xi8>, %b: memref<256x256xbf16>) {
@@ -229,4 +243,30 @@ module @host {
     }
     return
   }
+}
+
+// -----
+
+!map = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+
+// The input already has a symbol of the slot's name: the slot takes
+// another, and the input's symbol is left alone.
+// CHECK-DAG: llvm.mlir.global internal @__tessel_device_copy_of_w_1(0 : i64) {addr_space = 0 : i32, tessel.device_copy_of = "w"}
+// CHECK-DAG: func.func private @__tessel_device_copy_of_w()
+// CHECK-LABEL: func.func @slot_name_taken
+// CHECK: llvm.mlir.addressof @__tessel_device_copy_of_w_1
+memref.global "private" constant @w : memref<256x256xf16> = dense<1.0>
+func.func private @__tessel_device_copy_of_w()
+func.func @slot_name_taken() {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %w = memref.get_global @w : memref<256x256xf16>
+  %u = memref.cast %w : memref<256x256xf16> to memref<*xf16>
+  %d = nvgpu.tma.create.descriptor %u box[%c64, %c64] : memref<*xf16> -> !map
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%u1 = %c1, %u2 = %c1, %u3 = %c1) {
+    nvgpu.tma.prefetch.descriptor %d : !map
+    gpu.terminator
+  }
+  return
 }

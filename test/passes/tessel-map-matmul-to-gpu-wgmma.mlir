@@ -306,22 +306,3 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
     return
   }
 }
-
-// -----
-
-// A mutable global has no device copy that would stay right: WMMA, whose
-// kernels read it where it is.
-// REMARK: remark: matmul 512x512x512 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: B is a mutable global (memref.get_global), which TMA could read only through a device copy made once
-// CHECK-LABEL: func.func @f16_mutable_weight
-// CHECK-NOT: nvgpu.tma.create.descriptor
-// CHECK: gpu.subgroup_mma_compute
-module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 14, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
-  memref.global "private" @state : memref<512x512xf16> = dense<1.0>
-  func.func @f16_mutable_weight(%a: memref<512x512xf16>, %c: memref<512x512xf32>) {
-    %w = memref.get_global @state : memref<512x512xf16>
-    %zero = arith.constant 0.0 : f32
-    linalg.fill ins(%zero : f32) outs(%c : memref<512x512xf32>)
-    linalg.matmul ins(%a, %w : memref<512x512xf16>, memref<512x512xf16>) outs(%c : memref<512x512xf32>)
-    return
-  }
-}

@@ -324,21 +324,22 @@ started=$SECONDS
 # killed are kept.
 line_buffered=()
 command -v stdbuf >/dev/null && line_buffered=(stdbuf -oL -eL)
-# run_step SECONDS COMMAND...: COMMAND, killed after SECONDS (and SIGKILLed
-# 10 s later) or when the run's deadline comes; says so when that happened.
+# run_step SECONDS NAME COMMAND...: COMMAND, killed after SECONDS (and
+# SIGKILLed 10 s later) or when the run's deadline comes; says so, naming
+# the step NAME, when that happened.
 run_step() {
-  local limit=$1 rc=0
-  shift
+  local limit=$1 name=$2 rc=0
+  shift 2
   if ((deadline)); then
     local left=$((deadline - (SECONDS - started)))
     if ((left < 5)); then
-      echo "SKIPPED: $(basename "$1"): the run's ${deadline} s are spent"
+      echo "SKIPPED: $name: the run's ${deadline} s are spent"
       return 124
     fi
     ((left < limit)) && limit=$left
   fi
   PYTHONUNBUFFERED=1 timeout -k 10 "$limit" "${line_buffered[@]}" "$@" || rc=$?
-  ((rc == 124 || rc == 137)) && echo "TIMEOUT: $(basename "$1") ran past ${limit} s and was killed"
+  ((rc == 124 || rc == 137)) && echo "TIMEOUT: $name ran past ${limit} s and was killed"
   return $rc
 }
 status=0
@@ -354,30 +355,40 @@ for t in gpu_matmul_wgmma gpu_matmul_nk_wgmma gpu_matmul_nk_wgmma_forced \
 done
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
-echo "== GPU tests"
-# The runtime first: allocation (and its reuse of freed blocks), copies,
-# launches, TMA descriptors.
-if out=$(run_step "$test_limit" "$dir/tessel-gpu-runtime-smoke" 2>&1) && grep -q "^OK" <<<"$out"; then
-  echo "PASS tessel-gpu-runtime-smoke"
-else
-  status=1
-  echo "FAIL tessel-gpu-runtime-smoke"
-  head -20 <<<"$out"
-fi
-for t in "${tests[@]}"; do
-  if out=$(run_step "$test_limit" "$dir/$t.test" 2>&1) && grep -q "CHECKS PASSED" <<<"$out"; then
-    echo "PASS $t ($(grep -c '^PASS' <<<"$out") checks)"
+run_smoke_test() {
+  # The runtime first: allocation (and its reuse of freed blocks), copies,
+  # launches, TMA descriptors.
+  if out=$(run_step "$test_limit" tessel-gpu-runtime-smoke "$dir/tessel-gpu-runtime-smoke" 2>&1) &&
+     grep -q "^OK" <<<"$out"; then
+    echo "PASS tessel-gpu-runtime-smoke"
   else
     status=1
-    echo "FAIL $t"
-    { grep -v '^PASS' <<<"$out" || true; } | head -20
+    echo "FAIL tessel-gpu-runtime-smoke"
+    head -20 <<<"$out"
   fi
-done
+}
+run_test_programs() {
+  for t in "${tests[@]}"; do
+    if out=$(run_step "$test_limit" "$t" "$dir/$t.test" 2>&1) && grep -q "CHECKS PASSED" <<<"$out"; then
+      echo "PASS $t ($(grep -c '^PASS' <<<"$out") checks)"
+    else
+      status=1
+      echo "FAIL $t"
+      { grep -v '^PASS' <<<"$out" || true; } | head -20
+    fi
+  done
+}
+echo "== GPU tests"
+run_smoke_test
+# With --bars the test programs run after the benchmarks (whose harnesses
+# check their results too), so that a kernel that hangs in every test
+# program cannot use up the deadline before the bars are measured.
+((bars)) || run_test_programs
 echo "== Tessel vs cuBLAS (matmul) and cuDNN (convolution)"
 args=(--kernels "$dir" --reps "$reps")
 [[ -n "$json" ]] && args+=(--json "$json")
 [[ -n "$only" ]] && args+=(--only "$only")
-run_step "$step_limit" "$dir/tessel-gpu-bench" "${args[@]}" | tee "$logs/wmma" || status=1
+run_step "$step_limit" tessel-gpu-bench "$dir/tessel-gpu-bench" "${args[@]}" | tee "$logs/wmma" || status=1
 if [[ -d "$dir/wgmma" ]]; then
   echo "== Tessel with wgmma (sm_90a) vs cuBLAS"
   # One process per workload: a kernel that hangs or faults loses its own
@@ -388,7 +399,8 @@ if [[ -d "$dir/wgmma" ]]; then
     [[ -z "$only" || ",$only," == *",$name,"* ]] || continue
     wg_args=(--kernels "$dir/wgmma" --reps "$reps" --only "$name")
     [[ -n "$json" ]] && wg_args+=(--json "${json%.json}.wgmma.$name.json")
-    run_step "$step_limit" "$dir/tessel-gpu-bench" "${wg_args[@]}" | tee -a "$logs/wgmma" || status=1
+    run_step "$step_limit" "tessel-gpu-bench (wgmma $name)" "$dir/tessel-gpu-bench" "${wg_args[@]}" \
+      | tee -a "$logs/wgmma" || status=1
   done
 fi
 echo "== Tessel vs PyTorch eager and torch.compile (fused kernels; int8 matmul vs torch._int_mm; NCHW convolution vs cuDNN)"
@@ -399,18 +411,20 @@ if python3 -c "import torch" 2>/dev/null; then
     for w in blur int_mm int_mm_wgmma; do
       one=("${fusion_args[@]}" --only "$w")
       [[ -n "$json" ]] && one+=(--json "${json%.json}-fusion.$w.json")
-      run_step "$step_limit" python3 "$root/utils/bench/gpu_fusion_bench.py" "${one[@]}" \
+      run_step "$step_limit" "gpu_fusion_bench.py ($w)" python3 "$root/utils/bench/gpu_fusion_bench.py" "${one[@]}" \
         | tee -a "$logs/fusion" || status=1
     done
   else
     [[ -n "$json" ]] && fusion_args+=(--json "${json%.json}-fusion.json")
-    run_step "$((step_limit * 2))" python3 "$root/utils/bench/gpu_fusion_bench.py" "${fusion_args[@]}" \
+    run_step "$((step_limit * 2))" gpu_fusion_bench.py python3 "$root/utils/bench/gpu_fusion_bench.py" "${fusion_args[@]}" \
       | tee "$logs/fusion" || status=1
   fi
 else
   echo "skipped: PyTorch is not installed on this machine"
 fi
 if ((bars)); then
+  echo "== GPU tests (the test programs)"
+  run_test_programs
   # The bars, from the tables above: the matmul rows' ratio column
   # (Tessel TFLOPS / cuBLAS's) and the fusion benchmark's speedups.
   # A row whose check failed shows FAIL, not its ratio.

@@ -56,7 +56,8 @@ case "$w" in
   int_mm) echo "speedup int_mm eager=0.612 inductor=0.700" ;;
   *) echo "speedup $w eager=1.050 inductor=1.200" ;;
 esac'
-PATH="$dir/bin:$PATH" TESSEL_GPU_STEP_TIMEOUT=4 "$script" --run "$dir/gpu" "$@"
+PATH="$dir/bin:$PATH" TESSEL_GPU_STEP_TIMEOUT="${TESSEL_GPU_STEP_TIMEOUT:-8}" \
+  "$script" --run "$dir/gpu" "$@"
 echo "exit status $?"
 echo "tessel-gpu-bench calls:"
 cat "$dir/calls"
