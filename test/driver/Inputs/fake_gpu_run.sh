@@ -20,8 +20,9 @@ stub "$dir/gpu/blur.test" 'echo PASS one; echo ALL 1 CHECKS PASSED'
 stub "$dir/gpu/gpu_matmul_wgmma.test" 'echo PASS one; exit 1'
 # tessel-gpu-bench: one row per workload named by --only, each call logged
 # in DIR/calls. On the WMMA kernels the i8 row fails its check; on the wgmma
-# kernels (--kernels .../wgmma) the f16 workload hangs and the i8 one runs
-# at 1.25x.
+# kernels (--kernels .../wgmma) the f16 workload prints its row through
+# stdio and hangs (FAKE_HANG, a C program; plain sleep without one), and
+# the i8 one runs at 1.25x.
 stub "$dir/gpu/tessel-gpu-bench" '
 kernels="" only=""
 while [ $# -gt 0 ]; do
@@ -32,7 +33,7 @@ echo "$(basename "$kernels") $only" >>"$(dirname "$0")/../calls"
 echo "sm_90, 11 repetitions (median); ratio: Tessel TFLOPS / peer'"'"'s"
 for w in $(echo "$only" | tr , " "); do
   case "$kernels:$w" in
-    */wgmma:mm_f16_f32_4096) exec sleep 60 ;;
+    */wgmma:mm_f16_f32_4096) [ -n "${FAKE_HANG:-}" ] && exec "$FAKE_HANG" "$w"; exec sleep 60 ;;
     */wgmma:*) echo "$w 4096x4096x4096 0.250 549.7 440.0 1.250 PASS (vs cuBLAS 1e-3, vs double 1e-3)" ;;
     *:mm_i8_i32_4096) echo "$w 4096x4096x4096 0.650 210.0 660.0 0.318 FAIL (vs cuBLAS 1e-1, vs double 1e-1)" ;;
     *) echo "$w 4096x4096x4096 0.650 210.0 660.0 0.318 PASS (vs cuBLAS 1e-3, vs double 1e-3)" ;;
