@@ -181,9 +181,10 @@ struct LowerTmaCreateDescriptor
 } // namespace
 
 /// What the conversion cannot take, as errors at the op: descriptors made
-/// inside kernels, element types TMA has no code for, views of mutable
-/// globals (whose device copy, made once, would go stale), and constants
-/// whose size in bytes is not static.
+/// inside kernels, element types TMA has no code for, and views of mutable
+/// globals (whose device copy, made once, would go stale). A constant's
+/// size in bytes always exists then: memref.global is statically shaped,
+/// and its element type is the descriptor's, of whole bytes.
 static LogicalResult checkDescriptors(ModuleOp module, bool &any) {
   bool ok = true;
   module.walk([&](nvgpu::TmaCreateDescriptorOp op) {
@@ -212,12 +213,6 @@ static LogicalResult checkDescriptors(ModuleOp module, bool &any) {
       getGlobal->emitOpError()
           << "reads a mutable global that a TMA descriptor describes; TMA "
              "reaches only constant globals (copied to the device once)";
-      ok = false;
-    } else if (!global.getType().hasStaticShape() ||
-               global.getType().getElementTypeBitWidth() % 8 != 0) {
-      getGlobal->emitOpError()
-          << "is described by a TMA descriptor, but its global's type "
-          << global.getType() << " has no static size in bytes";
       ok = false;
     }
   });
