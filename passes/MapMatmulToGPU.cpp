@@ -12,6 +12,7 @@
 #include "passes/Utils/GPUMatmulKernel.h"
 #include "passes/Utils/GPUTensorCores.h"
 #include "passes/Utils/GPUTransposeKernel.h"
+#include "passes/Utils/GlobalViews.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/Matchers.h"
@@ -589,12 +590,21 @@ struct MapMatmulToGPUPass
     // wgmma after a transpose of B against WMMA on B as it is.
     std::string transposeNote;
     if (wgmma && transposeB) {
+      // A constant B is transposed once, at compile time, by
+      // tessel-fold-constant-transposes (next in the pipeline).
+      bool constantB = bool(constantGlobalOf(ops.b));
       double transposeCycles =
-          estimateGPUTransposeCycles(params, ops.k, ops.n, inputBytes);
+          constantB
+              ? 0.0
+              : estimateGPUTransposeCycles(params, ops.k, ops.n, inputBytes);
       double total = transposeCycles + wgmmaTiling.estimatedCycles;
       std::string estimates =
-          "transposing it (~" + std::to_string(int64_t(transposeCycles)) +
-          " cycles) and wgmma (~" +
+          (constantB
+               ? std::string("transposing it at compile time (a "
+                             "constant)")
+               : "transposing it (~" +
+                     std::to_string(int64_t(transposeCycles)) + " cycles)") +
+          " and wgmma (~" +
           std::to_string(int64_t(wgmmaTiling.estimatedCycles)) +
           " cycles) against WMMA (~" +
           std::to_string(int64_t(tiling.estimatedCycles)) + " cycles)";
@@ -603,10 +613,14 @@ struct MapMatmulToGPUPass
         wgmmaWhy = "B is given as (k, n), which 8-bit wgmma cannot read; " +
                    estimates + " is estimated no faster";
       } else {
-        transposeNote = "; B given as (k, n), which 8-bit wgmma cannot "
+        transposeNote =
+            std::string("; B given as (k, n), which 8-bit wgmma cannot "
                         "read, is transposed into an (n, k) temporary "
-                        "first: " +
-                        (wmma ? estimates : "WMMA does not fit: " + why);
+                        "first") +
+            (constantB ? " (a constant, which tessel-fold-constant-"
+                         "transposes computes at compile time)"
+                       : "") +
+            ": " + (wmma ? estimates : "WMMA does not fit: " + why);
       }
     }
     if (!wgmma && !wmma)

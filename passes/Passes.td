@@ -668,6 +668,44 @@ def MapMatmulToGPUPass
   ];
 }
 
+def FoldConstantTransposesPass
+    : Pass<"tessel-fold-constant-transposes", "::mlir::ModuleOp"> {
+  let summary = "Compute the transposes of constant matmul operands at "
+                "compile time";
+  let description = [{
+    8-bit wgmma reads B K-major only, so `tessel-map-matmul-to-gpu{wgmma}`
+    transposes an i8 B given as (k, n) into an (n, k) temporary with a
+    kernel of its own, on every call. When B is a view of a constant
+    `memref.global` (a weight compiled into the program), this pass
+    computes the transpose once, as a new private constant global
+    (`__tessel_transpose_of_<global>`, 64-byte aligned, dense or
+    dense_resource like the source), and removes the kernel, the temporary
+    and its deallocation; the product's kernel reads the new constant
+    instead. A private source that nothing else reads is removed. Several
+    transposes of the same view share one global.
+
+    Left alone, with a remark: a temporary that anything but the transpose
+    kernel may write, a view through `memref.view`, and data that is not
+    available (an elided dense_resource). Kernels whose B is not a constant
+    are not touched.
+
+    ```mlir
+    memref.global "private" constant @w : memref<64x48xi8> = dense<...>
+    %w = memref.get_global @w : memref<64x48xi8>
+    %t = memref.alloc() {alignment = 64 : i64} : memref<48x64xi8>
+    gpu.launch ... {tessel.transpose_kernel} { ... %w ... %t ... }
+    ... the product reads %t ...
+    memref.dealloc %t : memref<48x64xi8>
+    // becomes
+    memref.global "private" constant @__tessel_transpose_of_w
+        : memref<48x64xi8> = dense<...> {alignment = 64 : i64}
+    %t = memref.get_global @__tessel_transpose_of_w : memref<48x64xi8>
+    ... the product reads %t ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def MapTilesToGPUPass
     : Pass<"tessel-map-tiles-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Map fused tile loops to one GPU kernel each";

@@ -148,5 +148,40 @@ gpu::LaunchOp mlir::tessel::buildGPUTransposeKernel(RewriterBase &rewriter,
     });
   }
   gpu::TerminatorOp::create(b, loc);
+  launch->setAttr(kGPUTransposeKernelAttr, b.getUnitAttr());
   return launch;
+}
+
+std::optional<std::pair<Value, Value>>
+mlir::tessel::matchGPUTransposeKernel(gpu::LaunchOp launch) {
+  if (!launch->hasAttr(kGPUTransposeKernelAttr))
+    return std::nullopt;
+  // The kernel's only accesses to memory defined outside it: vector loads
+  // of src and vector stores to dst (the shared tile is defined inside).
+  Region &body = launch.getBody();
+  auto outside = [&](Value memref) {
+    return !body.isAncestor(memref.getParentRegion());
+  };
+  Value src, dst;
+  bool unexpected = false;
+  auto record = [&](Value &slot, Value memref) {
+    unexpected |= slot && slot != memref;
+    slot = memref;
+  };
+  body.walk([&](Operation *op) {
+    if (auto load = dyn_cast<vector::LoadOp>(op)) {
+      if (outside(load.getBase()))
+        record(src, load.getBase());
+    } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
+      if (outside(store.getBase()))
+        record(dst, store.getBase());
+    } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      unexpected |= outside(load.getMemRef());
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      unexpected |= outside(store.getMemRef());
+    }
+  });
+  if (unexpected || !src || !dst || src == dst)
+    return std::nullopt;
+  return std::make_pair(src, dst);
 }

@@ -23,7 +23,9 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace mlir::tessel {
 
@@ -37,8 +39,19 @@ std::string checkGPUTransposable(MemRefType src);
 /// Inserts the kernel at the rewriter's insertion point and returns it.
 /// `dst` is a contiguous (cols x rows) memref with src's element type,
 /// 16-byte aligned; checkGPUTransposable(src) must have returned empty.
+/// The launch carries the unit attribute kGPUTransposeKernelAttr, so that
+/// later passes (tessel-fold-constant-transposes) can find it.
 gpu::LaunchOp buildGPUTransposeKernel(RewriterBase &rewriter, Location loc,
                                       Value src, Value dst);
+
+/// Marks the launches buildGPUTransposeKernel makes.
+inline constexpr llvm::StringLiteral kGPUTransposeKernelAttr =
+    "tessel.transpose_kernel";
+
+/// The (src, dst) that `launch`, made by buildGPUTransposeKernel and not
+/// changed since, transposes; nullopt for any other launch.
+std::optional<std::pair<Value, Value>>
+matchGPUTransposeKernel(gpu::LaunchOp launch);
 
 } // namespace mlir::tessel
 

@@ -12,8 +12,11 @@
 #define TESSEL_PASSES_UTILS_GLOBALVIEWS_H
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
+
+#include <string>
 
 namespace mlir::tessel {
 
@@ -25,6 +28,20 @@ SmallVector<Operation *> globalViewChain(Value value,
 
 /// The memref.global that `getGlobal` reads; null if it names none.
 memref::GlobalOp lookupGlobal(memref::GetGlobalOp getGlobal);
+
+/// The constant memref.global with an initial value whose view `value` is
+/// (through globalViewChain); null otherwise.
+memref::GlobalOp constantGlobalOf(Value value);
+
+/// The elements `view` (a 2-D memref type with static sizes, strides and
+/// offset, a view of `global`'s data with its element type) sees,
+/// transposed: a (cols x rows) attribute of the same kind as the global's
+/// initial value (dense, splat or dense_resource). Fails with `why` when the
+/// data is not available (an elided resource), the element type is not
+/// whole bytes, or the view reaches outside the global.
+FailureOr<ElementsAttr> transposeConstantView(memref::GlobalOp global,
+                                              MemRefType view,
+                                              std::string &why);
 
 } // namespace mlir::tessel
 
