@@ -989,6 +989,31 @@ def ConvertWarpgroupKernelsPass
                            "::mlir::memref::MemRefDialect"];
 }
 
+def ExternalizeDynamicSharedMemoryPass
+    : Pass<"tessel-externalize-dynamic-shared-memory",
+           "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Give the dynamic shared memory arrays of NVVM kernels "
+                "external linkage";
+  let description = [{
+    Upstream's `convert-gpu-to-nvvm` lowers `gpu.dynamic_shared_memory` to
+    an internal zero-length array in shared memory, which the NVPTX backend
+    prints as a 1-byte static variable; ptxas may place other static shared
+    variables (the mbarriers of `nvgpu.mbarrier.create`) after it, inside
+    the range the kernel uses as its dynamic buffer. This pass gives such
+    arrays (address space 3, zero length, no initializer) external linkage,
+    as CUDA C++'s `extern __shared__` has, so that the backend prints
+    `.extern .shared ... []`, which starts after all static shared memory.
+    Runs on `gpu.module`s after their conversion to the NVVM dialect.
+
+    ```mlir
+    llvm.mlir.global internal @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+    // becomes
+    llvm.mlir.global external @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def AttachGPUTargetPass : Pass<"tessel-attach-gpu-target", "::mlir::ModuleOp"> {
   let summary = "Attach the NVVM/ROCDL target of #tessel.target to gpu.modules";
   let description = [{

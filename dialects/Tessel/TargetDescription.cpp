@@ -178,7 +178,9 @@ static const GPUPreset kGPUPresets[] = {
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
      "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32"},
-    {"nvgpu", "sm_90a", "nvptx64-nvidia-cuda", "+ptx80", 132, 232448, 65536, 32,
+    // PTX ISA 8.3 (CUDA 12.3 drivers and later): the wgmma kernels acquire
+    // their tensor maps with fence.proxy.tensormap.
+    {"nvgpu", "sm_90a", "nvptx64-nvidia-cuda", "+ptx83", 132, 232448, 65536, 32,
      1024, 128, 28 * 1024, 50 * 1024 * 1024, 2048, 128, 48, 14, 700,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"

@@ -170,10 +170,13 @@ struct TmaCreateDescriptorPattern
   }
 };
 
-struct TmaPrefetchPattern : OpConversionPattern<nvgpu::TmaPrefetchOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// Prefetches and fences of tensor maps: the emulation reads the map's
+/// memory directly, so they have nothing to do.
+template <typename OpTy>
+struct EraseTensorMapHintPattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(nvgpu::TmaPrefetchOp op, OpAdaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.eraseOp(op);
     return success();
@@ -640,7 +643,7 @@ mlir::tessel::checkHopperEmulation(Operation *root,
 bool mlir::tessel::isEmulatedHopperOp(Operation *op) {
   return isa<nvgpu::MBarrierCreateOp, nvgpu::MBarrierInitOp,
              nvgpu::MBarrierArriveExpectTxOp, nvgpu::MBarrierTryWaitParityOp,
-             nvgpu::TmaAsyncLoadOp, nvgpu::TmaPrefetchOp,
+             nvgpu::TmaAsyncLoadOp, nvgpu::TmaPrefetchOp, nvgpu::TmaFenceOp,
              nvgpu::TmaCreateDescriptorOp, nvgpu::WarpgroupGenerateDescriptorOp,
              nvgpu::WarpgroupMmaOp, nvgpu::WarpgroupMmaInitAccumulatorOp,
              nvgpu::WarpgroupMmaStoreOp, NVVM::FenceMbarrierInitOp,
@@ -740,7 +743,9 @@ void mlir::tessel::populateHopperEmulationPatterns(
         return !types.contains(op.getContainer().getType());
       });
   patterns.add<
-      TmaCreateDescriptorPattern, TmaPrefetchPattern, MBarrierInitPattern,
+      TmaCreateDescriptorPattern,
+      EraseTensorMapHintPattern<nvgpu::TmaPrefetchOp>,
+      EraseTensorMapHintPattern<nvgpu::TmaFenceOp>, MBarrierInitPattern,
       MBarrierArriveExpectTxPattern, MBarrierTryWaitParityPattern,
       TmaAsyncLoadPattern, GenerateDescriptorPattern, InitAccumulatorPattern,
       WarpgroupMmaPattern, WarpgroupMmaStorePattern, WaitGroupPattern,

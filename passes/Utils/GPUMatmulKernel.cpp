@@ -792,7 +792,9 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
   // The ring starts at the first 1024-byte boundary of the dynamic buffer:
   // TMA's swizzle and the wgmma descriptors (base offset 0) both take the
   // pattern from the address bits, and the mbarriers are static shared
-  // memory placed before the buffer.
+  // memory placed before the buffer (which is why the buffer must be the
+  // extern array tessel-externalize-dynamic-shared-memory makes of it:
+  // upstream's 1-byte static variable lets ptxas put them inside it).
   Value smem = gpu::DynamicSharedMemoryOp::create(
       b, loc,
       MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
@@ -821,6 +823,18 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
     nvgpu::MBarrierInitOp::create(b, loc, barriers, ix.c(1), ix.c(s), leader);
   NVVM::FenceMbarrierInitOp::create(b, loc);
   gpu::BarrierOp::create(b, loc);
+  // The maps are in global memory, written by the host, possibly over an
+  // older map at the same address (the runtime's map cache reuses its
+  // slots): the thread that issues the loads acquires them for the tensor-
+  // map proxy first, or TMA may use a stale copy (CUDA C++ Programming
+  // Guide, tensor maps passed in global memory).
+  {
+    auto ifLeader = scf::IfOp::create(b, loc, leader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifLeader.thenBlock());
+    nvgpu::TmaFenceOp::create(b, loc, aMap);
+    nvgpu::TmaFenceOp::create(b, loc, bMap);
+  }
   nvgpu::TmaPrefetchOp::create(b, loc, aMap, leader);
   nvgpu::TmaPrefetchOp::create(b, loc, bMap, leader);
 

@@ -810,7 +810,9 @@ void mgpuTensorMapEncodeTiled(void *tensor_map, int32_t data_type,
  * to come (a map handed out since may still be waiting for its launch,
  * e.g. A's while B's is made). Maps another thread used too are never
  * overwritten; when no map qualifies, the new one gets a device copy of
- * its own that is never freed, as upstream's runtime does for every map. */
+ * its own that is never freed, as upstream's runtime does for every map.
+ * The kernels acquire their maps (fence.proxy.tensormap) before using
+ * them, so TMA does not keep using an overwritten slot's older map. */
 typedef enum tensor_map_state {
   TENSOR_MAP_FREE,    /* no map (a write failed): any thread may take it */
   TENSOR_MAP_WRITING, /* a thread is writing its copy: lookups skip it */

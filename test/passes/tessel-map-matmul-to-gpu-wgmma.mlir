@@ -21,6 +21,10 @@
 // CHECK: nvgpu.mbarrier.create
 // CHECK: nvgpu.mbarrier.init
 // CHECK: nvvm.fence.mbarrier.init
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK-NEXT: nvgpu.tma.fence.descriptor %[[MA]]
+// CHECK-NEXT: nvgpu.tma.fence.descriptor %[[MB]]
 // CHECK: nvgpu.tma.prefetch.descriptor %[[MA]]
 // CHECK: nvgpu.mbarrier.arrive.expect_tx
 // CHECK: nvgpu.tma.async.load %[[MA]]

@@ -13,7 +13,7 @@
 // CHECK: llvm.func @_mlir_ciface_matmul(
 // SM80: gpu.binary @matmul_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx70">
 // SM80-SAME: assembly = "{{.*}}.target sm_80
-// SM90A: gpu.binary @matmul_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">
+// SM90A: gpu.binary @matmul_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx83">
 // SM90A-SAME: assembly = "{{.*}}.target sm_90a
 // CHECK-SAME: .entry matmul_kernel
 // CHECK: gpu.binary @matmul_kernel_0

@@ -9,10 +9,10 @@
 // NO-PLUGIN: 'tessel-attach-target' does not refer to a registered pass or pass pipeline
 
 // ATTACH-LABEL: module @m attributes
-// ATTACH-SAME: tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80",
+// ATTACH-SAME: tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx83",
 
 // CHECK-LABEL: module @m attributes {gpu.container_module} {
-// CHECK-NEXT: gpu.module @kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] {
+// CHECK-NEXT: gpu.module @kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx83">] {
 // CHECK-NOT: tessel.target
 
 // CPU-LABEL: module @m attributes {gpu.container_module, llvm.target_triple = "x86_64-unknown-linux-gnu"} {

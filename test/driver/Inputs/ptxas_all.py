@@ -6,7 +6,12 @@ which must start at the block's shared window for its 32-byte alignment):
 their buffer at run time and keep their mbarriers in static shared memory:
 they pass a larger limit. A kernel whose wgmma instructions ptxas
 serializes (a warning, not an error: it would run at a fraction of the
-tensor cores' rate) fails too. Prints one line per kernel:
+tensor cores' rate) fails too, and so does a kernel whose dynamic shared
+memory is declared as a static variable (`.shared .b8 __dynamic_shmem__0;`,
+upstream's lowering) rather than `.extern .shared .b8 ...[]`: ptxas may
+place static shared variables inside the range the kernel uses as its
+dynamic buffer (tessel-externalize-dynamic-shared-memory). Prints one line
+per kernel:
 `OK <kernel> <registers> registers` or `FAIL <kernel>: <why>`."""
 import os
 import re
@@ -25,12 +30,19 @@ for name in files:
     run = subprocess.run([ptxas, f"-arch={arch}", "-v", os.path.join(folder, name),
                           "-o", os.devnull], capture_output=True, text=True)
     report = run.stdout + run.stderr
+    with open(os.path.join(folder, name)) as ptx:
+        static_dynamic = re.search(
+            r"^[ \t]*\.shared[^;\n]*\b(__dynamic_shmem__\w*)\s*;", ptx.read(), re.M)
     spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", report)]
     registers = re.findall(r"Used (\d+) registers", report)
     static_smem = [int(n) for n in re.findall(r"(\d+) bytes smem", report)]
     if run.returncode != 0:
         failed += 1
         print(f"FAIL {kernel}: ptxas rejected it:\n{report}")
+    elif static_dynamic:
+        failed += 1
+        print(f"FAIL {kernel}: its dynamic shared memory {static_dynamic.group(1)} "
+              "is a static variable, which other static shared variables may follow")
     elif any(spills):
         failed += 1
         print(f"FAIL {kernel}: {max(spills)} bytes of register spills")
