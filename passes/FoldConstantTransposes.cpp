@@ -36,13 +36,19 @@ namespace mlir::tessel {
 using namespace mlir;
 using namespace mlir::tessel;
 
-/// Why something other than `launch` may write `memref` (or a view of it),
-/// or empty when only reads and deallocations remain. Descriptors (TMA
-/// reads) and ops whose effects say they only read are fine.
+/// Why something other than `launch` may write `memref`, or hand it on to
+/// code that might, or empty when only reads and deallocations remain.
+/// An allow-list: views (followed), TMA descriptors (read by TMA), and ops
+/// whose effects say they at most read it and that give no memref back (an
+/// arith.select or scf.if result would alias it); terminators (yield,
+/// return) and ops without declared effects (calls) are refused.
 static std::string otherWriter(Value memref, gpu::LaunchOp launch,
                                SmallVectorImpl<Operation *> &deallocs) {
   for (OpOperand &use : memref.getUses()) {
     Operation *user = use.getOwner();
+    auto refuse = [&](StringRef why) {
+      return ("'" + user->getName().getStringRef() + "' " + why).str();
+    };
     if (launch->isAncestor(user))
       continue;
     if (isa<memref::DeallocOp>(user)) {
@@ -51,25 +57,26 @@ static std::string otherWriter(Value memref, gpu::LaunchOp launch,
     }
     if (isa<nvgpu::TmaCreateDescriptorOp>(user))
       continue;
-    if (auto view = dyn_cast<ViewLikeOpInterface>(user);
-        view && view.getViewSource() == memref) {
+    auto view = dyn_cast<ViewLikeOpInterface>(user);
+    if (view && view.getViewSource() == memref) {
       std::string why = otherWriter(view.getViewDest(), launch, deallocs);
       if (!why.empty())
         return why;
       continue;
     }
+    if (user->hasTrait<OpTrait::IsTerminator>())
+      return refuse("hands the temporary on");
+    if (llvm::any_of(user->getResultTypes(), llvm::IsaPred<BaseMemRefType>))
+      return refuse("gives back a memref that may alias the temporary");
     auto effects = dyn_cast<MemoryEffectOpInterface>(user);
-    if (!effects || effects.getEffectOnValue<MemoryEffects::Write>(memref) ||
-        effects.getEffectOnValue<MemoryEffects::Free>(memref)) {
-      return "'" + user->getName().getStringRef().str() +
-             "' may write the temporary";
-    }
+    if (!effects)
+      return refuse("may write the temporary (no declared memory effects)");
     SmallVector<MemoryEffects::EffectInstance> all;
     effects.getEffects(all);
     for (const MemoryEffects::EffectInstance &effect : all)
-      if (isa<MemoryEffects::Write>(effect.getEffect()) && !effect.getValue())
-        return "'" + user->getName().getStringRef().str() +
-               "' writes memory it does not name";
+      if (!isa<MemoryEffects::Read>(effect.getEffect()) &&
+          (!effect.getValue() || effect.getValue() == memref))
+        return refuse("may write the temporary");
   }
   return {};
 }
@@ -84,36 +91,32 @@ struct FoldConstantTransposesPass
   using Base::Base;
 
   /// The constant global holding `view` of `global` transposed, made next
-  /// to `global` on first use.
-  FailureOr<memref::GlobalOp> transposedGlobal(memref::GlobalOp global,
-                                               MemRefType view,
-                                               TransposeCache &cache,
-                                               std::string &why) {
+  /// to `global` on first use (renamed if its name is taken).
+  memref::GlobalOp transposedGlobal(memref::GlobalOp global, MemRefType view,
+                                    TransposeCache &cache,
+                                    SymbolTableCollection &symbolTables) {
     auto key = std::make_pair(global.getOperation(), Type(view));
     if (memref::GlobalOp made = cache.lookup(key))
       return made;
-    FailureOr<ElementsAttr> data = transposeConstantView(global, view, why);
-    if (failed(data))
-      return failure();
     auto type = MemRefType::get({view.getDimSize(1), view.getDimSize(0)},
                                 view.getElementType());
     OpBuilder b(global->getContext());
-    b.setInsertionPointAfter(global);
     // 64-byte aligned, as the temporary was: TMA needs 16.
     auto made = memref::GlobalOp::create(
         b, global.getLoc(),
         ("__tessel_transpose_of_" + global.getSymName()).str(),
-        b.getStringAttr("private"), type, *data, /*constant=*/true,
-        b.getI64IntegerAttr(64));
-    // Renamed if the name is taken.
-    SymbolTable(global->getParentOp()).insert(made);
+        b.getStringAttr("private"), type, transposeConstantView(global, view),
+        /*constant=*/true, b.getI64IntegerAttr(64));
+    symbolTables.getSymbolTable(global->getParentOp())
+        .insert(made, std::next(global->getIterator()));
     cache[key] = made;
     return made;
   }
 
   /// Folds `launch` when it transposes a constant into a temporary that
   /// nothing else writes.
-  void fold(gpu::LaunchOp launch, TransposeCache &cache) {
+  void fold(gpu::LaunchOp launch, TransposeCache &cache,
+            SymbolTableCollection &symbolTables) {
     std::optional<std::pair<Value, Value>> match =
         matchGPUTransposeKernel(launch);
     if (!match) {
@@ -129,28 +132,26 @@ struct FoldConstantTransposesPass
       launch->emitRemark() << "transpose of constant @" << global.getSymName()
                            << " not folded: " << why;
     };
-    SmallVector<Operation *> chain = globalViewChain(src);
-    if (llvm::any_of(chain,
-                     [](Operation *op) { return isa<memref::ViewOp>(op); }))
-      return remark("it is read through a memref.view (a byte shift)");
+    std::string why;
+    if (!transposableConstantOf(src, why))
+      return remark(why);
+    auto view = cast<MemRefType>(src.getType());
     auto alloc = dst.getDefiningOp<memref::AllocOp>();
     if (!alloc || alloc->getBlock() != launch->getBlock())
       return remark("its destination is not a temporary of the launch's "
                     "block");
-    SmallVector<Operation *> deallocs;
-    std::string why = otherWriter(dst, launch, deallocs);
-    if (!why.empty())
-      return remark(why);
-    auto view = cast<MemRefType>(src.getType());
     if (alloc.getType() !=
         MemRefType::get({view.getDimSize(1), view.getDimSize(0)},
                         view.getElementType()))
       return remark("its destination is not a contiguous (cols x rows) "
                     "matrix");
-    FailureOr<memref::GlobalOp> transposed =
-        transposedGlobal(global, view, cache, why);
-    if (failed(transposed))
+    SmallVector<Operation *> deallocs;
+    why = otherWriter(dst, launch, deallocs);
+    if (!why.empty())
       return remark(why);
+    memref::GlobalOp transposed =
+        transposedGlobal(global, view, cache, symbolTables);
+    SmallVector<Operation *> chain = globalViewChain(src);
 
     launch->emitRemark() << "transpose of constant @" << global.getSymName()
                          << " (" << view.getDimSize(0) << "x"
@@ -158,11 +159,11 @@ struct FoldConstantTransposesPass
                          << formatBytes(view.getNumElements() *
                                         view.getElementTypeBitWidth() / 8)
                          << ") computed at compile time as @"
-                         << transposed->getSymName()
+                         << transposed.getSymName()
                          << ": its kernel and temporary removed";
     OpBuilder b(alloc);
     Value replacement = memref::GetGlobalOp::create(
-        b, alloc.getLoc(), transposed->getType(), transposed->getSymName());
+        b, alloc.getLoc(), transposed.getType(), transposed.getSymName());
     launch->erase();
     for (Operation *dealloc : deallocs)
       dealloc->erase();
@@ -181,8 +182,9 @@ struct FoldConstantTransposesPass
         launches.push_back(launch);
     });
     TransposeCache cache;
+    SymbolTableCollection symbolTables;
     for (gpu::LaunchOp launch : launches)
-      fold(launch, cache);
+      fold(launch, cache, symbolTables);
     // Sources that only the folded kernels read.
     llvm::SetVector<Operation *> sources;
     for (auto &entry : cache)

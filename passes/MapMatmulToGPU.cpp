@@ -378,6 +378,21 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul, Value c,
 }
 
 namespace {
+/// The PTX ISA version a target's feature string asks for ("+ptx83" is
+/// 83), or 0 when it names none.
+static int64_t ptxVersion(StringRef features) {
+  int64_t version = 0;
+  SmallVector<StringRef> parts;
+  features.split(parts, ',');
+  for (StringRef part : parts) {
+    StringRef feature = part.trim();
+    int64_t v;
+    if (feature.consume_front("+ptx") && !feature.getAsInteger(10, v))
+      version = std::max(version, v);
+  }
+  return version;
+}
+
 struct MapMatmulToGPUPass
     : public tessel::impl::MapMatmulToGPUPassBase<MapMatmulToGPUPass> {
   using Base::Base;
@@ -391,7 +406,7 @@ struct MapMatmulToGPUPass
   /// `transposeB`). A is read K-major: (m, k). TMA needs 16-byte aligned
   /// rows.
   bool chooseWgmma(const MatmulMatch &match, ArrayAttr shapes,
-                   const GPUModelParams &params,
+                   StringRef features, const GPUModelParams &params,
                    const GPUMatmulProblem &problem,
                    const GPUMatmulOverrides &overrides, GPUWgmmaTiling &t,
                    bool &transposeB, std::string &why) {
@@ -409,6 +424,15 @@ struct MapMatmulToGPUPass
           return cast<StringAttr>(s).getValue() == shape;
         })) {
       why = ("the target lists no '" + shape + "' shape").str();
+      return false;
+    }
+    // The kernel acquires its tensor maps with fence.proxy.tensormap, which
+    // PTX ISA 8.3 introduced; LLVM cannot select it for an older one.
+    if (int64_t ptx = ptxVersion(features); ptx < 83) {
+      why = "the target's PTX ISA (" +
+            (ptx ? std::to_string(ptx / 10) + "." + std::to_string(ptx % 10)
+                 : std::string("the chip's default")) +
+            ") is older than 8.3, which the kernel's tensor-map fence needs";
       return false;
     }
     if (ops.conv) {
@@ -580,9 +604,9 @@ struct MapMatmulToGPUPass
     GPUWgmmaTiling wgmmaTiling;
     std::string wgmmaWhy;
     bool transposeB = false;
-    bool wgmma =
-        useWgmma && chooseWgmma(match, shapes, params, problem, overrides,
-                                wgmmaTiling, transposeB, wgmmaWhy);
+    bool wgmma = useWgmma && chooseWgmma(match, shapes, target.getFeatures(),
+                                         params, problem, overrides,
+                                         wgmmaTiling, transposeB, wgmmaWhy);
     GPUMatmulTiling tiling;
     bool wmma =
         (!wgmma || transposeB) &&
@@ -592,7 +616,9 @@ struct MapMatmulToGPUPass
     if (wgmma && transposeB) {
       // A constant B is transposed once, at compile time, by
       // tessel-fold-constant-transposes (next in the pipeline).
-      bool constantB = bool(constantGlobalOf(ops.b));
+      // (The fold's own test of B, so that the estimate holds.)
+      std::string notFoldable;
+      bool constantB = bool(transposableConstantOf(ops.b, notFoldable));
       double transposeCycles =
           constantB
               ? 0.0

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -156,8 +157,9 @@ std::optional<std::pair<Value, Value>>
 mlir::tessel::matchGPUTransposeKernel(gpu::LaunchOp launch) {
   if (!launch->hasAttr(kGPUTransposeKernelAttr))
     return std::nullopt;
-  // The kernel's only accesses to memory defined outside it: vector loads
-  // of src and vector stores to dst (the shared tile is defined inside).
+  // What the kernel does to memory defined outside it: vector loads of src
+  // and vector stores to dst, nothing else (the shared tile is defined
+  // inside; barriers order it).
   Region &body = launch.getBody();
   auto outside = [&](Value memref) {
     return !body.isAncestor(memref.getParentRegion());
@@ -172,13 +174,30 @@ mlir::tessel::matchGPUTransposeKernel(gpu::LaunchOp launch) {
     if (auto load = dyn_cast<vector::LoadOp>(op)) {
       if (outside(load.getBase()))
         record(src, load.getBase());
-    } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
+      return;
+    }
+    if (auto store = dyn_cast<vector::StoreOp>(op)) {
       if (outside(store.getBase()))
         record(dst, store.getBase());
-    } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      unexpected |= outside(load.getMemRef());
-    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      unexpected |= outside(store.getMemRef());
+      return;
+    }
+    if (isa<gpu::BarrierOp>(op) ||
+        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects) {
+      unexpected = true;
+      return;
+    }
+    SmallVector<MemoryEffects::EffectInstance> all;
+    effects.getEffects(all);
+    for (const MemoryEffects::EffectInstance &effect : all) {
+      Value memref = effect.getValue();
+      // Allocation results and reads of the shared tile are the kernel's
+      // own; anything else touching outer memory is not this kernel.
+      if (!isa<MemoryEffects::Allocate>(effect.getEffect()) &&
+          (!memref || outside(memref)))
+        unexpected = true;
     }
   });
   if (unexpected || !src || !dst || src == dst)

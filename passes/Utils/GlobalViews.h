@@ -33,15 +33,24 @@ memref::GlobalOp lookupGlobal(memref::GetGlobalOp getGlobal);
 /// (through globalViewChain); null otherwise.
 memref::GlobalOp constantGlobalOf(Value value);
 
-/// The elements `view` (a 2-D memref type with static sizes, strides and
-/// offset, a view of `global`'s data with its element type) sees,
-/// transposed: a (cols x rows) attribute of the same kind as the global's
-/// initial value (dense, splat or dense_resource). Fails with `why` when the
-/// data is not available (an elided resource), the element type is not
-/// whole bytes, or the view reaches outside the global.
-FailureOr<ElementsAttr> transposeConstantView(memref::GlobalOp global,
-                                              MemRefType view,
-                                              std::string &why);
+/// Why the elements `view` sees of the constant `global` cannot be
+/// transposed at compile time, or empty: `view` must be a 2-D memref type
+/// with static sizes, strides and offset, of the global's element type
+/// (whole bytes), inside the global, whose type is an identity-layout
+/// memref; the global's data must be available (dense, splat or a
+/// dense_resource that was not elided).
+std::string checkConstantTransposable(memref::GlobalOp global, MemRefType view);
+
+/// The constant global `value` is a view of, when that view can be
+/// transposed at compile time (a chain of views without memref.view, which
+/// shifts bytes, and checkConstantTransposable); null otherwise, with `why`
+/// saying why when `value` is a view of a constant (constantGlobalOf).
+memref::GlobalOp transposableConstantOf(Value value, std::string &why);
+
+/// The elements `view` sees of `global`, transposed: a (cols x rows)
+/// attribute of the same kind as the global's initial value (dense, splat
+/// or dense_resource). checkConstantTransposable must have returned empty.
+ElementsAttr transposeConstantView(memref::GlobalOp global, MemRefType view);
 
 } // namespace mlir::tessel
 

@@ -85,7 +85,7 @@
 
 // SM90A-LABEL: module @m attributes
 // SM90A-SAME: tessel.target = #tessel.target<kind = "nvgpu",
-// SM90A-SAME: triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80",
+// SM90A-SAME: triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx83",
 // SM90A-SAME: vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 52428800,
 // SM90A-SAME: sm_count = 132, smem_per_block = 232448,
 // SM90A-SAME: registers_per_block = 65536, warp_size = 32,
@@ -139,7 +139,7 @@ module @m {
 
 // REPLACE-LABEL: module @user_target attributes
 // REPLACE-SAME: tessel.target = #tessel.target<kind = "nvgpu",
-// REPLACE-SAME: chip = "sm_90a", features = "+ptx80",
+// REPLACE-SAME: chip = "sm_90a", features = "+ptx83",
 // REPLACE-SAME: sm_count = 132, smem_per_block = 232448,
 module @user_target attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_86", sm_count = 84, warp_size = 32>} {
 }
@@ -150,7 +150,7 @@ module @user_target attributes {tessel.target = #tessel.target<kind = "nvgpu", t
 
 // FORCE-LABEL: module @cpu_target attributes
 // FORCE-SAME: tessel.target = #tessel.target<kind = "nvgpu",
-// FORCE-SAME: chip = "sm_90a", features = "+ptx80",
+// FORCE-SAME: chip = "sm_90a", features = "+ptx83",
 // FORCE-SAME: sm_count = 132, smem_per_block = 232448,
 module @cpu_target attributes {tessel.target = #tessel.target<kind = "cpu", chip = "znver4", cores = 2>} {
 }
@@ -161,7 +161,7 @@ module @cpu_target attributes {tessel.target = #tessel.target<kind = "cpu", chip
 
 // FORCE-LABEL: module @not_a_target attributes
 // FORCE-SAME: tessel.target = #tessel.target<kind = "nvgpu",
-// FORCE-SAME: chip = "sm_90a", features = "+ptx80",
+// FORCE-SAME: chip = "sm_90a", features = "+ptx83",
 module @not_a_target attributes {tessel.target = "sm_90a"} {
 }
 

@@ -23,7 +23,7 @@
 // MATMUL: nvvm.wgmma.mma_async
 // MATMUL-NOT: memref.dealloc
 // MATMUL: return
-module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 14, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx83", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 14, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
   memref.global "private" constant @w : memref<32x16xi8> = dense<"0x00020406080A0C0E10121416181A1C1E01030507090B0D0F11131517191B1D1F020406080A0C0E10121416181A1C1E20030507090B0D0F11131517191B1D1F210406080A0C0E10121416181A1C1E20220507090B0D0F11131517191B1D1F212306080A0C0E10121416181A1C1E20222407090B0D0F11131517191B1D1F212325080A0C0E10121416181A1C1E20222426090B0D0F11131517191B1D1F212325270A0C0E10121416181A1C1E20222426280B0D0F11131517191B1D1F21232527290C0E10121416181A1C1E20222426282A0D0F11131517191B1D1F21232527292B0E10121416181A1C1E20222426282A2C0F11131517191B1D1F21232527292B2D10121416181A1C1E20222426282A2C2E11131517191B1D1F21232527292B2D2F121416181A1C1E20222426282A2C2E30131517191B1D1F21232527292B2D2F311416181A1C1E20222426282A2C2E30321517191B1D1F21232527292B2D2F313316181A1C1E20222426282A2C2E30323417191B1D1F21232527292B2D2F313335181A1C1E20222426282A2C2E30323436191B1D1F21232527292B2D2F313335371A1C1E20222426282A2C2E30323436381B1D1F21232527292B2D2F31333537391C1E20222426282A2C2E30323436383A1D1F21232527292B2D2F31333537393B1E20222426282A2C2E30323436383A3C1F21232527292B2D2F31333537393B3D">
   func.func @i8_kn_constant(%a: memref<64x32xi8>, %c: memref<64x16xi32>) {
     %w = memref.get_global @w : memref<32x16xi8>
@@ -110,7 +110,7 @@ func.func @rows_of_constant(%out: memref<16x2xi8>) {
 // CHECK: memref.global "private" constant @__tessel_transpose_of_res : memref<16x2xi8> = dense_resource<__tessel_transposed> {alignment = 64 : i64}
 // CHECK-LABEL: func.func @resource
 // CHECK: memref.get_global @__tessel_transpose_of_res
-// CHECK: __tessel_transposed: "0x0800000000100111021203130414051506160717081809190A1A0B1B0C1C0D1D0E1E0F1F"
+// CHECK: __tessel_transposed: "0x4000000000100111021203130414051506160717081809190A1A0B1B0C1C0D1D0E1E0F1F"
 memref.global "private" constant @res : memref<2x16xi8> = dense_resource<weights>
 func.func @resource(%out: memref<16x2xi8>) {
   %c0 = arith.constant 0 : index
@@ -230,5 +230,146 @@ func.func @changed_kernel(%out: memref<16x2xi8>, %other: memref<16x2xi8>, %x: i8
   } {tessel.transpose_kernel}
   memref.copy %t, %out : memref<16x2xi8> to memref<16x2xi8>
   memref.dealloc %t : memref<16x2xi8>
+  return
+}
+
+// -----
+
+// Two different views of one global (a packed weight's slices) get two
+// globals; a name the module already uses later on is not reused.
+// CHECK-DAG: memref.global "private" constant @__tessel_transpose_of_packed_0 : memref<16x2xi8> = dense<{{\[}}[0, 16], [1, 17],
+// CHECK-DAG: memref.global "private" constant @__tessel_transpose_of_packed_1 : memref<16x2xi8> = dense<{{\[}}[32, 48], [33, 49],
+// CHECK-LABEL: func.func @two_views
+// CHECK: memref.get_global @__tessel_transpose_of_packed_0
+// CHECK: memref.get_global @__tessel_transpose_of_packed_1
+// CHECK: memref.global "private" @__tessel_transpose_of_packed : memref<1xi8>
+memref.global constant @packed : memref<4x16xi8> = dense<[[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15], [16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31], [32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47], [48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63]]>
+func.func @two_views(%out1: memref<16x2xi8>, %out2: memref<16x2xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %w = memref.get_global @packed : memref<4x16xi8>
+  %s0 = memref.subview %w[0, 0] [2, 16] [1, 1] : memref<4x16xi8> to memref<2x16xi8, strided<[16, 1]>>
+  %s1 = memref.subview %w[2, 0] [2, 16] [1, 1] : memref<4x16xi8> to memref<2x16xi8, strided<[16, 1], offset: 32>>
+  %t1 = memref.alloc() {alignment = 64 : i64} : memref<16x2xi8>
+  %t2 = memref.alloc() {alignment = 64 : i64} : memref<16x2xi8>
+  // expected-remark @below {{computed at compile time as @__tessel_transpose_of_packed_0}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = vector.load %s0[%c0, %c0] : memref<2x16xi8, strided<[16, 1]>>, vector<2xi8>
+    vector.store %v, %t1[%c0, %c0] : memref<16x2xi8>, vector<2xi8>
+    gpu.terminator
+  } {tessel.transpose_kernel}
+  // expected-remark @below {{computed at compile time as @__tessel_transpose_of_packed_1}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = vector.load %s1[%c0, %c0] : memref<2x16xi8, strided<[16, 1], offset: 32>>, vector<2xi8>
+    vector.store %v, %t2[%c0, %c0] : memref<16x2xi8>, vector<2xi8>
+    gpu.terminator
+  } {tessel.transpose_kernel}
+  memref.copy %t1, %out1 : memref<16x2xi8> to memref<16x2xi8>
+  memref.copy %t2, %out2 : memref<16x2xi8> to memref<16x2xi8>
+  memref.dealloc %t1 : memref<16x2xi8>
+  memref.dealloc %t2 : memref<16x2xi8>
+  return
+}
+memref.global "private" @__tessel_transpose_of_packed : memref<1xi8> = dense<0>
+
+// -----
+
+// Left alone: index elements (no byte size), a view reaching past the
+// global's end, a destination that is not the transpose's shape.
+// CHECK-LABEL: func.func @not_transposable
+// CHECK-COUNT-3: gpu.launch
+memref.global "private" constant @indices : memref<2x16xindex> = dense<1>
+memref.global "private" constant @short : memref<2x16xi8> = dense<1>
+func.func @not_transposable(%out: memref<16x2xindex>, %out8: memref<16x2xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %w = memref.get_global @indices : memref<2x16xindex>
+  %t = memref.alloc() {alignment = 64 : i64} : memref<16x2xindex>
+  // expected-remark @below {{transpose of constant @indices not folded: its elements are not whole bytes of the global's element type}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = vector.load %w[%c0, %c0] : memref<2x16xindex>, vector<2xindex>
+    vector.store %v, %t[%c0, %c0] : memref<16x2xindex>, vector<2xindex>
+    gpu.terminator
+  } {tessel.transpose_kernel}
+  %s = memref.get_global @short : memref<2x16xi8>
+  %past = memref.reinterpret_cast %s to offset: [24], sizes: [2, 16], strides: [16, 1] : memref<2x16xi8> to memref<2x16xi8, strided<[16, 1], offset: 24>>
+  %t8 = memref.alloc() {alignment = 64 : i64} : memref<16x2xi8>
+  // expected-remark @below {{transpose of constant @short not folded: the view reaches outside the global}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = vector.load %past[%c0, %c0] : memref<2x16xi8, strided<[16, 1], offset: 24>>, vector<2xi8>
+    vector.store %v, %t8[%c0, %c0] : memref<16x2xi8>, vector<2xi8>
+    gpu.terminator
+  } {tessel.transpose_kernel}
+  %wrong = memref.alloc() {alignment = 64 : i64} : memref<2x16xi8>
+  // expected-remark @below {{transpose of constant @short not folded: its destination is not a contiguous (cols x rows) matrix}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = vector.load %s[%c0, %c0] : memref<2x16xi8>, vector<2xi8>
+    vector.store %v, %wrong[%c0, %c0] : memref<2x16xi8>, vector<2xi8>
+    gpu.terminator
+  } {tessel.transpose_kernel}
+  memref.copy %t, %out : memref<16x2xindex> to memref<16x2xindex>
+  memref.copy %t8, %out8 : memref<16x2xi8> to memref<16x2xi8>
+  return
+}
+
+// -----
+
+// Left alone: the temporary escapes through arith.select (a later store
+// through it would write the constant), or is returned.
+// CHECK-LABEL: func.func @escapes
+// CHECK-COUNT-2: gpu.launch
+memref.global "private" constant @w : memref<2x16xi8> = dense<1>
+func.func @escapes(%other: memref<16x2xi8>, %flag: i1, %x: i8) -> memref<16x2xi8> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %w = memref.get_global @w : memref<2x16xi8>
+  %t = memref.alloc() {alignment = 64 : i64} : memref<16x2xi8>
+  // expected-remark @below {{transpose of constant @w not folded: 'arith.select' gives back a memref that may alias the temporary}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = vector.load %w[%c0, %c0] : memref<2x16xi8>, vector<2xi8>
+    vector.store %v, %t[%c0, %c0] : memref<16x2xi8>, vector<2xi8>
+    gpu.terminator
+  } {tessel.transpose_kernel}
+  %either = arith.select %flag, %t, %other : memref<16x2xi8>
+  memref.store %x, %either[%c0, %c0] : memref<16x2xi8>
+  %r = memref.alloc() {alignment = 64 : i64} : memref<16x2xi8>
+  // expected-remark @below {{transpose of constant @w not folded: 'func.return' hands the temporary on}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = vector.load %w[%c0, %c0] : memref<2x16xi8>, vector<2xi8>
+    vector.store %v, %r[%c0, %c0] : memref<16x2xi8>, vector<2xi8>
+    gpu.terminator
+  } {tessel.transpose_kernel}
+  return %r : memref<16x2xi8>
+}
+
+// -----
+
+// Left alone: the source is read through memref.view (a byte shift), and
+// a marked kernel that also writes other memory (not the one built).
+// CHECK-LABEL: func.func @view_and_extra_write
+// CHECK-COUNT-2: gpu.launch
+memref.global "private" constant @bytes : memref<64xi8> = dense<1>
+func.func @view_and_extra_write(%out: memref<16x2xi8>, %other: memref<16x2xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = memref.get_global @bytes : memref<64xi8>
+  %viewed = memref.view %b[%c0][] : memref<64xi8> to memref<2x16xi8>
+  %t = memref.alloc() {alignment = 64 : i64} : memref<16x2xi8>
+  // expected-remark @below {{transpose of constant @bytes not folded: it is read through a memref.view (a byte shift)}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = vector.load %viewed[%c0, %c0] : memref<2x16xi8>, vector<2xi8>
+    vector.store %v, %t[%c0, %c0] : memref<16x2xi8>, vector<2xi8>
+    gpu.terminator
+  } {tessel.transpose_kernel}
+  %u = memref.alloc() {alignment = 64 : i64} : memref<16x2xi8>
+  // expected-remark @below {{transpose not folded: the kernel is no longer the one tessel-map-matmul-to-gpu built}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %x = vector.load %viewed[%c0, %c0] : memref<2x16xi8>, vector<2xi8>
+    vector.store %x, %u[%c0, %c0] : memref<16x2xi8>, vector<2xi8>
+    vector.transfer_write %x, %other[%c0, %c0] : vector<2xi8>, memref<16x2xi8>
+    gpu.terminator
+  } {tessel.transpose_kernel}
+  memref.copy %t, %out : memref<16x2xi8> to memref<16x2xi8>
+  memref.copy %u, %out : memref<16x2xi8> to memref<16x2xi8>
   return
 }

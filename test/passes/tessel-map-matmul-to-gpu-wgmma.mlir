@@ -44,7 +44,7 @@
 // DEFAULT-LABEL: func.func @mm_512
 // DEFAULT-NOT: nvgpu.warpgroup
 // DEFAULT: gpu.subgroup_mma_compute
-module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32"]>} {
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx83", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32"]>} {
   func.func @mm_512(%a: memref<512x256xf16>, %b: memref<256x512xf16>, %c: memref<512x512xf32>) {
     %zero = arith.constant 0.0 : f32
     linalg.fill ins(%zero : f32) outs(%c : memref<512x512xf32>)
@@ -68,7 +68,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
 // CHECK-LABEL: func.func @mm_at
 // CHECK-NOT: nvvm.wgmma
 // CHECK: gpu.subgroup_mma_compute
-module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32"]>} {
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx83", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32"]>} {
   func.func @mm_bt(%a: memref<128x128xf16>, %b: memref<128x128xf16>, %c: memref<128x128xf32>) {
     %zero = arith.constant 0.0 : f32
     linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
@@ -109,7 +109,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
 // CHECK-NOT: nvgpu.warpgroup
 // CHECK-LABEL: func.func @unaligned
 // CHECK-NOT: nvgpu.warpgroup
-module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32"]>} {
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx83", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32"]>} {
   func.func @accumulate(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
     linalg.matmul ins(%a, %b : memref<64x64xf16>, memref<64x64xf16>) outs(%c : memref<64x64xf32>)
     return
@@ -174,7 +174,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
 // DEFAULT-LABEL: func.func @i8_bt
 // DEFAULT-NOT: nvvm.wgmma
 // DEFAULT: gpu.subgroup_mma_compute
-module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx83", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
   func.func @i8_bt(%a: memref<256x512xi8>, %b: memref<256x512xi8>, %c: memref<256x256xi32>) {
     %zero = arith.constant 0 : i32
     linalg.fill ins(%zero : i32) outs(%c : memref<256x256xi32>)
@@ -199,7 +199,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
 // CHECK-LABEL: func.func @i8_kn
 // CHECK-NOT: nvvm.wgmma
 // CHECK: gpu.subgroup_mma_compute
-module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx83", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
   func.func @i8_kn(%a: memref<128x128xi8>, %b: memref<128x128xi8>, %c: memref<128x128xi32>) {
     %zero = arith.constant 0 : i32
     linalg.fill ins(%zero : i32) outs(%c : memref<128x128xi32>)
@@ -230,7 +230,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: memref.dealloc %[[BT]]
 // CHECK-NEXT: return
-module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 14, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx83", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 14, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
   func.func @i8_kn_4096(%a: memref<4096x4096xi8>, %b: memref<4096x4096xi8>, %c: memref<4096x4096xi32>) {
     %zero = arith.constant 0 : i32
     linalg.fill ins(%zero : i32) outs(%c : memref<4096x4096xi32>)
@@ -246,7 +246,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
 // CHECK-LABEL: func.func @i8_kn_narrow
 // CHECK-NOT: nvvm.wgmma
 // CHECK: gpu.subgroup_mma_compute
-module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx83", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
   func.func @i8_kn_narrow(%a: memref<2048x2048xi8>, %b: memref<2048x40xi8>, %c: memref<2048x40xi32>) {
     %zero = arith.constant 0 : i32
     linalg.fill ins(%zero : i32) outs(%c : memref<2048x40xi32>)
@@ -283,7 +283,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
 // CHECK: vector.load %[[W]]
 // CHECK: memref.cast %[[BT]]
 // CHECK: nvvm.wgmma.mma_async
-module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 14, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx83", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 14, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
   memref.global "private" constant @w_f16 : memref<512x512xf16> = dense<1.0>
   memref.global "private" constant @w_i8 : memref<4096x4096xi8> = dense<1>
   func.func @f16_constant_weight(%a: memref<512x512xf16>, %c: memref<512x512xf32>) {
@@ -307,6 +307,23 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
     %zero = arith.constant 0 : i32
     linalg.fill ins(%zero : i32) outs(%c : memref<4096x4096xi32>)
     linalg.matmul ins(%a, %w : memref<4096x4096xi8>, memref<4096x4096xi8>) outs(%c : memref<4096x4096xi32>)
+    return
+  }
+}
+
+// -----
+
+// A target whose PTX ISA is older than 8.3 cannot take the kernel's
+// tensor-map fence (fence.proxy.tensormap): WMMA, with the reason.
+// REMARK: remark: matmul 512x512x256 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: the target's PTX ISA (8.0) is older than 8.3, which the kernel's tensor-map fence needs
+// CHECK-LABEL: func.func @old_ptx
+// CHECK-NOT: nvgpu.warpgroup.mma
+// CHECK: gpu.subgroup_mma_compute
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx80", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 14, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
+  func.func @old_ptx(%a: memref<512x256xf16>, %b: memref<256x512xf16>, %c: memref<512x512xf32>) {
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%c : memref<512x512xf32>)
+    linalg.matmul ins(%a, %b : memref<512x256xf16>, memref<256x512xf16>) outs(%c : memref<512x512xf32>)
     return
   }
 }

@@ -91,5 +91,7 @@ int main(int argc, char **argv) {
   run_i8("i8_const_nk", 72, 80, 160, 1, 71, _mlir_ciface_i8_const_nk_72x80x160);
   run_f16_constant_rows();
   run_i8("i8_const_kn", 64, 48, 64, 0, 81, _mlir_ciface_i8_const_kn_64x48x64);
+  run_i8("i8_resource_kn", 64, 80, 128, 0, 91,
+         _mlir_ciface_i8_resource_kn_64x80x128);
   return harness_finish();
 }

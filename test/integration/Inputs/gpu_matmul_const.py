@@ -24,6 +24,15 @@ def constant(rows, cols, element):
     return f"arith.constant dense<[{body}]> : tensor<{rows}x{cols}x{element}>"
 
 
+def resource_constant(key, rows, cols):
+    """An i8 constant as the Python frontend writes large weights: a
+    dense_resource whose bytes are in the file's resource section. Returns
+    the op and the section's entry (alignment 1, then the bytes)."""
+    data = bytes(weight(i, j) & 0xFF for i in range(rows) for j in range(cols))
+    return (f"arith.constant dense_resource<{key}> : tensor<{rows}x{cols}xi8>",
+            f'      {key}: "0x01000000{data.hex().upper()}"')
+
+
 def product(name, m, n, k, element, a, b, a_type, b_type, b_map="(k, n)",
             prologue=""):
     acc = "i32" if element == "i8" else "f32"
@@ -79,6 +88,14 @@ def main():
     print(product("i8_const_kn_64x48x64", 64, 48, 64, "i8", "%x", "%w",
                   "%x: tensor<64x64xi8>", None,
                   prologue=f"  %w = {constant(64, 48, 'i8')}\n"))
+    # The same from a dense_resource constant (the frontend's form for
+    # large weights): its transpose is computed from the resource's bytes.
+    weights, entry = resource_constant("i8_kn_weights", 128, 80)
+    print(product("i8_resource_kn_64x80x128", 64, 80, 128, "i8", "%x", "%w",
+                  "%x: tensor<64x128xi8>", None,
+                  prologue=f"  %w = {weights}\n"))
+    print("{-#\n  dialect_resources: {\n    builtin: {\n" + entry +
+          "\n    }\n  }\n#-}")
 
 
 if __name__ == "__main__":
