@@ -684,10 +684,12 @@ def FoldConstantTransposesPass
     instead. A private source that nothing else reads is removed. Several
     transposes of the same view share one global.
 
-    Left alone, with a remark: a temporary that anything but the transpose
-    kernel may write, a view through `memref.view`, and data that is not
-    available (an elided dense_resource). Kernels whose B is not a constant
-    are not touched.
+    Left alone, with a remark: a temporary that anything but reads, views,
+    TMA descriptors and deallocations uses (a store, a call, or an op that
+    hands it on: select, yield, return), a source read through
+    `memref.view`, data that is not available (an elided dense_resource)
+    or not whole bytes per element, and a marked kernel that was changed.
+    Kernels whose B is not a constant are not touched.
 
     ```mlir
     memref.global "private" constant @w : memref<64x48xi8> = dense<...>
