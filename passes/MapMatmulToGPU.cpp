@@ -604,9 +604,15 @@ struct MapMatmulToGPUPass
     GPUWgmmaTiling wgmmaTiling;
     std::string wgmmaWhy;
     bool transposeB = false;
-    bool wgmma = useWgmma && chooseWgmma(match, shapes, target.getFeatures(),
-                                         params, problem, overrides,
-                                         wgmmaTiling, transposeB, wgmmaWhy);
+    // Why wgmma was not used is only worth a word on targets that have it
+    // (sm_90a): everywhere else WMMA is the only form.
+    bool wgmmaTarget =
+        useWgmma && llvm::any_of(shapes, [](Attribute s) {
+          return cast<StringAttr>(s).getValue().starts_with("wgmma.");
+        });
+    bool wgmma = wgmmaTarget && chooseWgmma(match, shapes, target.getFeatures(),
+                                            params, problem, overrides,
+                                            wgmmaTiling, transposeB, wgmmaWhy);
     GPUMatmulTiling tiling;
     bool wmma =
         (!wgmma || transposeB) &&
@@ -650,7 +656,7 @@ struct MapMatmulToGPUPass
       }
     }
     if (!wgmma && !wmma)
-      return decline(useWgmma ? why + "; wgmma not used: " + wgmmaWhy : why);
+      return decline(wgmmaTarget ? why + "; wgmma not used: " + wgmmaWhy : why);
     std::string epilogueWhy;
     linalg::GenericOp epilogue;
     if (fuseEpilogue && !match.foldRows)
@@ -699,25 +705,23 @@ struct MapMatmulToGPUPass
                 " on TMA-loaded tiles";
       rationale = wgmmaTiling.rationale;
     }
-    op->emitRemark() << what << " (" << types << ") mapped to tensor cores ("
-                     << mmaName << "): " << rationale
-                     << (useWgmma && !wgmma ? "; wgmma not used: " + wgmmaWhy
-                                            : "")
-                     << transposeNote
-                     << (fill ? "; C's fill folded into the accumulators"
-                              : "; accumulates onto C")
-                     << (epilogue ? "; the elementwise op after it applied "
-                                    "to the accumulators before the store"
-                                  : "")
-                     << (epilogueWhy.empty()
-                             ? ""
-                             : "; epilogue not fused: " + epilogueWhy)
-                     << (ops.aCopyElements ? ""
-                                           : "; A's rows are not 4-byte "
-                                             "aligned: copied synchronously")
-                     << (ops.bCopyElements ? ""
-                                           : "; B's rows are not 4-byte "
-                                             "aligned: copied synchronously");
+    op->emitRemark()
+        << what << " (" << types << ") mapped to tensor cores (" << mmaName
+        << "): " << rationale
+        << (wgmmaTarget && !wgmma ? "; wgmma not used: " + wgmmaWhy : "")
+        << transposeNote
+        << (fill ? "; C's fill folded into the accumulators"
+                 : "; accumulates onto C")
+        << (epilogue ? "; the elementwise op after it applied "
+                       "to the accumulators before the store"
+                     : "")
+        << (epilogueWhy.empty() ? "" : "; epilogue not fused: " + epilogueWhy)
+        << (ops.aCopyElements ? ""
+                              : "; A's rows are not 4-byte "
+                                "aligned: copied synchronously")
+        << (ops.bCopyElements ? ""
+                              : "; B's rows are not 4-byte "
+                                "aligned: copied synchronously");
     if (wgmma && transposeB) {
       // The temporary is contiguous and 16-byte aligned (TMA's
       // requirement); tessel-allocate-device-buffers places it in device

@@ -1,10 +1,12 @@
-// tessel-map-matmul-to-gpu's wgmma option: the Hopper kernel (TMA loads
+// tessel-map-matmul-to-gpu's wgmma option (on by default; false keeps
+// WMMA on sm_90a too): the Hopper kernel (TMA loads
 // into a ring of 128-byte-swizzled tiles, one mbarrier per stage,
 // nvgpu.warpgroup.mma for f16, nvvm.wgmma.mma_async on encoded descriptors
 // for i8), and the products it leaves to WMMA, with the reason.
-// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{wgmma=true}),canonicalize,cse)' 2>%t.remarks | FileCheck %s
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu),canonicalize,cse)' 2>%t.remarks | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
-// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu))' 2>/dev/null | FileCheck %s --check-prefix=DEFAULT
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{wgmma=false}))' 2>%t.wmma.remarks | FileCheck %s --check-prefix=WMMA
+// RUN: FileCheck %s --check-prefix=WMMA-REMARK --implicit-check-not="wgmma not used" < %t.wmma.remarks
 
 // 512x512x256: blocks of 128x128 (two warpgroups of 64 rows), 64-deep k
 // tiles; the descriptors are made on the host, C's fill is the
@@ -41,9 +43,10 @@
 // CHECK: nvgpu.warpgroup.mma.store
 // CHECK: vector.store
 // CHECK-NOT: linalg.matmul
-// DEFAULT-LABEL: func.func @mm_512
-// DEFAULT-NOT: nvgpu.warpgroup
-// DEFAULT: gpu.subgroup_mma_compute
+// WMMA-REMARK: remark: matmul 512x512x256 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16)
+// WMMA-LABEL: func.func @mm_512
+// WMMA-NOT: nvgpu.warpgroup
+// WMMA: gpu.subgroup_mma_compute
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx83", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32"]>} {
   func.func @mm_512(%a: memref<512x256xf16>, %b: memref<256x512xf16>, %c: memref<512x512xf32>) {
     %zero = arith.constant 0.0 : f32
@@ -124,8 +127,9 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
 
 // -----
 
-// A target without a wgmma shape (sm_80).
-// REMARK: remark: matmul 128x128x128 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; wgmma not used: the target lists no 'wgmma.m64nNk16:f16xf16->f32' shape
+// A target without a wgmma shape (sm_80): WMMA, the only form there, and
+// the remark does not mention wgmma.
+// REMARK: remark: matmul 128x128x128 (f16 x f16 -> f32) mapped to tensor cores (WMMA m16n16k16): {{.*}}; estimated {{[0-9]+}} cycles; C's fill folded into the accumulators
 // CHECK-LABEL: func.func @sm80
 // CHECK-NOT: nvgpu.warpgroup
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
@@ -171,9 +175,9 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
 // CHECK: llvm.extractvalue
 // CHECK: vector.store %{{.*}} : memref<{{[0-9]+}}x{{[0-9]+}}xi32, #gpu.address_space<workgroup>>, vector<2xi32>
 // CHECK-NOT: linalg.generic
-// DEFAULT-LABEL: func.func @i8_bt
-// DEFAULT-NOT: nvvm.wgmma
-// DEFAULT: gpu.subgroup_mma_compute
+// WMMA-LABEL: func.func @i8_bt
+// WMMA-NOT: nvvm.wgmma
+// WMMA: gpu.subgroup_mma_compute
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx83", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
   func.func @i8_bt(%a: memref<256x512xi8>, %b: memref<256x512xi8>, %c: memref<256x256xi32>) {
     %zero = arith.constant 0 : i32

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times tessel-map-matmul-to-gpu's kernel at forced block/warp/stage sizes
+# Times tessel-map-matmul-to-gpu's WMMA kernel (wgmma=false) at forced block/warp/stage sizes
 # beside the model's own choice, against cuBLAS, on the GPU machine: the
 # measurements behind the GPU matmul model (passes/CostModel/
 # GPUMatmulTiling.cpp). Two halves, like run-gpu-bench.sh:
@@ -48,10 +48,11 @@ if [[ "$mode" == build ]]; then
   base=${base/tessel-attach-target\{kind=nvgpu\}/tessel-attach-target\{kind=nvgpu chip=$chip\}}
   for v in "${variants[@]}"; do
     name=${v// /x}
-    p="$base"
+    # The WMMA kernel's sizes (sm_90a would otherwise take wgmma).
+    p=${base/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu\{wgmma=false\}}
     if [[ "$v" != model ]]; then
       read -r bm bn bk wm wn st <<<"$v"
-      p=${base/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu\{block-m=$bm block-n=$bn block-k=$bk warps-m=$wm warps-n=$wn stages=$st\}}
+      p=${base/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu\{wgmma=false block-m=$bm block-n=$bn block-k=$bk warps-m=$wm warps-n=$wn stages=$st\}}
     fi
     mkdir -p "$out/$name"
     if "$tc" "$src" --target=nvgpu --pass-pipeline="$p" -o "$out/$name/$workload.so" \

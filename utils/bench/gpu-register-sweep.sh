@@ -36,7 +36,7 @@ base=$("$tc" --print-pipeline --target=nvgpu)
 base=${base/tessel-attach-target\{kind=nvgpu\}/tessel-attach-target\{kind=nvgpu chip=$chip\}}
 run() {
   local name=$1 bm=$2 bn=$3 bk=$4 wm=$5 wn=$6
-  local opts="block-m=$bm block-n=$bn block-k=$bk warps-m=$wm warps-n=$wn"
+  local opts="wgmma=false block-m=$bm block-n=$bn block-k=$bk warps-m=$wm warps-n=$wn"
   local p=${base/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu\{$opts\}}
   local d="$work/out"
   rm -rf "$d"

@@ -58,6 +58,14 @@ if [[ "$mode" == build ]]; then
   cp -f "$build/lib/libtessel_runtime.so" "$build/lib/libtessel_cuda_runtime.so" \
         "$build/bin/tessel-gpu-bench" "$build/bin/tessel-gpu-runtime-smoke" "$dir/"
   tc="$build/bin/tessel-compile"
+  # The WMMA kernels (the "Tessel vs cuBLAS" table and the plain test
+  # programs) ask for WMMA, which sm_90a would otherwise replace with
+  # wgmma; the wgmma builds below ask for wgmma.
+  compile_wmma() {
+    TESSEL_COMPILE="$tc" \
+      TESSEL_PIPELINE_SED='s/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu{wgmma=false}/' \
+      "$root/utils/bench/tessel-compile-edited.sh" "$@"
+  }
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
   # The workloads' sources stay in DIR/src: the sweeps
@@ -68,7 +76,7 @@ if [[ "$mode" == build ]]; then
   # fails the build unless the compiler's remarks contain REMARK (a workload
   # that silently fell back to a slow path would make the table meaningless).
   compile_expecting() {
-    "$tc" "$src/$1.mlir" --target=nvgpu --target-options="chip=$chip" \
+    compile_wmma "$src/$1.mlir" --target=nvgpu --target-options="chip=$chip" \
       -o "$dir/$1.so" --no-header --remarks 2>"$dir/$1.remarks"
     grep -q "$2" "$dir/$1.remarks" || {
       echo "run-gpu-bench.sh: $1: no remark \"$2\":" >&2
@@ -240,7 +248,7 @@ EOF
     fi
   }
   for t in "${tests[@]}"; do
-    "$tc" "$(test_source "$t")" --target=nvgpu \
+    compile_wmma "$(test_source "$t")" --target=nvgpu \
       --target-options="chip=$chip" -o "$dir/$t.so" --header="$work/$t.h"
     clang-22 -O2 -std=c11 -DHARNESS_GPU_MANAGED -I"$root/runtime/include" \
       -include "$work/$t.h" "$root/test/integration/Inputs/$t.c" \
@@ -248,8 +256,8 @@ EOF
       -Wl,-rpath,'$ORIGIN' -lm \
       -o "$dir/$t.test"
   done
-  # Hopper: the wgmma kernel (tessel-map-matmul-to-gpu{wgmma=true}, off by
-  # default until these runs check and time it): the f16 -> f32 and i8 ->
+  # Hopper: the wgmma kernel (tessel-map-matmul-to-gpu{wgmma=true}, the
+  # default on sm_90a, spelled out): the f16 -> f32 and i8 ->
   # i32 matmul workloads into DIR/wgmma (the i8 ones, whose B is given as
   # (k, n), after a kernel that transposes B), and the matmul test programs
   # built with it.
