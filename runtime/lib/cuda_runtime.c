@@ -434,21 +434,163 @@ void mgpuLaunchClusterKernel(void *function, intptr_t cluster_x,
 /* Streams and events                                                        */
 /* ------------------------------------------------------------------------- */
 
+/* Generated host code creates a stream on every call, launches on it,
+ * waits for it and destroys it. cuStreamCreate and cuStreamDestroy cost
+ * microseconds each, a sizeable part of a call whose kernel takes 50 us, so
+ * the runtime keeps the streams it is given back: mgpuStreamDestroy parks a
+ * stream (at most TESSEL_CUDA_POOLED_STREAMS in all, default 16, 0 turns
+ * this off) and mgpuStreamCreate hands a parked one of the same device out
+ * again. A parked stream may still have work queued (code that destroys a
+ * stream without waiting for it); a later user's work then runs after that
+ * work, an ordering the driver would have let it skip but no program can
+ * rely on either way.
+ *
+ * A caller may instead lend the thread a stream of its own
+ * (tessel_cuda_set_stream, e.g. PyTorch's current stream): while the
+ * default device is the one it was lent on, generated code launches on it,
+ * in order with the caller's other work, so the caller need not
+ * synchronize its stream before the call, and mgpuStreamDestroy leaves it
+ * alone. */
+typedef struct pooled_stream {
+  CUstream stream;
+  int32_t device;
+} pooled_stream;
+enum { TESSEL_MAX_POOLED_STREAMS = 64 };
+static pthread_mutex_t stream_pool_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* Streams that mgpuStreamCreate made and that are handed out now, with
+ * their devices (a stream is parked with the device it belongs to, whatever
+ * the default device is when it is destroyed). */
+static pooled_stream *live_streams;
+static size_t live_stream_count, live_stream_capacity;
+static pooled_stream parked_streams[TESSEL_MAX_POOLED_STREAMS];
+static int parked_stream_count;
+static _Thread_local CUstream lent_stream = NULL;
+static _Thread_local int32_t lent_stream_device = 0;
+
+static int pooled_streams_limit_value;
+
+static void read_pooled_streams_limit(void) {
+  pooled_streams_limit_value = 16;
+  const char *text = getenv("TESSEL_CUDA_POOLED_STREAMS");
+  if (!text || !*text)
+    return;
+  char *end = NULL;
+  long count = isdigit((unsigned char)text[0]) ? strtol(text, &end, 10) : -1;
+  if (end && *end == '\0' && count >= 0 && count <= TESSEL_MAX_POOLED_STREAMS)
+    pooled_streams_limit_value = (int)count;
+  else
+    fprintf(stderr,
+            "tessel-cuda: TESSEL_CUDA_POOLED_STREAMS='%s' is not a count from "
+            "0 to %d; keeping at most %d streams\n",
+            text, TESSEL_MAX_POOLED_STREAMS, pooled_streams_limit_value);
+}
+
+static int pooled_streams_limit(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, read_pooled_streams_limit);
+  return pooled_streams_limit_value;
+}
+
+void tessel_cuda_set_stream(void *stream) {
+  lent_stream = (CUstream)stream;
+  lent_stream_device = default_device;
+}
+
+void *tessel_cuda_stream(void) { return lent_stream; }
+
+/* CU_STREAM_LEGACY and CU_STREAM_PER_THREAD name the default streams; they
+ * are not destroyed. */
+static bool is_default_stream_handle(CUstream stream) {
+  return stream == NULL || stream == CU_STREAM_LEGACY ||
+         stream == CU_STREAM_PER_THREAD;
+}
+
+/* Called with stream_pool_mutex held; false when out of memory (the stream
+ * is then destroyed for real later, never parked). */
+static bool track_live_stream(pooled_stream entry) {
+  if (live_stream_count == live_stream_capacity) {
+    size_t capacity = live_stream_capacity ? 2 * live_stream_capacity : 16;
+    pooled_stream *grown = realloc(live_streams, capacity * sizeof *grown);
+    if (!grown)
+      return false;
+    live_streams = grown;
+    live_stream_capacity = capacity;
+  }
+  live_streams[live_stream_count++] = entry;
+  return true;
+}
+
 void *mgpuStreamCreate(void) {
+  if (lent_stream && lent_stream_device == default_device)
+    return lent_stream;
+  pthread_mutex_lock(&stream_pool_mutex);
+  for (int i = parked_stream_count - 1; i >= 0; --i) {
+    pooled_stream entry = parked_streams[i];
+    if (entry.device != default_device)
+      continue;
+    if (!track_live_stream(entry))
+      break; /* out of memory: make an untracked one below */
+    parked_streams[i] = parked_streams[--parked_stream_count];
+    pthread_mutex_unlock(&stream_pool_mutex);
+    return entry.stream;
+  }
+  pthread_mutex_unlock(&stream_pool_mutex);
   CUstream stream = NULL;
   if (!push_default_context())
     return NULL;
   /* Non-blocking, as upstream: no implicit sync with the legacy stream. */
-  CUDA_CALL(cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
+  if (CUDA_CALL(cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING) !=
+      CUDA_SUCCESS)
+    stream = NULL;
   pop_context();
+  if (stream) {
+    pthread_mutex_lock(&stream_pool_mutex);
+    track_live_stream((pooled_stream){stream, default_device});
+    pthread_mutex_unlock(&stream_pool_mutex);
+  }
   return stream;
 }
 
 void mgpuStreamDestroy(void *stream) {
-  if (!push_default_context())
+  if (stream == lent_stream || is_default_stream_handle((CUstream)stream))
     return;
-  CUDA_CALL(cuStreamDestroy, (CUstream)stream);
-  pop_context();
+  /* A stream the pool has no room for is destroyed in its own device's
+   * context; one mgpuStreamCreate did not make, in the default one. */
+  int32_t device = default_device;
+  bool destroyed_twice = false;
+  pthread_mutex_lock(&stream_pool_mutex);
+  size_t i = 0;
+  while (i < live_stream_count && live_streams[i].stream != (CUstream)stream)
+    ++i;
+  if (i < live_stream_count) {
+    pooled_stream entry = live_streams[i];
+    live_streams[i] = live_streams[--live_stream_count];
+    if (parked_stream_count < pooled_streams_limit()) {
+      parked_streams[parked_stream_count++] = entry;
+      pthread_mutex_unlock(&stream_pool_mutex);
+      return;
+    }
+    device = entry.device;
+  } else {
+    /* A parked stream destroyed again would be handed out destroyed. */
+    for (int j = 0; j < parked_stream_count; ++j)
+      destroyed_twice |= parked_streams[j].stream == (CUstream)stream;
+  }
+  pthread_mutex_unlock(&stream_pool_mutex);
+  if (destroyed_twice) {
+    fprintf(stderr,
+            "tessel-cuda: mgpuStreamDestroy(%p): the stream was already "
+            "destroyed\n",
+            stream);
+    return;
+  }
+  int32_t current = default_device;
+  default_device = device;
+  if (push_default_context()) {
+    CUDA_CALL(cuStreamDestroy, (CUstream)stream);
+    pop_context();
+  }
+  default_device = current;
 }
 
 /* Counts the calling thread's mgpuStreamSynchronize calls: a tensor map

@@ -18,6 +18,8 @@
 extern int fake_cuda_device_allocs, fake_cuda_managed_allocs, fake_cuda_frees,
     fake_cuda_failing_allocs, fake_cuda_failing_uploads, fake_cuda_uploads;
 
+extern int fake_cuda_stream_creates, fake_cuda_stream_destroys;
+
 static int failures;
 
 static void expect(int ok, const char *what) {
@@ -294,6 +296,103 @@ static void constants(void) {
          "a slot used for another constant is reported, not read");
 }
 
+static void *create_stream_on_thread(void *result) {
+  void *stream = mgpuStreamCreate();
+  *(void **)result = stream;
+  mgpuStreamDestroy(stream);
+  return NULL;
+}
+
+/* Streams: kept from one call of generated code (create, launch, wait,
+ * destroy) to the next, per device; a stream lent to the thread is used
+ * instead and never destroyed. */
+static void streams(void) {
+  void *first = mgpuStreamCreate();
+  mgpuStreamDestroy(first);
+  void *again = mgpuStreamCreate();
+  expect(first && again == first && fake_cuda_stream_creates == 1 &&
+             fake_cuda_stream_destroys == 0,
+         "a destroyed stream is handed out again");
+  void *second = mgpuStreamCreate();
+  expect(second && second != again && fake_cuda_stream_creates == 2,
+         "two streams in use at once are two streams");
+  mgpuStreamDestroy(second);
+  mgpuStreamDestroy(again);
+  mgpuSetDefaultDevice(1);
+  void *other_device = mgpuStreamCreate();
+  expect(other_device != first && other_device != second &&
+             fake_cuda_stream_creates == 3,
+         "another device never gets them");
+  mgpuSetDefaultDevice(0);
+  mgpuStreamDestroy(other_device); /* kept for device 1, whatever is current */
+  mgpuSetDefaultDevice(1);
+  expect(mgpuStreamCreate() == other_device && fake_cuda_stream_creates == 3,
+         "a stream is kept for its own device");
+  mgpuStreamDestroy(other_device);
+  mgpuSetDefaultDevice(0);
+  /* 20 at once on device 0: the 2 kept ones and 18 new; destroyed, 15
+   * join device 1's kept one and 5 go back to the driver. */
+  void *many[20];
+  for (int i = 0; i < 20; ++i)
+    many[i] = mgpuStreamCreate();
+  for (int i = 0; i < 20; ++i)
+    mgpuStreamDestroy(many[i]);
+  expect(fake_cuda_stream_creates == 21 && fake_cuda_stream_destroys == 5,
+         "at most 16 streams are kept");
+  void *lent = malloc(1);
+  tessel_cuda_set_stream(lent);
+  int creates = fake_cuda_stream_creates;
+  void *used = mgpuStreamCreate();
+  mgpuStreamDestroy(used);
+  expect(used == lent && tessel_cuda_stream() == lent &&
+             fake_cuda_stream_creates == creates &&
+             fake_cuda_stream_destroys == 5,
+         "a lent stream is used and never destroyed");
+  pthread_t thread;
+  void *elsewhere = NULL;
+  expect(pthread_create(&thread, NULL, create_stream_on_thread, &elsewhere) ==
+                 0 &&
+             pthread_join(thread, NULL) == 0 && elsewhere && elsewhere != lent,
+         "a stream is lent to one thread only");
+  mgpuSetDefaultDevice(1);
+  void *on_device_1 = mgpuStreamCreate();
+  expect(on_device_1 && on_device_1 != lent,
+         "nor used on another device than it was lent on");
+  mgpuStreamDestroy(on_device_1);
+  mgpuSetDefaultDevice(0);
+  mgpuStreamDestroy((void *)1); /* CU_STREAM_LEGACY */
+  expect(fake_cuda_stream_destroys == 5,
+         "the legacy default stream is never destroyed");
+  tessel_cuda_set_stream(NULL);
+  void *own = mgpuStreamCreate();
+  expect(own && own != lent && tessel_cuda_stream() == NULL,
+         "taken back, the runtime's own streams are used again");
+  mgpuStreamDestroy(own);
+  free(lent);
+}
+
+/* TESSEL_CUDA_POOLED_STREAMS=0: every stream goes back to the driver. */
+static void streams_unpooled(void) {
+  void *first = mgpuStreamCreate();
+  mgpuStreamDestroy(first);
+  void *second = mgpuStreamCreate();
+  mgpuStreamDestroy(second);
+  expect(first && second && fake_cuda_stream_creates == 2 &&
+             fake_cuda_stream_destroys == 2,
+         "no stream is kept");
+}
+
+/* A kept stream destroyed again is reported and stays kept once. */
+static void streams_misuse(void) {
+  void *stream = mgpuStreamCreate();
+  mgpuStreamDestroy(stream);
+  mgpuStreamDestroy(stream);
+  void *first = mgpuStreamCreate();
+  void *second = mgpuStreamCreate();
+  expect(first == stream && second != stream && fake_cuda_stream_destroys == 0,
+         "a stream destroyed twice is reported, and handed out once");
+}
+
 int main(int argc, char **argv) {
   /* In order with the runtime's reports on stderr. */
   setvbuf(stdout, NULL, _IONBF, 0);
@@ -312,10 +411,16 @@ int main(int argc, char **argv) {
     tensor_maps_of_one_launch();
   else if (strcmp(limit, "constants") == 0)
     constants();
+  else if (strcmp(limit, "streams") == 0)
+    streams();
+  else if (strcmp(limit, "streams-unpooled") == 0)
+    streams_unpooled();
+  else if (strcmp(limit, "streams-misuse") == 0)
+    streams_misuse();
   else {
     fprintf(stderr,
             "usage: %s [default|1500|0|misuse|tensor-maps|tensor-maps-launch|"
-            "constants]\n",
+            "constants|streams|streams-unpooled|streams-misuse]\n",
             argv[0]);
     return 2;
   }

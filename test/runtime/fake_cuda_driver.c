@@ -132,6 +132,23 @@ CUresult cuTensorMapEncodeTiled(
 }
 
 /* Entry points the tests do not exercise. */
+/* Streams are distinct heap handles, counted: the runtime keeps those
+ * generated code destroys for its next calls. */
+int fake_cuda_stream_creates, fake_cuda_stream_destroys;
+
+CUresult cuStreamCreate(CUstream *stream, unsigned int flags) {
+  (void)flags;
+  *stream = (CUstream)malloc(1);
+  ++fake_cuda_stream_creates;
+  return *stream ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cuStreamDestroy(CUstream stream) {
+  free(stream);
+  ++fake_cuda_stream_destroys;
+  return CUDA_SUCCESS;
+}
+
 #define FAKE_SUCCESS(name, ...)                                                \
   CUresult name(__VA_ARGS__) { return CUDA_SUCCESS; }
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -146,8 +163,6 @@ FAKE_SUCCESS(cuFuncSetAttribute, CUfunction function,
 FAKE_SUCCESS(cuLaunchKernel, CUfunction f, unsigned int gx, unsigned int gy,
              unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
              unsigned int shared, CUstream stream, void **params, void **extra)
-FAKE_SUCCESS(cuStreamCreate, CUstream *stream, unsigned int flags)
-FAKE_SUCCESS(cuStreamDestroy, CUstream stream)
 FAKE_SUCCESS(cuStreamSynchronize, CUstream stream)
 FAKE_SUCCESS(cuStreamWaitEvent, CUstream stream, CUevent event,
              unsigned int flags)

@@ -313,6 +313,31 @@ int main(void) {
     check(memcmp(round_trip, host, byte_count) == 0,
           "a reused block holds what is copied into it");
   }
+  /* A destroyed stream is kept and handed out again, and works. */
+  void *kept = mgpuStreamCreate();
+  mgpuStreamDestroy(kept);
+  void *reused = mgpuStreamCreate();
+  check(kept != NULL && reused == kept,
+        "mgpuStreamCreate hands a destroyed stream out again");
+  mgpuStreamDestroy(reused);
+  /* A lent stream (the legacy default stream, as PyTorch's stream 0 is
+   * lent): handed out by mgpuStreamCreate, kernels run on it, and
+   * mgpuStreamDestroy leaves it usable. */
+  tessel_cuda_set_stream((void *)1); /* CU_STREAM_LEGACY */
+  void *lent = mgpuStreamCreate();
+  check(lent == (void *)1, "mgpuStreamCreate returns the lent stream");
+  if (add_one && again) {
+    mgpuMemcpy(again, host, byte_count, lent);
+    launch_add_one(add_one, again, lent);
+    mgpuStreamDestroy(lent);
+    memset(round_trip, 0, byte_count);
+    mgpuMemcpy(round_trip, again, byte_count, lent);
+    mgpuStreamSynchronize(lent);
+    check(tessel_compare_f32("add_one on the lent stream", round_trip, expected,
+                             element_count, 1e-6, 1e-6, NULL) == 0,
+          "a kernel on the lent stream; destroying it leaves it usable");
+  }
+  tessel_cuda_set_stream(NULL);
   mgpuMemFree(larger, stream);
   mgpuMemFree(again, stream);
   if (module)

@@ -21,7 +21,13 @@ int8 bar; for the linear layer, F.linear (cuBLAS); for the convolution, eager is
 eager before anything is timed (the matmul's exactly). Timing: wall clock
 around one call and a device synchronization, backends interleaved, median
 of the repetitions after warm-ups. Tessel's entry points synchronize their
-own stream before they return. Bandwidth is counted over the compulsory
+stream before they return. Tessel is timed two ways: on PyTorch's current
+stream, lent to the runtime (tessel_cuda_set_stream), which is how a
+framework would call it and what the ratios use; and on a stream the
+runtime keeps, after synchronizing PyTorch's (tessel_own_stream; run with
+TESSEL_CUDA_POOLED_STREAMS=0 for a new stream on every call, as before
+the runtime kept them). Ratios from before 2026-11-27's stream lending
+timed the second way, without kept streams. Bandwidth is counted over the compulsory
 bytes (inputs read once, output written once); the matmul's and the
 convolution's rates in tera-operations per second (2 m n k, and 2 n f oh
 ow c kh kw).
@@ -70,12 +76,30 @@ def descriptor(t):
     return d
 
 
+# CU_STREAM_LEGACY: PyTorch's default stream is the legacy one (handle 0),
+# and tessel_cuda_set_stream(NULL) would take the lent stream back.
+CU_STREAM_LEGACY = 1
+
+
 def tessel_function(kernels, library, symbol, out_shape,
-                    out_dtype=torch.float32):
-    """The compiled function as f(*inputs) -> output (a fresh tensor)."""
+                    out_dtype=torch.float32, lend_stream=True):
+    """The compiled function as f(*inputs) -> output (a fresh tensor).
+
+    lend_stream: Tessel's kernels run on PyTorch's current stream
+    (tessel_cuda_set_stream), in order with PyTorch's work; otherwise on
+    the runtime's own stream, after PyTorch's stream is synchronized."""
     lib = ctypes.CDLL(os.path.join(kernels, library))
     fn = getattr(lib, "_mlir_ciface_" + symbol)
     fn.restype = None
+    # Looked up through the kernel library's handle, which searches its
+    # own dependencies: the runtime instance its mgpu* calls reach (a
+    # runtime loaded by path could be a second copy of it).
+    set_stream = lib.tessel_cuda_set_stream
+    set_stream.argtypes = [ctypes.c_void_p]
+    set_stream.restype = None
+    lent_stream = lib.tessel_cuda_stream
+    lent_stream.argtypes = []
+    lent_stream.restype = ctypes.c_void_p
 
     def run(*inputs, poison=False):
         # The check poisons the output: a kernel that failed to launch
@@ -88,10 +112,22 @@ def tessel_function(kernels, library, symbol, out_shape,
                           dtype=out_dtype) if poison else
                torch.empty(out_shape, device=inputs[0].device,
                            dtype=out_dtype))
-        # Tessel's stream is not PyTorch's: the inputs must be ready.
-        torch.cuda.current_stream().synchronize()
-        descriptors = [descriptor(t) for t in inputs + (out,)]
-        fn(*[ctypes.byref(d) for d in descriptors])
+        if lend_stream:
+            stream = (torch.cuda.current_stream(out.device).cuda_stream
+                      or CU_STREAM_LEGACY)
+            set_stream(stream)
+            if lent_stream() != stream:
+                raise RuntimeError("tessel_cuda_set_stream did not reach the "
+                                   f"runtime that {library} uses")
+        else:
+            # Tessel's stream is not PyTorch's: the inputs must be ready.
+            torch.cuda.current_stream().synchronize()
+        try:
+            descriptors = [descriptor(t) for t in inputs + (out,)]
+            fn(*[ctypes.byref(d) for d in descriptors])
+        finally:
+            if lend_stream:
+                set_stream(None)
         return out
     return run
 
@@ -259,13 +295,17 @@ def run_workload(name, make, kernels, reps):
     operations = rest[1] if len(rest) > 1 else None
     backends = {"tessel": tessel_function(kernels, library, symbol, out_shape,
                                           out_dtype),
+                "tessel_own_stream": tessel_function(
+                    kernels, library, symbol, out_shape, out_dtype,
+                    lend_stream=False),
                 "eager": reference_fn,
                 "inductor": torch.compile(reference_fn, dynamic=False)}
     reference = reference_fn(*inputs)
     exact = not out_dtype.is_floating_point
     scale = reference.abs().max().item()
     for backend, f in backends.items():
-        out = f(*inputs, poison=True) if backend == "tessel" else f(*inputs)
+        out = (f(*inputs, poison=True) if backend.startswith("tessel")
+               else f(*inputs))
         err = (out.double() - reference.double()).abs().max().item()
         if out.dtype.is_floating_point and out.isnan().any().item():
             err = float("inf")
@@ -290,11 +330,14 @@ def run_workload(name, make, kernels, reps):
     for backend, t in median.items():
         rate = (f"{operations / t / 1e12:7.1f} TOP/s" if operations
                 else f"{gbytes / t:7.1f} GB/s")
-        print(f"  {backend:9s} {t * 1e3:8.3f} ms  {rate}")
+        print(f"  {backend:17s} {t * 1e3:8.3f} ms  {rate}")
     speedup = {peer: median[peer] / median["tessel"]
                for peer in ("eager", "inductor")}
     for peer, ratio in speedup.items():
         print(f"  tessel vs {peer}: {ratio:.2f}x")
+    print(f"  (tessel: on PyTorch's stream; tessel_own_stream: on a stream "
+          f"the runtime keeps, after PyTorch's is synchronized, "
+          f"{median['tessel_own_stream'] / median['tessel']:.2f}x as long)")
     if name.startswith("int_mm"):
         print("  (eager is torch._int_mm, cuBLASLt's int8 matmul)")
     # One line to pick out (run-gpu-bench.sh --bars reads it).

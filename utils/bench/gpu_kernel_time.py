@@ -1,15 +1,16 @@
 """Kernel time against call time for gpu_fusion_bench.py's workloads.
 
-gpu_fusion_bench.py times Tessel's whole synchronous C call: PyTorch's
-stream is synchronized, and the generated host code creates a stream,
-launches, waits and destroys the stream. This script separates the kernel
-from the call: it runs the compiled function under torch.profiler (CUPTI
+gpu_fusion_bench.py times Tessel's whole synchronous C call: the generated
+host code asks the runtime for a stream (PyTorch's, lent to it, or with
+--own-stream the runtime's own, after PyTorch's is synchronized),
+launches, waits and gives the stream back. This script separates the
+kernel from the call: it runs the compiled function under torch.profiler (CUPTI
 sees every kernel of the process, Tessel's too) and prints, per workload,
 the median wall time of a call and the median GPU time of the kernels one
 call launches, for several fresh input allocations in one process.
 
   python3 utils/bench/gpu_kernel_time.py --kernels DIR [--only blur]
-      [--calls 30] [--allocations 3]
+      [--calls 30] [--allocations 3] [--own-stream]
 """
 import argparse
 import os
@@ -41,6 +42,7 @@ def main():
     parser.add_argument("--only", default="blur")
     parser.add_argument("--calls", type=int, default=30)
     parser.add_argument("--allocations", type=int, default=3)
+    parser.add_argument("--own-stream", action="store_true")
     args = parser.parse_args()
     torch.manual_seed(0)
     with torch.no_grad():
@@ -50,7 +52,8 @@ def main():
                 title, inputs, _, library, symbol, out_shape = spec[:6]
                 out_dtype = spec[6] if len(spec) > 6 else torch.float32
                 fn = bench.tessel_function(args.kernels, library, symbol,
-                                           out_shape, out_dtype)
+                                           out_shape, out_dtype,
+                                           lend_stream=not args.own_stream)
                 for _ in range(3):
                     fn(*inputs)
                 torch.cuda.synchronize()

@@ -141,6 +141,19 @@ TESSEL_RT_EXPORT const char *tessel_cuda_status(void);
 /* Returns 0 and fills major and minor on success, -1 on failure. */
 TESSEL_RT_EXPORT int tessel_cuda_compute_capability(int device, int *major,
                                                     int *minor);
+/* Lends the calling thread a CUDA stream of the current default device's
+ * primary context, such as PyTorch's current stream (PyTorch's stream 0 is
+ * the legacy default stream: pass CU_STREAM_LEGACY, (void *)1, since NULL
+ * takes the lent stream back). The lending lasts until the next call: while
+ * the default device is the one it was lent on, mgpuStreamCreate returns
+ * it and mgpuStreamDestroy leaves it alone, so generated code runs its
+ * kernels on it, in order with the caller's other work there, and the
+ * caller need not synchronize its stream before calling in. Without one,
+ * the runtime keeps the streams generated code destroys for its next calls
+ * (TESSEL_CUDA_POOLED_STREAMS, default 16, 0 for none). */
+TESSEL_RT_EXPORT void tessel_cuda_set_stream(void *stream);
+/* The stream lent to the calling thread, or NULL. */
+TESSEL_RT_EXPORT void *tessel_cuda_stream(void);
 /* Number of HIP devices; 0 when HIP reports none or fails. */
 TESSEL_RT_EXPORT int tessel_hip_device_count(void);
 
