@@ -269,20 +269,48 @@ int tessel_cuda_compute_capability(int device_ordinal, int *major,
 /* Modules and launches                                                      */
 /* ------------------------------------------------------------------------- */
 
-void *mgpuModuleLoad(void *data, size_t data_size) {
-  (void)data_size; /* cubin and fatbin headers carry their own size */
-  CUmodule module = NULL;
-  if (!push_default_context())
-    return NULL;
-  CUDA_CALL(cuModuleLoadData, &module, data);
-  pop_context();
-  return module;
-}
+/* A CUDA module belongs to one context, so to one device. Generated code
+ * loads its kernels once, from a global constructor (on the default device
+ * of the loading thread, device 0 unless that thread changed it), and
+ * launches them on each calling thread's default device. So the handles
+ * given to generated code are the runtime's own: a module is its image
+ * (copied) and a CUmodule per device, loaded on the default device by
+ * mgpuModuleLoad/mgpuModuleLoadJIT (so a bad image is reported there) and
+ * on another device at the first launch there; a function is a kernel name
+ * of such a module and a CUfunction per device, looked up the same way. */
+typedef struct loaded_kernel {
+  struct loaded_kernel *next;
+  struct loaded_module *module;
+  char *name;
+  CUfunction per_device[TESSEL_MAX_CUDA_DEVICES]; /* __atomic accesses */
+  /* The dynamic shared memory each device's function was allowed, so that
+   * a launch asking for no more skips the driver call (__atomic). */
+  int32_t shared_bytes_allowed[TESSEL_MAX_CUDA_DEVICES];
+} loaded_kernel;
 
-void *mgpuModuleLoadJIT(void *data, int opt_level) {
-  CUmodule module = NULL;
-  if (!push_default_context())
-    return NULL;
+typedef struct loaded_module {
+  void *image; /* the runtime's copy (NULL: `borrowed_image`) */
+  const void *borrowed_image;
+  bool jit; /* PTX, compiled by the driver at opt_level */
+  int opt_level;
+  /* Guards per_device and the kernels' per-device fields: held while a
+   * device's copy is loaded (a PTX JIT may take long), so apart from the
+   * list of kernels, which every call searches. */
+  pthread_mutex_t load_mutex;
+  pthread_mutex_t kernels_mutex; /* guards `kernels` */
+  CUmodule per_device[TESSEL_MAX_CUDA_DEVICES];
+  loaded_kernel *kernels;
+} loaded_module;
+
+/* Loads `module` in the current context (pushed by the caller). */
+static CUmodule load_module_image(const loaded_module *module) {
+  CUmodule loaded = NULL;
+  const void *image = module->image ? module->image : module->borrowed_image;
+  if (!module->jit) {
+    if (CUDA_CALL(cuModuleLoadData, &loaded, image) != CUDA_SUCCESS)
+      return NULL;
+    return loaded;
+  }
   /* ptxas diagnostics only reach us through this buffer. */
   char jit_error_log[4096] = {0};
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
@@ -290,29 +318,192 @@ void *mgpuModuleLoadJIT(void *data, int opt_level) {
                             CU_JIT_OPTIMIZATION_LEVEL};
   void *option_values[] = {jit_error_log,
                            (void *)(uintptr_t)sizeof jit_error_log,
-                           (void *)(uintptr_t)(unsigned)opt_level};
-  if (CUDA_CALL(cuModuleLoadDataEx, &module, data, 3, options,
-                option_values) != CUDA_SUCCESS &&
-      jit_error_log[0])
-    fprintf(stderr, "tessel-cuda: PTX JIT log:\n%s\n", jit_error_log);
+                           (void *)(uintptr_t)(unsigned)module->opt_level};
+  if (CUDA_CALL(cuModuleLoadDataEx, &loaded, image, 3, options,
+                option_values) != CUDA_SUCCESS) {
+    if (jit_error_log[0])
+      fprintf(stderr, "tessel-cuda: PTX JIT log:\n%s\n", jit_error_log);
+    return NULL;
+  }
+  return loaded;
+}
+
+/* `module`'s CUmodule on the default device, loaded now if needed (the
+ * default context pushed by the caller). Called with module->load_mutex
+ * held. */
+static CUmodule module_on_default_device(loaded_module *module) {
+  CUmodule *slot = &module->per_device[default_device];
+  if (!*slot)
+    *slot = load_module_image(module);
+  return *slot;
+}
+
+static void free_loaded_module(loaded_module *module) {
+  for (loaded_kernel *k = module->kernels, *next; k; k = next) {
+    next = k->next;
+    free(k->name);
+    free(k);
+  }
+  pthread_mutex_destroy(&module->load_mutex);
+  pthread_mutex_destroy(&module->kernels_mutex);
+  free(module->image);
+  free(module);
+}
+
+static void *load_module(const void *data, size_t image_bytes, bool jit,
+                         int opt_level) {
+  if (!data) {
+    fprintf(stderr, "tessel-cuda: %s: no image\n",
+            jit ? "mgpuModuleLoadJIT" : "mgpuModuleLoad");
+    return NULL;
+  }
+  loaded_module *module = calloc(1, sizeof *module);
+  if (!module || pthread_mutex_init(&module->load_mutex, NULL) != 0) {
+    free(module);
+    fprintf(stderr, "tessel-cuda: out of host memory\n");
+    return NULL;
+  }
+  if (pthread_mutex_init(&module->kernels_mutex, NULL) != 0) {
+    pthread_mutex_destroy(&module->load_mutex);
+    free(module);
+    fprintf(stderr, "tessel-cuda: out of host memory\n");
+    return NULL;
+  }
+  module->jit = jit;
+  module->opt_level = opt_level;
+  /* Copied, so that a caller may free its image after loading: the other
+   * devices' copies are loaded later. */
+  if (image_bytes) {
+    module->image = malloc(image_bytes);
+    if (!module->image) {
+      free_loaded_module(module);
+      fprintf(stderr, "tessel-cuda: out of host memory\n");
+      return NULL;
+    }
+    memcpy(module->image, data, image_bytes);
+  } else {
+    module->borrowed_image = data;
+  }
+  if (!push_default_context()) {
+    free_loaded_module(module);
+    return NULL;
+  }
+  CUmodule loaded = load_module_image(module);
   pop_context();
+  if (!loaded) {
+    free_loaded_module(module);
+    return NULL;
+  }
+  module->per_device[default_device] = loaded;
   return module;
 }
 
-void mgpuModuleUnload(void *module) {
-  if (!push_default_context())
-    return;
-  CUDA_CALL(cuModuleUnload, (CUmodule)module);
-  pop_context();
+void *mgpuModuleLoad(void *data, size_t data_size) {
+  /* A cubin or fatbin carries its own size; MLIR passes it too. Without
+   * it the image is used in place, and has to outlive the module. */
+  return load_module(data, data_size, false, 0);
 }
 
-void *mgpuModuleGetFunction(void *module, const char *name) {
-  CUfunction function = NULL;
-  if (!push_default_context())
-    return NULL;
-  CUDA_CALL(cuModuleGetFunction, &function, (CUmodule)module, name);
-  pop_context();
+void *mgpuModuleLoadJIT(void *data, int opt_level) {
+  return load_module(data, data ? strlen(data) + 1 : 0, true, opt_level);
+}
+
+void mgpuModuleUnload(void *handle) {
+  loaded_module *module = handle;
+  if (!module)
+    return;
+  int32_t current = default_device;
+  for (int32_t device = 0; device < TESSEL_MAX_CUDA_DEVICES; ++device) {
+    if (!module->per_device[device])
+      continue;
+    default_device = device;
+    /* At exit the driver may be shut down already (push fails quietly):
+     * it has freed the module itself. */
+    if (push_default_context()) {
+      CUresult unloaded = driver_cuModuleUnload(module->per_device[device]);
+      if (unloaded != CUDA_ERROR_DEINITIALIZED)
+        report_cuda_failure("cuModuleUnload", unloaded);
+      pop_context();
+    }
+  }
+  default_device = current;
+  free_loaded_module(module);
+}
+
+/* `kernel`'s CUfunction on the default device (the default context pushed
+ * by the caller), its module loaded there first if needed; NULL after a
+ * reported failure. */
+static CUfunction function_on_default_device(loaded_kernel *kernel) {
+  CUfunction *slot = &kernel->per_device[default_device];
+  CUfunction function = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (function)
+    return function;
+  loaded_module *module = kernel->module;
+  pthread_mutex_lock(&module->load_mutex);
+  function = *slot;
+  CUmodule loaded = function ? NULL : module_on_default_device(module);
+  if (loaded) {
+    if (CUDA_CALL(cuModuleGetFunction, &function, loaded, kernel->name) ==
+        CUDA_SUCCESS)
+      __atomic_store_n(slot, function, __ATOMIC_RELEASE);
+    else
+      function = NULL;
+  }
+  pthread_mutex_unlock(&module->load_mutex);
   return function;
+}
+
+void *mgpuModuleGetFunction(void *handle, const char *name) {
+  loaded_module *module = handle;
+  if (!module || !name) {
+    fprintf(stderr, "tessel-cuda: mgpuModuleGetFunction: no %s\n",
+            module ? "kernel name" : "module (it failed to load)");
+    return NULL;
+  }
+  /* Generated code asks on every call: known names are found here. */
+  pthread_mutex_lock(&module->kernels_mutex);
+  loaded_kernel *kernel = module->kernels;
+  while (kernel && strcmp(kernel->name, name) != 0)
+    kernel = kernel->next;
+  pthread_mutex_unlock(&module->kernels_mutex);
+  if (kernel)
+    return kernel;
+  kernel = calloc(1, sizeof *kernel);
+  char *copied_name = kernel ? strdup(name) : NULL;
+  if (!copied_name) {
+    free(kernel);
+    fprintf(stderr, "tessel-cuda: out of host memory\n");
+    return NULL;
+  }
+  kernel->module = module;
+  kernel->name = copied_name;
+  /* Looked up now, so that a wrong name is reported here. */
+  bool found = false;
+  if (push_default_context()) {
+    found = function_on_default_device(kernel) != NULL;
+    pop_context();
+  }
+  if (!found) {
+    free(copied_name);
+    free(kernel);
+    return NULL;
+  }
+  pthread_mutex_lock(&module->kernels_mutex);
+  /* Another thread may have added it meanwhile: keep one. */
+  loaded_kernel *known = module->kernels;
+  while (known && strcmp(known->name, name) != 0)
+    known = known->next;
+  if (!known) {
+    kernel->next = module->kernels;
+    module->kernels = kernel;
+  }
+  pthread_mutex_unlock(&module->kernels_mutex);
+  if (known) {
+    free(copied_name);
+    free(kernel);
+    return known;
+  }
+  return kernel;
 }
 
 /* Raises the function's dynamic shared memory limit to what this launch asks
@@ -343,6 +534,30 @@ static bool allow_dynamic_shared_memory(CUfunction function,
   return false;
 }
 
+/* allow_dynamic_shared_memory for `kernel` on the default device, once
+ * per size it grows to. Each cuFuncSetAttribute replaces the driver's
+ * limit rather than raising it, so the limit is only ever set to the
+ * largest size asked for so far, under the module's load_mutex: it never
+ * drops below what `shared_bytes_allowed` says. */
+static bool allow_kernel_shared_memory(loaded_kernel *kernel,
+                                       CUfunction function,
+                                       int32_t dynamic_shared_bytes) {
+  int32_t *allowed = &kernel->shared_bytes_allowed[default_device];
+  if (dynamic_shared_bytes >= 0 &&
+      dynamic_shared_bytes <= __atomic_load_n(allowed, __ATOMIC_ACQUIRE))
+    return true;
+  if (dynamic_shared_bytes < 0) /* reported there */
+    return allow_dynamic_shared_memory(function, dynamic_shared_bytes);
+  pthread_mutex_lock(&kernel->module->load_mutex);
+  int32_t wanted =
+      *allowed > dynamic_shared_bytes ? *allowed : dynamic_shared_bytes;
+  bool ok = allow_dynamic_shared_memory(function, wanted);
+  if (ok)
+    __atomic_store_n(allowed, wanted, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&kernel->module->load_mutex);
+  return ok;
+}
+
 void mgpuLaunchKernel(void *function, intptr_t grid_x, intptr_t grid_y,
                       intptr_t grid_z, intptr_t block_x, intptr_t block_y,
                       intptr_t block_z, int32_t dynamic_shared_bytes,
@@ -358,13 +573,20 @@ void mgpuLaunchKernel(void *function, intptr_t grid_x, intptr_t grid_y,
             (long long)block_x, (long long)block_y, (long long)block_z);
     return;
   }
+  if (!function) {
+    fprintf(stderr, "tessel-cuda: mgpuLaunchKernel: no kernel (its lookup "
+                    "failed)\n");
+    return;
+  }
   if (!push_default_context())
     return;
-  if (allow_dynamic_shared_memory((CUfunction)function, dynamic_shared_bytes))
-    CUDA_CALL(cuLaunchKernel, (CUfunction)function, (unsigned)grid_x,
-              (unsigned)grid_y, (unsigned)grid_z, (unsigned)block_x,
-              (unsigned)block_y, (unsigned)block_z,
-              (unsigned)dynamic_shared_bytes, (CUstream)stream, params, extra);
+  CUfunction kernel = function_on_default_device(function);
+  if (kernel &&
+      allow_kernel_shared_memory(function, kernel, dynamic_shared_bytes))
+    CUDA_CALL(cuLaunchKernel, kernel, (unsigned)grid_x, (unsigned)grid_y,
+              (unsigned)grid_z, (unsigned)block_x, (unsigned)block_y,
+              (unsigned)block_z, (unsigned)dynamic_shared_bytes,
+              (CUstream)stream, params, extra);
   pop_context();
 }
 
@@ -384,10 +606,16 @@ void mgpuLaunchClusterKernel(void *function, intptr_t cluster_x,
     return;
   }
 #if TESSEL_HAVE_CUDA_12
+  if (!function) {
+    fprintf(stderr, "tessel-cuda: mgpuLaunchClusterKernel: no kernel (its "
+                    "lookup failed)\n");
+    return;
+  }
   if (!push_default_context())
     return;
-  CUfunction kernel = (CUfunction)function;
-  bool ready = allow_dynamic_shared_memory(kernel, dynamic_shared_bytes);
+  CUfunction kernel = function_on_default_device(function);
+  bool ready = kernel && allow_kernel_shared_memory(function, kernel,
+                                                    dynamic_shared_bytes);
   /* Clusters of more than 8 blocks are "non-portable" and need an opt-in. */
   if (ready && cluster_x * cluster_y * cluster_z > 8)
     ready = CUDA_CALL(cuFuncSetAttribute, kernel,

@@ -19,6 +19,9 @@ extern int fake_cuda_device_allocs, fake_cuda_managed_allocs, fake_cuda_frees,
     fake_cuda_failing_allocs, fake_cuda_failing_uploads, fake_cuda_uploads;
 
 extern int fake_cuda_stream_creates, fake_cuda_stream_destroys;
+extern int fake_cuda_module_loads[2], fake_cuda_module_unloads[2],
+    fake_cuda_launches[2], fake_cuda_wrong_context_uses,
+    fake_cuda_function_attribute_sets;
 
 static int failures;
 
@@ -359,9 +362,17 @@ static void streams(void) {
   expect(on_device_1 && on_device_1 != lent,
          "nor used on another device than it was lent on");
   mgpuStreamDestroy(on_device_1);
+  /* With the pool full (15 of device 0's, 1 of device 1's), a stream of
+   * device 1 destroyed while device 0 is the default goes back to the
+   * driver in device 1's context (the stand-in fails it in another). */
+  void *kept_one = mgpuStreamCreate(), *new_one = mgpuStreamCreate();
   mgpuSetDefaultDevice(0);
+  mgpuStreamDestroy(kept_one);
+  mgpuStreamDestroy(new_one);
+  expect(fake_cuda_stream_destroys == 6 && fake_cuda_wrong_context_uses == 0,
+         "a stream no longer kept is destroyed in its own device's context");
   mgpuStreamDestroy((void *)1); /* CU_STREAM_LEGACY */
-  expect(fake_cuda_stream_destroys == 5,
+  expect(fake_cuda_stream_destroys == 6,
          "the legacy default stream is never destroyed");
   tessel_cuda_set_stream(NULL);
   void *own = mgpuStreamCreate();
@@ -393,6 +404,82 @@ static void streams_misuse(void) {
          "a stream destroyed twice is reported, and handed out once");
 }
 
+static void launch_on_default_device(void *function, int32_t shared_bytes) {
+  mgpuLaunchKernel(function, 1, 1, 1, 32, 1, 1, shared_bytes, NULL, NULL, NULL,
+                   0);
+}
+
+static void *launch_on_thread(void *function) {
+  mgpuSetDefaultDevice(1);
+  launch_on_default_device(function, 0);
+  return NULL;
+}
+
+/* Modules: loaded on the default device at once, on another device at the
+ * first launch there; functions found by name once per device; each
+ * launch in the context of the device it runs on. */
+static void modules(void) {
+  static const char ptx[] = "//\n.version 8.3\n";
+  char image[] = "cubin image";
+  void *module = mgpuModuleLoadJIT((void *)ptx, 2);
+  expect(module && fake_cuda_module_loads[0] == 1 &&
+             fake_cuda_module_loads[1] == 0,
+         "a module is loaded on the default device");
+  void *kernel = mgpuModuleGetFunction(module, "kernel");
+  expect(kernel && mgpuModuleGetFunction(module, "kernel") == kernel,
+         "a kernel's handle is found again by its name");
+  expect(mgpuModuleGetFunction(module, "missing") == NULL,
+         "a kernel the module lacks is reported");
+  launch_on_default_device(kernel, 0);
+  launch_on_default_device(kernel, 0);
+  expect(fake_cuda_launches[0] == 2 && fake_cuda_module_loads[1] == 0 &&
+             fake_cuda_function_attribute_sets == 0,
+         "launches on the default device load nothing more");
+  mgpuSetDefaultDevice(1);
+  launch_on_default_device(kernel, 1000);
+  launch_on_default_device(kernel, 1000);
+  launch_on_default_device(kernel, 500);
+  expect(fake_cuda_launches[1] == 3 && fake_cuda_module_loads[1] == 1 &&
+             fake_cuda_module_loads[0] == 1,
+         "the first launch on another device loads the module there");
+  expect(fake_cuda_function_attribute_sets == 1,
+         "dynamic shared memory is allowed once per size it grows to");
+  launch_on_default_device(kernel, 2000);
+  expect(fake_cuda_function_attribute_sets == 2 && fake_cuda_launches[1] == 4,
+         "and again when a launch asks for more");
+  launch_on_default_device(kernel, 1500);
+  expect(fake_cuda_function_attribute_sets == 2 && fake_cuda_launches[1] == 5,
+         "the limit is never lowered");
+  mgpuSetDefaultDevice(0);
+  pthread_t thread;
+  expect(pthread_create(&thread, NULL, launch_on_thread, kernel) == 0 &&
+             pthread_join(thread, NULL) == 0 && fake_cuda_launches[1] == 6 &&
+             fake_cuda_module_loads[1] == 1,
+         "another thread's launch on that device uses its copy");
+  expect(fake_cuda_wrong_context_uses == 0,
+         "every launch is in its own device's context");
+  mgpuModuleUnload(module);
+  expect(fake_cuda_module_unloads[0] == 1 && fake_cuda_module_unloads[1] == 1 &&
+             fake_cuda_wrong_context_uses == 0,
+         "unloading unloads every device's copy in its own context");
+  void *cubin = mgpuModuleLoad(image, sizeof image);
+  memset(image, 0, sizeof image); /* the runtime keeps its own copy */
+  void *cubin_kernel = mgpuModuleGetFunction(cubin, "kernel");
+  mgpuSetDefaultDevice(1);
+  launch_on_default_device(cubin_kernel, 0);
+  mgpuSetDefaultDevice(0);
+  expect(cubin && cubin_kernel && fake_cuda_module_loads[1] == 2 &&
+             fake_cuda_launches[1] == 7,
+         "a cubin's image is copied: loaded later from the copy");
+  mgpuModuleUnload(cubin);
+  expect(mgpuModuleLoad("bad image", 10) == NULL,
+         "an image the driver rejects is reported at load");
+  expect(mgpuModuleGetFunction(NULL, "kernel") == NULL,
+         "a module that failed to load has no kernels");
+  launch_on_default_device(NULL, 0);
+  expect(fake_cuda_launches[0] == 2, "nor launches");
+}
+
 int main(int argc, char **argv) {
   /* In order with the runtime's reports on stderr. */
   setvbuf(stdout, NULL, _IONBF, 0);
@@ -413,6 +500,8 @@ int main(int argc, char **argv) {
     constants();
   else if (strcmp(limit, "streams") == 0)
     streams();
+  else if (strcmp(limit, "modules") == 0)
+    modules();
   else if (strcmp(limit, "streams-unpooled") == 0)
     streams_unpooled();
   else if (strcmp(limit, "streams-misuse") == 0)
@@ -420,7 +509,7 @@ int main(int argc, char **argv) {
   else {
     fprintf(stderr,
             "usage: %s [default|1500|0|misuse|tensor-maps|tensor-maps-launch|"
-            "constants|streams|streams-unpooled|streams-misuse]\n",
+            "constants|streams|streams-unpooled|streams-misuse|modules]\n",
             argv[0]);
     return 2;
   }

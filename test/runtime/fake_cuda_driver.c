@@ -7,6 +7,7 @@
  * counters tell the test program what the runtime asked of the driver. */
 #include <cuda.h>
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,22 +51,146 @@ CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute,
   return CUDA_SUCCESS;
 }
 
-static int fake_context;
+/* A primary context per device and a context stack per thread, so that
+ * handles made in one device's context can be checked where they are used
+ * (modules, functions, streams). */
+static int fake_contexts[2];
+enum { FAKE_CONTEXT_STACK = 16 };
+static _Thread_local CUcontext context_stack[FAKE_CONTEXT_STACK];
+static _Thread_local int context_depth;
+
+static CUcontext current_context(void) {
+  return context_depth ? context_stack[context_depth - 1] : NULL;
+}
+
+/* The device whose context is current (-1: none). */
+static int current_device(void) {
+  CUcontext context = current_context();
+  for (int d = 0; d < 2; ++d)
+    if (context == (CUcontext)&fake_contexts[d])
+      return d;
+  return -1;
+}
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice device) {
-  (void)device;
-  *context = (CUcontext)&fake_context;
+  if (device < 0 || device > 1)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *context = (CUcontext)&fake_contexts[device];
   return CUDA_SUCCESS;
 }
 
 CUresult cuCtxPushCurrent(CUcontext context) {
-  (void)context;
+  if (context_depth == FAKE_CONTEXT_STACK)
+    return CUDA_ERROR_INVALID_VALUE;
+  context_stack[context_depth++] = context;
   return CUDA_SUCCESS;
 }
 
 CUresult cuCtxPopCurrent(CUcontext *context) {
+  if (!context_depth)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  CUcontext popped = context_stack[--context_depth];
   if (context)
-    *context = (CUcontext)&fake_context;
+    *context = popped;
+  return CUDA_SUCCESS;
+}
+
+/* Modules and functions remember the context they were made in; a launch
+ * of a function in another context fails, as on a GPU. Counted per
+ * device. */
+int fake_cuda_module_loads[2], fake_cuda_module_unloads[2],
+    fake_cuda_launches[2], fake_cuda_wrong_context_uses;
+
+typedef struct fake_handle {
+  CUcontext context;
+  /* Functions: the dynamic shared memory a launch may ask for, as the
+   * last cuFuncSetAttribute set it (a GPU allows 48 KiB without it; here
+   * nothing). */
+  int shared_limit;
+} fake_handle;
+
+static CUresult make_handle(void **handle) {
+  if (!current_context())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  fake_handle *made = malloc(sizeof *made);
+  if (!made)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  made->context = current_context();
+  made->shared_limit = 0;
+  *handle = made;
+  return CUDA_SUCCESS;
+}
+
+/* Whether `handle` belongs to the current context (counted when not). */
+static bool in_current_context(const void *handle) {
+  bool same =
+      handle && ((const fake_handle *)handle)->context == current_context();
+  fake_cuda_wrong_context_uses += !same;
+  return same;
+}
+
+/* An image that is empty or starts with "bad" fails to load. */
+static CUresult load_module(CUmodule *module, const void *image) {
+  if (*(const char *)image == '\0' || strncmp(image, "bad", 3) == 0)
+    return CUDA_ERROR_INVALID_PTX;
+  CUresult made = make_handle((void **)module);
+  if (made == CUDA_SUCCESS)
+    ++fake_cuda_module_loads[current_device()];
+  return made;
+}
+
+CUresult cuModuleLoadData(CUmodule *module, const void *image) {
+  return load_module(module, image);
+}
+
+CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
+                            unsigned int count, CUjit_option *options,
+                            void **values) {
+  (void)count, (void)options, (void)values;
+  return load_module(module, image);
+}
+
+CUresult cuModuleUnload(CUmodule module) {
+  if (!in_current_context(module))
+    return CUDA_ERROR_INVALID_HANDLE;
+  ++fake_cuda_module_unloads[current_device()];
+  free(module);
+  return CUDA_SUCCESS;
+}
+
+/* A kernel named "missing" is not in any module. */
+CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
+                             const char *name) {
+  if (!in_current_context(module))
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (strcmp(name, "missing") == 0)
+    return CUDA_ERROR_NOT_FOUND;
+  return make_handle((void **)function);
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
+                        unsigned int gz, unsigned int bx, unsigned int by,
+                        unsigned int bz, unsigned int shared, CUstream stream,
+                        void **params, void **extra) {
+  (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz;
+  (void)stream, (void)params, (void)extra;
+  if (!in_current_context(f))
+    return CUDA_ERROR_INVALID_HANDLE;
+  if ((int)shared > ((fake_handle *)f)->shared_limit)
+    return CUDA_ERROR_INVALID_VALUE;
+  ++fake_cuda_launches[current_device()];
+  return CUDA_SUCCESS;
+}
+
+int fake_cuda_function_attribute_sets;
+
+CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute,
+                            int value) {
+  if (!in_current_context(function))
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+    ((fake_handle *)function)->shared_limit = value; /* replaced, not raised */
+  ++fake_cuda_function_attribute_sets;
   return CUDA_SUCCESS;
 }
 
@@ -131,38 +256,30 @@ CUresult cuTensorMapEncodeTiled(
   return CUDA_SUCCESS;
 }
 
-/* Entry points the tests do not exercise. */
 /* Streams are distinct heap handles, counted: the runtime keeps those
  * generated code destroys for its next calls. */
 int fake_cuda_stream_creates, fake_cuda_stream_destroys;
 
 CUresult cuStreamCreate(CUstream *stream, unsigned int flags) {
   (void)flags;
-  *stream = (CUstream)malloc(1);
-  ++fake_cuda_stream_creates;
-  return *stream ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  CUresult made = make_handle((void **)stream);
+  fake_cuda_stream_creates += made == CUDA_SUCCESS;
+  return made;
 }
 
+/* Only in the context the stream was made in. */
 CUresult cuStreamDestroy(CUstream stream) {
+  if (!in_current_context(stream))
+    return CUDA_ERROR_INVALID_HANDLE;
   free(stream);
   ++fake_cuda_stream_destroys;
   return CUDA_SUCCESS;
 }
 
+/* Entry points the tests do not exercise. */
 #define FAKE_SUCCESS(name, ...)                                                \
   CUresult name(__VA_ARGS__) { return CUDA_SUCCESS; }
 #pragma GCC diagnostic ignored "-Wunused-parameter"
-FAKE_SUCCESS(cuModuleLoadData, CUmodule *module, const void *image)
-FAKE_SUCCESS(cuModuleLoadDataEx, CUmodule *module, const void *image,
-             unsigned int count, CUjit_option *options, void **values)
-FAKE_SUCCESS(cuModuleUnload, CUmodule module)
-FAKE_SUCCESS(cuModuleGetFunction, CUfunction *function, CUmodule module,
-             const char *name)
-FAKE_SUCCESS(cuFuncSetAttribute, CUfunction function,
-             CUfunction_attribute attribute, int value)
-FAKE_SUCCESS(cuLaunchKernel, CUfunction f, unsigned int gx, unsigned int gy,
-             unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
-             unsigned int shared, CUstream stream, void **params, void **extra)
 FAKE_SUCCESS(cuStreamSynchronize, CUstream stream)
 FAKE_SUCCESS(cuStreamWaitEvent, CUstream stream, CUevent event,
              unsigned int flags)

@@ -1,9 +1,11 @@
 /* The mgpu* ABI that MLIR 22 emits calls to, as implemented by
  * libtessel_cuda_runtime.so (CUDA driver API) and libtessel_hip_runtime.so
  * (HIP). Signatures match what `gpu-to-llvm` and the gpu.binary LLVM
- * translation (SelectObjectAttr) declare; handles are opaque pointers, exactly
- * as the generated code sees them (CUmodule/hipModule_t, CUstream/hipStream_t
- * and so on).
+ * translation (SelectObjectAttr) declare; handles are opaque pointers, as
+ * the generated code sees them: CUstream/hipStream_t, CUevent and so on.
+ * Modules and functions are hipModule_t/hipFunction_t for HIP, but for CUDA
+ * this runtime's own handles, not CUmodule/CUfunction (below): pass them
+ * only to this library's mgpu* functions.
  *
  * Errors are reported on stderr as
  *   tessel-cuda: <driver call>(...) failed: <CUDA error name>
@@ -23,7 +25,12 @@ extern "C" {
 #endif
 
 /* Modules and kernels. `data` is a cubin/fatbin/HSA code object
- * (mgpuModuleLoad) or NUL-terminated PTX (mgpuModuleLoadJIT, CUDA only). */
+ * (mgpuModuleLoad) or NUL-terminated PTX (mgpuModuleLoadJIT, CUDA only).
+ * CUDA: a module is loaded on the calling thread's default device at once,
+ * and on another device when a kernel of it is first looked up or launched
+ * there (the image is copied; mgpuModuleLoad without a size uses it in
+ * place, so it must outlive the module). mgpuModuleUnload must not race
+ * the module's lookups or launches. */
 TESSEL_RT_EXPORT void *mgpuModuleLoad(void *data, size_t data_size);
 TESSEL_RT_EXPORT void *mgpuModuleLoadJIT(void *data, int opt_level);
 TESSEL_RT_EXPORT void mgpuModuleUnload(void *module);
