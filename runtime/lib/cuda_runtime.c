@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -109,18 +110,43 @@ static const char *cuda_error_name(CUresult result) {
   return fallback;
 }
 
+/* Errors are reported on stderr, and also counted per thread with the last
+ * one's text kept (tessel_cuda_error_count, tessel_cuda_last_error): the
+ * generated code cannot see a failure, but its caller can. Within a call
+ * on a lent stream (tessel_cuda_set_stream), an error also stops the
+ * call's later launches, which would read what failed to be made (a
+ * temporary that was not allocated) and could fault, taking the
+ * caller's CUDA context with them. */
+static _Thread_local uint64_t reported_errors;
+static _Thread_local char last_error[512];
+static _Thread_local CUstream lent_stream = NULL;
+static _Thread_local bool lent_call_failed = false;
+
+__attribute__((format(printf, 1, 2))) static void
+report_error(const char *format, ...) {
+  va_list arguments;
+  va_start(arguments, format);
+  vsnprintf(last_error, sizeof last_error, format, arguments);
+  va_end(arguments);
+  fprintf(stderr, "tessel-cuda: %s\n", last_error);
+  ++reported_errors;
+  lent_call_failed = lent_stream != NULL;
+}
+
+uint64_t tessel_cuda_error_count(void) { return reported_errors; }
+
+const char *tessel_cuda_last_error(void) { return last_error; }
+
 static CUresult report_cuda_failure(const char *call, CUresult result) {
   if (result != CUDA_SUCCESS)
-    fprintf(stderr, "tessel-cuda: %s(...) failed: %s\n", call,
-            cuda_error_name(result));
+    report_error("%s(...) failed: %s", call, cuda_error_name(result));
   return result;
 }
 
 static CUresult report_missing_function(const char *call) {
-  fprintf(stderr,
-          "tessel-cuda: %s(...) failed: not provided by the installed CUDA "
-          "driver\n",
-          call);
+  report_error("%s(...) failed: not provided by the installed CUDA "
+               "driver",
+               call);
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 
@@ -195,12 +221,12 @@ static CUcontext primary_contexts[TESSEL_MAX_CUDA_DEVICES];
 
 static bool push_default_context(void) {
   if (!driver_is_ready()) {
-    fprintf(stderr, "tessel-cuda: CUDA is unavailable: %s\n", driver_problem);
+    report_error("CUDA is unavailable: %s", driver_problem);
     return false;
   }
   int32_t ordinal = default_device;
   if (ordinal < 0 || ordinal >= TESSEL_MAX_CUDA_DEVICES) {
-    fprintf(stderr, "tessel-cuda: device %d is out of range\n", (int)ordinal);
+    report_error("device %d is out of range", (int)ordinal);
     return false;
   }
   pthread_mutex_lock(&primary_context_mutex);
@@ -353,20 +379,19 @@ static void free_loaded_module(loaded_module *module) {
 static void *load_module(const void *data, size_t image_bytes, bool jit,
                          int opt_level) {
   if (!data) {
-    fprintf(stderr, "tessel-cuda: %s: no image\n",
-            jit ? "mgpuModuleLoadJIT" : "mgpuModuleLoad");
+    report_error("%s: no image", jit ? "mgpuModuleLoadJIT" : "mgpuModuleLoad");
     return NULL;
   }
   loaded_module *module = calloc(1, sizeof *module);
   if (!module || pthread_mutex_init(&module->load_mutex, NULL) != 0) {
     free(module);
-    fprintf(stderr, "tessel-cuda: out of host memory\n");
+    report_error("out of host memory");
     return NULL;
   }
   if (pthread_mutex_init(&module->kernels_mutex, NULL) != 0) {
     pthread_mutex_destroy(&module->load_mutex);
     free(module);
-    fprintf(stderr, "tessel-cuda: out of host memory\n");
+    report_error("out of host memory");
     return NULL;
   }
   module->jit = jit;
@@ -377,7 +402,7 @@ static void *load_module(const void *data, size_t image_bytes, bool jit,
     module->image = malloc(image_bytes);
     if (!module->image) {
       free_loaded_module(module);
-      fprintf(stderr, "tessel-cuda: out of host memory\n");
+      report_error("out of host memory");
       return NULL;
     }
     memcpy(module->image, data, image_bytes);
@@ -456,8 +481,8 @@ static CUfunction function_on_default_device(loaded_kernel *kernel) {
 void *mgpuModuleGetFunction(void *handle, const char *name) {
   loaded_module *module = handle;
   if (!module || !name) {
-    fprintf(stderr, "tessel-cuda: mgpuModuleGetFunction: no %s\n",
-            module ? "kernel name" : "module (it failed to load)");
+    report_error("mgpuModuleGetFunction: no %s",
+                 module ? "kernel name" : "module (it failed to load)");
     return NULL;
   }
   /* Generated code asks on every call: known names are found here. */
@@ -472,7 +497,7 @@ void *mgpuModuleGetFunction(void *handle, const char *name) {
   char *copied_name = kernel ? strdup(name) : NULL;
   if (!copied_name) {
     free(kernel);
-    fprintf(stderr, "tessel-cuda: out of host memory\n");
+    report_error("out of host memory");
     return NULL;
   }
   kernel->module = module;
@@ -511,8 +536,8 @@ void *mgpuModuleGetFunction(void *handle, const char *name) {
 static bool allow_dynamic_shared_memory(CUfunction function,
                                         int32_t dynamic_shared_bytes) {
   if (dynamic_shared_bytes < 0) {
-    fprintf(stderr, "tessel-cuda: negative dynamic shared memory size %d\n",
-            (int)dynamic_shared_bytes);
+    report_error("negative dynamic shared memory size %d",
+                 (int)dynamic_shared_bytes);
     return false;
   }
   if (dynamic_shared_bytes == 0)
@@ -527,10 +552,9 @@ static bool allow_dynamic_shared_memory(CUfunction function,
       driver_cuDeviceGetAttribute(
           &device_limit, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
           device) == CUDA_SUCCESS)
-    fprintf(stderr,
-            "tessel-cuda: requested %d bytes of dynamic shared memory; the "
-            "device allows at most %d per block\n",
-            (int)dynamic_shared_bytes, device_limit);
+    report_error("requested %d bytes of dynamic shared memory; the "
+                 "device allows at most %d per block",
+                 (int)dynamic_shared_bytes, device_limit);
   return false;
 }
 
@@ -566,16 +590,17 @@ void mgpuLaunchKernel(void *function, intptr_t grid_x, intptr_t grid_y,
   (void)param_count; /* the driver knows the kernel's parameter layout */
   const intptr_t dims[6] = {grid_x, grid_y, grid_z, block_x, block_y, block_z};
   if (!tessel_launch_dims_fit(dims, 6)) {
-    fprintf(stderr,
-            "tessel-cuda: mgpuLaunchKernel: launch dimensions out of range "
-            "(grid %lld,%lld,%lld block %lld,%lld,%lld)\n",
-            (long long)grid_x, (long long)grid_y, (long long)grid_z,
-            (long long)block_x, (long long)block_y, (long long)block_z);
+    report_error("mgpuLaunchKernel: launch dimensions out of range "
+                 "(grid %lld,%lld,%lld block %lld,%lld,%lld)",
+                 (long long)grid_x, (long long)grid_y, (long long)grid_z,
+                 (long long)block_x, (long long)block_y, (long long)block_z);
     return;
   }
+  if (lent_stream && lent_call_failed)
+    return; /* this call already failed (reported); see report_error */
   if (!function) {
-    fprintf(stderr, "tessel-cuda: mgpuLaunchKernel: no kernel (its lookup "
-                    "failed)\n");
+    report_error("mgpuLaunchKernel: no kernel (its lookup "
+                 "failed)");
     return;
   }
   if (!push_default_context())
@@ -601,14 +626,16 @@ void mgpuLaunchClusterKernel(void *function, intptr_t cluster_x,
   const intptr_t dims[9] = {cluster_x, cluster_y, cluster_z, grid_x, grid_y,
                             grid_z,    block_x,   block_y,   block_z};
   if (!tessel_launch_dims_fit(dims, 9)) {
-    fprintf(stderr, "tessel-cuda: mgpuLaunchClusterKernel: launch dimensions "
-                    "out of range\n");
+    report_error("mgpuLaunchClusterKernel: launch dimensions "
+                 "out of range");
     return;
   }
 #if TESSEL_HAVE_CUDA_12
+  if (lent_stream && lent_call_failed)
+    return; /* this call already failed (reported); see report_error */
   if (!function) {
-    fprintf(stderr, "tessel-cuda: mgpuLaunchClusterKernel: no kernel (its "
-                    "lookup failed)\n");
+    report_error("mgpuLaunchClusterKernel: no kernel (its "
+                 "lookup failed)");
     return;
   }
   if (!push_default_context())
@@ -653,8 +680,8 @@ void mgpuLaunchClusterKernel(void *function, intptr_t cluster_x,
   (void)stream;
   (void)params;
   (void)extra;
-  fprintf(stderr, "tessel-cuda: mgpuLaunchClusterKernel needs CUDA 12 headers "
-                  "(cuLaunchKernelEx); this library was built without them\n");
+  report_error("mgpuLaunchClusterKernel needs CUDA 12 headers "
+               "(cuLaunchKernelEx); this library was built without them");
 #endif
 }
 
@@ -692,7 +719,6 @@ static pooled_stream *live_streams;
 static size_t live_stream_count, live_stream_capacity;
 static pooled_stream parked_streams[TESSEL_MAX_POOLED_STREAMS];
 static int parked_stream_count;
-static _Thread_local CUstream lent_stream = NULL;
 static _Thread_local int32_t lent_stream_device = 0;
 
 static int pooled_streams_limit_value;
@@ -722,6 +748,7 @@ static int pooled_streams_limit(void) {
 void tessel_cuda_set_stream(void *stream) {
   lent_stream = (CUstream)stream;
   lent_stream_device = default_device;
+  lent_call_failed = false;
 }
 
 void *tessel_cuda_stream(void) { return lent_stream; }
@@ -806,10 +833,9 @@ void mgpuStreamDestroy(void *stream) {
   }
   pthread_mutex_unlock(&stream_pool_mutex);
   if (destroyed_twice) {
-    fprintf(stderr,
-            "tessel-cuda: mgpuStreamDestroy(%p): the stream was already "
-            "destroyed\n",
-            stream);
+    report_error("mgpuStreamDestroy(%p): the stream was already "
+                 "destroyed",
+                 stream);
     return;
   }
   int32_t current = default_device;
@@ -1064,8 +1090,7 @@ void mgpuMemFree(void *ptr, void *stream) {
   for (int i = 0; i < released_count; ++i)
     release_device_block(released[i]);
   if (freed_twice)
-    fprintf(stderr,
-            "tessel-cuda: mgpuMemFree(%p): the block was already freed\n", ptr);
+    report_error("mgpuMemFree(%p): the block was already freed", ptr);
   if (tracked || freed_twice)
     return;
   if (!push_default_context())
@@ -1162,8 +1187,8 @@ void mgpuTensorMapEncodeTiled(void *tensor_map, int32_t data_type,
   (void)global_dims, (void)global_strides_bytes, (void)box_dims;
   (void)element_strides, (void)interleave, (void)swizzle, (void)l2_promotion;
   (void)oob_fill;
-  fprintf(stderr, "tessel-cuda: TMA needs CUDA 12 headers; this library was "
-                  "built without them\n");
+  report_error("TMA needs CUDA 12 headers; this library was "
+               "built without them");
 #endif
 }
 
@@ -1291,23 +1316,25 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
                                      int64_t oob_fill, int64_t *box_dims) {
 #if TESSEL_HAVE_CUDA_12
   if (rank < 1 || rank > 5) {
-    fprintf(stderr, "tessel-cuda: mgpuTensorMapEncodeTiledMemref: rank %lld "
-                    "is outside TMA's 1..5\n", (long long)rank);
+    report_error("mgpuTensorMapEncodeTiledMemref: rank %lld "
+                 "is outside TMA's 1..5",
+                 (long long)rank);
     return NULL;
   }
   const uint64_t element_size = tensor_map_element_bytes(data_type);
   if (!element_size) {
-    fprintf(stderr, "tessel-cuda: mgpuTensorMapEncodeTiledMemref: unsupported "
-                    "tensor map data type %lld\n", (long long)data_type);
+    report_error("mgpuTensorMapEncodeTiledMemref: unsupported "
+                 "tensor map data type %lld",
+                 (long long)data_type);
     return NULL;
   }
   const tessel_memref_view *view = descriptor;
   const int64_t *sizes = view->sizes_and_strides;
   const int64_t *strides = view->sizes_and_strides + rank;
   if (strides[rank - 1] != 1) {
-    fprintf(stderr, "tessel-cuda: mgpuTensorMapEncodeTiledMemref: innermost "
-                    "stride must be 1 for TMA, got %lld\n",
-            (long long)strides[rank - 1]);
+    report_error("mgpuTensorMapEncodeTiledMemref: innermost "
+                 "stride must be 1 for TMA, got %lld",
+                 (long long)strides[rank - 1]);
     return NULL;
   }
   /* TMA orders dimensions innermost first; memrefs outermost first. Strides
@@ -1397,8 +1424,8 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
 #else
   (void)rank, (void)descriptor, (void)data_type, (void)interleave;
   (void)swizzle, (void)l2_promotion, (void)oob_fill, (void)box_dims;
-  fprintf(stderr, "tessel-cuda: TMA needs CUDA 12 headers; this library was "
-                  "built without them\n");
+  report_error("TMA needs CUDA 12 headers; this library was "
+               "built without them");
   return NULL;
 #endif
 }
@@ -1443,12 +1470,11 @@ static CUdeviceptr device_copy_of_constant(uint64_t *slot, const void *host,
      * compiler bug, and its copy would be the wrong bytes. */
     if (known->host != host || known->bytes != bytes) {
       pthread_mutex_unlock(&constant_copy_mutex);
-      fprintf(stderr,
-              "tessel-cuda: a constant's slot (%llu) is used for %p (%llu "
-              "bytes) and for %p (%llu bytes)\n",
-              (unsigned long long)id, known->host,
-              (unsigned long long)known->bytes, host,
-              (unsigned long long)bytes);
+      report_error("a constant's slot (%llu) is used for %p (%llu "
+                   "bytes) and for %p (%llu bytes)",
+                   (unsigned long long)id, known->host,
+                   (unsigned long long)known->bytes, host,
+                   (unsigned long long)bytes);
       return 0;
     }
     if (known->device == default_device) {
@@ -1466,7 +1492,7 @@ static CUdeviceptr device_copy_of_constant(uint64_t *slot, const void *host,
         realloc(constant_copies, capacity * sizeof *constant_copies);
     if (!grown) {
       pthread_mutex_unlock(&constant_copy_mutex);
-      fprintf(stderr, "tessel-cuda: out of host memory\n");
+      report_error("out of host memory");
       return 0;
     }
     constant_copies = grown;
@@ -1503,11 +1529,10 @@ void *tesselTensorMapEncodeTiledConstant(uint64_t *slot, const void *host,
   const char *const self = "tesselTensorMapEncodeTiledConstant";
   uint64_t element_size = tensor_map_element_bytes(data_type);
   if (!slot || !host || bytes <= 0 || rank < 1 || rank > 5 || !element_size) {
-    fprintf(stderr,
-            "tessel-cuda: %s: invalid arguments (slot %p, constant %p of %lld "
-            "bytes, rank %lld, data type %lld)\n",
-            self, (void *)slot, host, (long long)bytes, (long long)rank,
-            (long long)data_type);
+    report_error("%s: invalid arguments (slot %p, constant %p of %lld "
+                 "bytes, rank %lld, data type %lld)",
+                 self, (void *)slot, host, (long long)bytes, (long long)rank,
+                 (long long)data_type);
     return NULL;
   }
   /* The view has to lie within the constant: its bytes are all the copy
@@ -1521,10 +1546,9 @@ void *tesselTensorMapEncodeTiledConstant(uint64_t *slot, const void *host,
       first < begin || first > end || span > (uint64_t)(end - first) ||
       (const char *)view->aligned < begin ||
       (const char *)view->aligned > end) {
-    fprintf(stderr,
-            "tessel-cuda: %s: the view is not inside the constant's %lld "
-            "bytes at %p\n",
-            self, (long long)bytes, host);
+    report_error("%s: the view is not inside the constant's %lld "
+                 "bytes at %p",
+                 self, (long long)bytes, host);
     return NULL;
   }
   CUdeviceptr copy = device_copy_of_constant(slot, host, (uint64_t)bytes);
@@ -1550,8 +1574,8 @@ void *tesselTensorMapEncodeTiledConstant(uint64_t *slot, const void *host,
   (void)slot, (void)host, (void)bytes, (void)rank, (void)descriptor;
   (void)data_type, (void)interleave, (void)swizzle, (void)l2_promotion;
   (void)oob_fill, (void)box_dims;
-  fprintf(stderr, "tessel-cuda: TMA needs CUDA 12 headers; this library was "
-                  "built without them\n");
+  report_error("TMA needs CUDA 12 headers; this library was "
+               "built without them");
   return NULL;
 #endif
 }

@@ -478,6 +478,31 @@ static void modules(void) {
          "a module that failed to load has no kernels");
   launch_on_default_device(NULL, 0);
   expect(fake_cuda_launches[0] == 2, "nor launches");
+  /* Errors are counted per thread, the last one kept; on a lent stream an
+   * error stops the call's later launches until the next lending. */
+  uint64_t errors = tessel_cuda_error_count();
+  expect(errors == 4 && strcmp(tessel_cuda_last_error(),
+                               "mgpuLaunchKernel: no kernel (its lookup "
+                               "failed)") == 0,
+         "each reported error is counted, the last one kept");
+  void *again = mgpuModuleLoadJIT((void *)ptx, 2);
+  void *kernel_again = mgpuModuleGetFunction(again, "kernel");
+  void *lent = malloc(1);
+  tessel_cuda_set_stream(lent);
+  launch_on_default_device(kernel_again, 0);
+  fake_cuda_failing_allocs = 1;
+  expect(mgpuMemAlloc(4096, lent, false) == NULL &&
+             tessel_cuda_error_count() == errors + 1,
+         "a failed allocation is counted");
+  launch_on_default_device(kernel_again, 0);
+  expect(fake_cuda_launches[0] == 3,
+         "after it, the call on a lent stream launches nothing more");
+  tessel_cuda_set_stream(lent);
+  launch_on_default_device(kernel_again, 0);
+  expect(fake_cuda_launches[0] == 4, "until the stream is lent again");
+  tessel_cuda_set_stream(NULL);
+  mgpuModuleUnload(again);
+  free(lent);
 }
 
 int main(int argc, char **argv) {

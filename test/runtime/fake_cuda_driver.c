@@ -25,10 +25,11 @@ CUresult cuInit(unsigned int flags) {
 }
 
 CUresult cuGetErrorName(CUresult error, const char **name) {
-  *name = error == CUDA_SUCCESS               ? "CUDA_SUCCESS"
-          : error == CUDA_ERROR_OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY"
-          : error == CUDA_ERROR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE"
-                                              : "CUDA_ERROR_FAKE";
+  *name = error == CUDA_SUCCESS                ? "CUDA_SUCCESS"
+          : error == CUDA_ERROR_OUT_OF_MEMORY  ? "CUDA_ERROR_OUT_OF_MEMORY"
+          : error == CUDA_ERROR_INVALID_VALUE  ? "CUDA_ERROR_INVALID_VALUE"
+          : error == CUDA_ERROR_INVALID_DEVICE ? "CUDA_ERROR_INVALID_DEVICE"
+                                               : "CUDA_ERROR_FAKE";
   return CUDA_SUCCESS;
 }
 

@@ -161,6 +161,15 @@ TESSEL_RT_EXPORT int tessel_cuda_compute_capability(int device, int *major,
 TESSEL_RT_EXPORT void tessel_cuda_set_stream(void *stream);
 /* The stream lent to the calling thread, or NULL. */
 TESSEL_RT_EXPORT void *tessel_cuda_stream(void);
+/* Errors the calling thread's calls into this runtime have reported on
+ * stderr so far, and the text of the last one ("" before any), without the
+ * "tessel-cuda: " prefix: generated code cannot see a failure, its caller
+ * can compare the count before and after a call. While a stream is lent,
+ * an error also makes the thread skip its later kernel launches until the
+ * next tessel_cuda_set_stream, so that a failed call does not go on to
+ * launch kernels on what it failed to make. */
+TESSEL_RT_EXPORT uint64_t tessel_cuda_error_count(void);
+TESSEL_RT_EXPORT const char *tessel_cuda_last_error(void);
 /* Number of HIP devices; 0 when HIP reports none or fails. */
 TESSEL_RT_EXPORT int tessel_hip_device_count(void);
 
