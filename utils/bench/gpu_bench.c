@@ -698,10 +698,14 @@ int main(int argc, char **argv) {
     if (!selected(only, w->name))
       continue;
     result r;
+    uint64_t errors = tessel_cuda_error_count();
     if (!run(w, dir, reps, &r)) {
       ++failures;
       continue;
     }
+    /* Any failure the runtime reported during the timed calls fails the
+     * row, even if the checked call came out right. */
+    r.ok = r.ok && tessel_cuda_error_count() == errors;
     char shape[64];
     snprintf(shape, sizeof shape, "%ldx%ldx%ld", (long)w->m, (long)w->n,
              (long)w->k);
@@ -715,10 +719,12 @@ int main(int argc, char **argv) {
       if (!selected(only, c.name))
         continue;
       result r;
+      uint64_t errors = tessel_cuda_error_count();
       if (!run_conv(&c, dir, reps, &r)) {
         ++failures;
         continue;
       }
+      r.ok = r.ok && tessel_cuda_error_count() == errors;
       char shape[64];
       snprintf(shape, sizeof shape, "%ldx%ldx%ldx%ld*%ldx%ld", (long)c.n,
                (long)c.layer->h, (long)c.layer->w, (long)c.layer->c,

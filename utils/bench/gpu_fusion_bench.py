@@ -100,6 +100,10 @@ def tessel_function(kernels, library, symbol, out_shape,
     lent_stream = lib.tessel_cuda_stream
     lent_stream.argtypes = []
     lent_stream.restype = ctypes.c_void_p
+    error_count = lib.tessel_cuda_error_count
+    error_count.restype = ctypes.c_uint64
+    last_error = lib.tessel_cuda_last_error
+    last_error.restype = ctypes.c_char_p
 
     def run(*inputs, poison=False):
         # The check poisons the output: a kernel that failed to launch
@@ -122,12 +126,17 @@ def tessel_function(kernels, library, symbol, out_shape,
         else:
             # Tessel's stream is not PyTorch's: the inputs must be ready.
             torch.cuda.current_stream().synchronize()
+        errors = error_count()
         try:
             descriptors = [descriptor(t) for t in inputs + (out,)]
             fn(*[ctypes.byref(d) for d in descriptors])
         finally:
             if lend_stream:
                 set_stream(None)
+        # A failure the runtime reported (a launch out of resources, say)
+        # must not pass as a fast call.
+        if error_count() != errors:
+            raise RuntimeError(f"{symbol}: {last_error().decode()}")
         return out
     return run
 
