@@ -134,26 +134,98 @@ class CompiledFunction:
     call takes raw data pointers (C-contiguous buffers of exactly those
     shapes), so any array library can call it without copies."""
 
-    def __init__(self, so_path: Path, name: str, arg_types, result_types):
+    def __init__(self, so_path: Path, name: str, arg_types, result_types,
+                 cuda_device: int | None = None):
         self.so_path = Path(so_path)
         self.name = name
         self.arg_types = list(arg_types)
         self.result_types = list(result_types)
+        if cuda_device is not None:
+            # A GPU library loads its kernels when it is loaded, on the
+            # loading thread's default device: make that the device the
+            # calls are for, so that no other device gets a context.
+            cuda_runtime = ctypes.CDLL(str(library_dir() / "libtessel_cuda_runtime.so"))
+            cuda_runtime.mgpuSetDefaultDevice.argtypes = [ctypes.c_int32]
+            cuda_runtime.mgpuSetDefaultDevice(cuda_device)
         self._lib = ctypes.CDLL(str(self.so_path))
         fn = getattr(self._lib, f"_mlir_ciface_{name}")
         n = len(self.arg_types) + len(self.result_types)
         fn.argtypes = [ctypes.c_void_p] * n
         fn.restype = None
         self._fn = fn
-        self._templates = [make_descriptor(0, t.shape) for t in self.arg_types + self.result_types]
+        # Descriptors per thread: ctypes lets go of the GIL during the call.
+        self._per_thread = threading.local()
 
     def call_pointers(self, pointers) -> None:
         """pointers: data addresses of the arguments, then of the results."""
-        descs = self._templates
+        descs = getattr(self._per_thread, "descriptors", None)
+        if descs is None:
+            descs = self._per_thread.descriptors = [
+                make_descriptor(0, t.shape) for t in self.arg_types + self.result_types]
         for d, p in zip(descs, pointers):
             d.allocated = p
             d.aligned = p
         self._fn(*[ctypes.addressof(d) for d in descs])
+
+    def call_device_pointers(self, pointers, device: int, stream: int) -> None:
+        """A GPU library's call (target nvgpu): `pointers` are device
+        addresses on CUDA device `device`, and the kernels run on `stream`
+        (a CUstream of that device's primary context, the caller's: the
+        call is ordered after the work queued there, and returns when its
+        own is done). CU_STREAM_LEGACY (1) names the legacy default stream;
+        0 is not a stream here."""
+        if not stream:
+            raise ValueError(f"{self.name}: no stream (pass CU_STREAM_LEGACY, 1, "
+                             "for the legacy default stream)")
+        runtime = self._gpu_runtime()
+        runtime.mgpuSetDefaultDevice(device)
+        errors = runtime.tessel_cuda_error_count()
+        runtime.tessel_cuda_set_stream(stream)
+        try:
+            if runtime.tessel_cuda_stream() != stream:
+                raise RuntimeError(f"{self.name}: the CUDA runtime did not take the stream")
+            self.call_pointers(pointers)
+        finally:
+            runtime.tessel_cuda_set_stream(None)
+        # The runtime reports failures on stderr (generated code cannot see
+        # them); after one, the call launched nothing more and its results
+        # are not to be used.
+        if runtime.tessel_cuda_error_count() != errors:
+            message = runtime.tessel_cuda_last_error().decode(errors="replace")
+            raise RuntimeError(f"{self.name}: the call failed on CUDA device {device}: {message}")
+
+    def _gpu_runtime(self):
+        """The runtime functions the library's kernels go through, looked up
+        through the library's own handle (its dependencies), so that they
+        reach the same copy of libtessel_cuda_runtime.so."""
+        runtime = getattr(self, "_runtime", None)
+        if runtime is None:
+            try:
+                set_device = self._lib.mgpuSetDefaultDevice
+                set_stream = self._lib.tessel_cuda_set_stream
+                get_stream = self._lib.tessel_cuda_stream
+                error_count = self._lib.tessel_cuda_error_count
+                last_error = self._lib.tessel_cuda_last_error
+            except AttributeError as e:
+                raise RuntimeError(f"{self.so_path} does not use Tessel's CUDA runtime "
+                                   "(not compiled for target nvgpu?)") from e
+            set_device.argtypes = [ctypes.c_int32]
+            set_device.restype = None
+            set_stream.argtypes = [ctypes.c_void_p]
+            set_stream.restype = None
+            get_stream.argtypes = []
+            get_stream.restype = ctypes.c_void_p
+            error_count.argtypes = []
+            error_count.restype = ctypes.c_uint64
+            last_error.argtypes = []
+            last_error.restype = ctypes.c_char_p
+            runtime = self._runtime = type("CudaRuntime", (), {
+                "mgpuSetDefaultDevice": staticmethod(set_device),
+                "tessel_cuda_set_stream": staticmethod(set_stream),
+                "tessel_cuda_stream": staticmethod(get_stream),
+                "tessel_cuda_error_count": staticmethod(error_count),
+                "tessel_cuda_last_error": staticmethod(last_error)})
+        return runtime
 
     def __call__(self, *arrays):
         """numpy convenience: returns new numpy results."""

@@ -8,10 +8,14 @@ when it is recompiled.
 
 Under torch.compile an unsupported op makes that graph run eagerly, with one
 warning; @jit_torch raises tessel.UnsupportedError naming the op(s).
+
+A graph on CUDA tensors compiles for target nvgpu (the device's chip) and
+runs on PyTorch's current stream, lent to Tessel's CUDA runtime.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import warnings
 
@@ -24,25 +28,150 @@ from .torch_fx import MLIR_TO_TORCH, lower_graph
 _warned: set = set()
 
 
+# The legacy default stream's handle: PyTorch's default stream is 0, which
+# the CUDA runtime's tessel_cuda_set_stream reads as "no stream".
+CU_STREAM_LEGACY = 1
+
+
+def nvgpu_chip(major: int, minor: int) -> str:
+    """The NVIDIA target preset for a CUDA compute capability: the chip's
+    own where Tessel has one (sm_90a, with wgmma, for Hopper), sm_90 for
+    newer chips (its PTX is compiled for them by the driver; sm_90a's is
+    not), sm_86 for other Ampere chips (the smaller shared memory), and an
+    error below sm_80 (the tensor-core kernels need it). The device's own
+    SM count and shared memory are added by options_for_device."""
+    if (major, minor) < (8, 0):
+        raise UnsupportedError(f"tessel: CUDA device sm_{major}{minor} is older than sm_80, "
+                               "the oldest NVIDIA GPU Tessel targets")
+    if (major, minor) == (9, 0):
+        return "sm_90a"
+    if major >= 9:
+        return "sm_90"
+    return {(8, 0): "sm_80", (8, 9): "sm_89"}.get((major, minor), "sm_86")
+
+
+def _is_host_scalar(t) -> bool:
+    return isinstance(t, torch.Tensor) and t.device.type == "cpu" and t.dim() == 0
+
+
+def device_of(example_inputs):
+    """The one device the graph's tensor inputs are on: None for host
+    tensors (or none), a torch.device for CUDA ones (host 0-d tensors
+    beside them are copied to it); several devices, or a GPU PyTorch
+    reaches through ROCm, are refused."""
+    devices = {a.device for a in example_inputs if isinstance(a, torch.Tensor)}
+    if not devices or devices == {torch.device("cpu")}:
+        return None
+    devices = {a.device for a in example_inputs
+               if isinstance(a, torch.Tensor) and not _is_host_scalar(a)}
+    if len(devices) > 1:
+        raise UnsupportedError("tessel: the graph's inputs are on several devices ("
+                               + ", ".join(sorted(str(d) for d in devices)) + ")")
+    (device,) = devices
+    if device.type != "cuda":
+        raise UnsupportedError(f"tessel: inputs on {device} are not supported (host or CUDA "
+                               "tensors)")
+    if getattr(torch.version, "hip", None):
+        raise UnsupportedError("tessel: running on AMD GPUs from PyTorch is not supported yet "
+                               "(use tessel.aot_compile with target='amdgpu')")
+    return device if device.index is not None else torch.device("cuda", torch.cuda.current_device())
+
+
+def check_one_device(gm: torch.fx.GraphModule, device) -> None:
+    """Refuses a graph that makes a tensor on another device than its
+    inputs' (x.cuda(), x.cpu(), torch.zeros(device=...)): Tessel runs a
+    graph on one device. Host 0-d inputs of a CUDA graph are copied to it."""
+    expected = device or torch.device("cpu")
+
+    def tensors(value):
+        if isinstance(value, torch.Tensor):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                yield from tensors(v)
+
+    for node in gm.graph.nodes:
+        for t in tensors(node.meta.get("val")):
+            if t.device == expected or (node.op == "placeholder" and device is not None
+                                        and _is_host_scalar(t)):
+                continue
+            raise UnsupportedError(f"tessel: the graph makes a tensor on {t.device} "
+                                   f"({node.format_node()}); Tessel runs a graph on one "
+                                   f"device, here {expected}")
+
+
+def options_for_device(options: CompileOptions, device) -> CompileOptions:
+    """`options` for the graph's device: CUDA tensors compile for target
+    nvgpu, for the device's chip, SM count and shared memory per block
+    unless target_options say otherwise."""
+    if device is None:
+        if options.target != "cpu":
+            raise UnsupportedError(f"tessel: target '{options.target}' runs CUDA tensors; "
+                                   "the inputs are host tensors")
+        return options
+    if options.target not in ("cpu", "nvgpu"):
+        raise UnsupportedError(f"tessel: target '{options.target}' cannot run PyTorch's CUDA "
+                               "tensors (target 'nvgpu' does)")
+    given = options.target_options or ""
+    described = []
+    if "chip=" not in given:
+        described.append("chip=" + nvgpu_chip(*torch.cuda.get_device_capability(device)))
+    # The preset's figures are one model's (H100 SXM for sm_90a); the
+    # device's own matter to the tile and occupancy models, and shared
+    # memory also to whether a kernel can launch at all.
+    properties = torch.cuda.get_device_properties(device)
+    if "sm-count=" not in given:
+        described.append(f"sm-count={properties.multi_processor_count}")
+    optin = getattr(properties, "shared_memory_per_block_optin", 0)
+    if optin and "smem-per-block=" not in given:
+        described.append(f"smem-per-block={optin}")
+    target_options = " ".join(described + ([given] if given else []))
+    return dataclasses.replace(options, target="nvgpu", target_options=target_options)
+
+
 def _compile_aten(gm: torch.fx.GraphModule, example_inputs, options: CompileOptions):
     name = "forward"
+    device = device_of(example_inputs)
+    check_one_device(gm, device)
+    options = options_for_device(options, device)
     text, arg_types, result_types, plan = lower_graph(gm, name)
-    fn = compile_module(text, name, arg_types, result_types, options)
+    fn = compile_module(text, name, arg_types, result_types, options,
+                        cuda_device=None if device is None else device.index)
     result_dtypes = [MLIR_TO_TORCH[t.elem] for t in result_types]
     result_shapes = [t.shape for t in result_types]
     expected = [(t.shape, MLIR_TO_TORCH[t.elem]) for t in arg_types]
+    where = "host" if device is None else str(device)
 
     def run(args):
         ins = []
         for i, (a, (shape, dtype)) in enumerate(zip(args, expected)):
-            if a.device.type != "cpu":
-                raise RuntimeError(f"tessel: input {i} is on {a.device}; target 'cpu' runs host tensors")
+            if a.device != (device or torch.device("cpu")):
+                if not (device is not None and _is_host_scalar(a)):
+                    raise RuntimeError(f"tessel: input {i} is on {a.device}; this graph was "
+                                       f"compiled for {where} tensors")
+                a = a.to(device)
             if tuple(a.shape) != shape or a.dtype != dtype:
                 raise RuntimeError(f"tessel: input {i} is {tuple(a.shape)} {a.dtype}, "
                                    f"compiled for {shape} {dtype}")
-            ins.append(a if a.is_contiguous() else a.contiguous())
-        outs = [torch.empty(s, dtype=d) for s, d in zip(result_shapes, result_dtypes)]
-        fn.call_pointers([t.data_ptr() for t in ins] + [o.data_ptr() for o in outs])
+            if not a.is_contiguous():
+                a = a.contiguous()
+            # The GPU kernels' 16-byte copies need 16-byte aligned buffers
+            # (docs/ABI.md); a view such as x[1:] may start anywhere.
+            if device is not None and a.data_ptr() % 16:
+                a = a.clone()
+            ins.append(a)
+        outs = [torch.empty(s, dtype=d, device=device) for s, d in zip(result_shapes, result_dtypes)]
+        pointers = [t.data_ptr() for t in ins] + [o.data_ptr() for o in outs]
+        if device is None:
+            fn.call_pointers(pointers)
+        else:
+            if torch.cuda.is_current_stream_capturing():
+                raise RuntimeError("tessel: a Tessel graph cannot be captured in a CUDA graph "
+                                   "(its host code allocates and waits on every call)")
+            # On PyTorch's current stream: after the work that made the
+            # inputs, before the work that reads the outputs.
+            stream = torch.cuda.current_stream(device).cuda_stream or CU_STREAM_LEGACY
+            fn.call_device_pointers(pointers, device.index, stream)
         res = []
         for p in plan:
             if p[0] == "result":
