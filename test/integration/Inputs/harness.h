@@ -271,6 +271,16 @@ static __attribute__((unused)) void check_softmax(
 }
 
 static __attribute__((unused)) int harness_finish(void) {
+#ifdef HARNESS_GPU_MANAGED
+  /* A failure the CUDA runtime reported (generated code cannot see one)
+   * fails the run even where the results came out right. */
+  if (tessel_cuda_error_count()) {
+    printf("FAIL: the CUDA runtime reported %llu error(s), the last: %s\n",
+           (unsigned long long)tessel_cuda_error_count(),
+           tessel_cuda_last_error());
+    return 1;
+  }
+#endif
   if (g_failures) {
     printf("FAIL: %d of %d checks failed\n", g_failures, g_checks);
     return 1;
