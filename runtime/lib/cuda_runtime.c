@@ -302,8 +302,9 @@ int tessel_cuda_compute_capability(int device_ordinal, int *major,
  * given to generated code are the runtime's own: a module is its image
  * (copied) and a CUmodule per device, loaded on the default device by
  * mgpuModuleLoad/mgpuModuleLoadJIT (so a bad image is reported there) and
- * on another device at the first launch there; a function is a kernel name
- * of such a module and a CUfunction per device, looked up the same way. */
+ * on another device when a kernel of it is first looked up or launched
+ * there; a function is a kernel name of such a module and a CUfunction per
+ * device, looked up the same way. */
 typedef struct loaded_kernel {
   struct loaded_kernel *next;
   struct loaded_module *module;
