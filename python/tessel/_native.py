@@ -7,6 +7,7 @@ import ctypes
 import os
 import shlex
 import threading
+import types
 from pathlib import Path
 
 import numpy as np
@@ -219,12 +220,10 @@ class CompiledFunction:
             error_count.restype = ctypes.c_uint64
             last_error.argtypes = []
             last_error.restype = ctypes.c_char_p
-            runtime = self._runtime = type("CudaRuntime", (), {
-                "mgpuSetDefaultDevice": staticmethod(set_device),
-                "tessel_cuda_set_stream": staticmethod(set_stream),
-                "tessel_cuda_stream": staticmethod(get_stream),
-                "tessel_cuda_error_count": staticmethod(error_count),
-                "tessel_cuda_last_error": staticmethod(last_error)})
+            runtime = self._runtime = types.SimpleNamespace(
+                mgpuSetDefaultDevice=set_device, tessel_cuda_set_stream=set_stream,
+                tessel_cuda_stream=get_stream, tessel_cuda_error_count=error_count,
+                tessel_cuda_last_error=last_error)
         return runtime
 
     def __call__(self, *arrays):
