@@ -36,9 +36,17 @@ class _Properties:
     shared_memory_per_block_optin = 232448
 
 
-def _on_h100_pcie(monkeypatch):
+def _on_h100_pcie(monkeypatch, driver=12080):
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device: (9, 0))
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: _Properties())
+    monkeypatch.setattr(torch_backend, "cuda_driver_version", lambda: driver)
+
+
+def test_an_old_driver_gets_sm_90(monkeypatch):
+    # CUDA 12.2 cannot load sm_90a's PTX ISA 8.3.
+    _on_h100_pcie(monkeypatch, driver=12020)
+    options = torch_backend.options_for_device(tessel.CompileOptions(), torch.device("cuda", 0))
+    assert options.target_options.startswith("chip=sm_90 ")
 
 
 def test_cuda_inputs_compile_for_their_device(monkeypatch):

@@ -39,37 +39,38 @@ _Static_assert(sizeof(void *) == sizeof(void (*)(void)),
 /* Everything this file calls. Names are the cuda.h spellings; cuda.h maps
  * some to versioned symbols (cuMemAlloc -> cuMemAlloc_v2), which the loader
  * below resolves by stringifying after macro expansion. */
-#define TESSEL_CUDA_REQUIRED_FUNCTIONS(X)                                     \
-  X(cuInit)                                                                   \
-  X(cuGetErrorName)                                                           \
-  X(cuDeviceGet)                                                              \
-  X(cuDeviceGetCount)                                                         \
-  X(cuDeviceGetAttribute)                                                     \
-  X(cuDevicePrimaryCtxRetain)                                                 \
-  X(cuCtxPushCurrent)                                                         \
-  X(cuCtxPopCurrent)                                                          \
-  X(cuModuleLoadData)                                                         \
-  X(cuModuleLoadDataEx)                                                       \
-  X(cuModuleUnload)                                                           \
-  X(cuModuleGetFunction)                                                      \
-  X(cuFuncSetAttribute)                                                       \
-  X(cuLaunchKernel)                                                           \
-  X(cuStreamCreate)                                                           \
-  X(cuStreamDestroy)                                                          \
-  X(cuStreamSynchronize)                                                      \
-  X(cuStreamWaitEvent)                                                        \
-  X(cuEventCreate)                                                            \
-  X(cuEventDestroy)                                                           \
-  X(cuEventSynchronize)                                                       \
-  X(cuEventRecord)                                                            \
-  X(cuMemAlloc)                                                               \
-  X(cuMemAllocManaged)                                                        \
-  X(cuMemFree)                                                                \
-  X(cuMemcpyAsync)                                                            \
-  X(cuMemcpyHtoD)                                                             \
-  X(cuMemsetD16Async)                                                         \
-  X(cuMemsetD32Async)                                                         \
-  X(cuMemHostRegister)                                                        \
+#define TESSEL_CUDA_REQUIRED_FUNCTIONS(X)                                      \
+  X(cuInit)                                                                    \
+  X(cuGetErrorName)                                                            \
+  X(cuDeviceGet)                                                               \
+  X(cuDeviceGetCount)                                                          \
+  X(cuDriverGetVersion)                                                        \
+  X(cuDeviceGetAttribute)                                                      \
+  X(cuDevicePrimaryCtxRetain)                                                  \
+  X(cuCtxPushCurrent)                                                          \
+  X(cuCtxPopCurrent)                                                           \
+  X(cuModuleLoadData)                                                          \
+  X(cuModuleLoadDataEx)                                                        \
+  X(cuModuleUnload)                                                            \
+  X(cuModuleGetFunction)                                                       \
+  X(cuFuncSetAttribute)                                                        \
+  X(cuLaunchKernel)                                                            \
+  X(cuStreamCreate)                                                            \
+  X(cuStreamDestroy)                                                           \
+  X(cuStreamSynchronize)                                                       \
+  X(cuStreamWaitEvent)                                                         \
+  X(cuEventCreate)                                                             \
+  X(cuEventDestroy)                                                            \
+  X(cuEventSynchronize)                                                        \
+  X(cuEventRecord)                                                             \
+  X(cuMemAlloc)                                                                \
+  X(cuMemAllocManaged)                                                         \
+  X(cuMemFree)                                                                 \
+  X(cuMemcpyAsync)                                                             \
+  X(cuMemcpyHtoD)                                                              \
+  X(cuMemsetD16Async)                                                          \
+  X(cuMemsetD32Async)                                                          \
+  X(cuMemHostRegister)                                                         \
   X(cuMemHostUnregister)
 
 /* Newer than the oldest driver we can otherwise run on; the mgpu functions
@@ -291,6 +292,23 @@ int tessel_cuda_compute_capability(int device_ordinal, int *major,
   return 0;
 }
 
+int tessel_cuda_driver_version(void) {
+  int version = 0;
+  if (!driver_is_ready() || driver_cuDriverGetVersion(&version) != CUDA_SUCCESS)
+    return 0;
+  return version;
+}
+
+/* The PTX ISA version of NUL-terminated PTX (".version 8.3" -> 83), 0 if it
+ * names none. */
+static int ptx_isa_version(const char *ptx) {
+  const char *directive = strstr(ptx, ".version ");
+  int major = 0, minor = 0;
+  if (!directive || sscanf(directive, ".version %d.%d", &major, &minor) != 2)
+    return 0;
+  return major * 10 + minor;
+}
+
 /* ------------------------------------------------------------------------- */
 /* Modules and launches                                                      */
 /* ------------------------------------------------------------------------- */
@@ -346,8 +364,18 @@ static CUmodule load_module_image(const loaded_module *module) {
   void *option_values[] = {jit_error_log,
                            (void *)(uintptr_t)sizeof jit_error_log,
                            (void *)(uintptr_t)(unsigned)module->opt_level};
-  if (CUDA_CALL(cuModuleLoadDataEx, &loaded, image, 3, options,
-                option_values) != CUDA_SUCCESS) {
+  CUresult result =
+      CUDA_CALL(cuModuleLoadDataEx, &loaded, image, 3, options, option_values);
+  if (result == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
+    /* The usual cause: kernels for sm_90a (PTX ISA 8.3) on a driver older
+     * than CUDA 12.3. Say which versions meet. */
+    int ptx = ptx_isa_version(image), driver = tessel_cuda_driver_version();
+    report_error("the kernels are PTX ISA %d.%d, newer than this driver "
+                 "(CUDA %d.%d) compiles; update the driver, or compile for "
+                 "an older target (sm_90 instead of sm_90a)",
+                 ptx / 10, ptx % 10, driver / 1000, driver % 1000 / 10);
+  }
+  if (result != CUDA_SUCCESS) {
     if (jit_error_log[0])
       fprintf(stderr, "tessel-cuda: PTX JIT log:\n%s\n", jit_error_log);
     return NULL;

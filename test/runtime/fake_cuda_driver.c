@@ -29,7 +29,9 @@ CUresult cuGetErrorName(CUresult error, const char **name) {
           : error == CUDA_ERROR_OUT_OF_MEMORY  ? "CUDA_ERROR_OUT_OF_MEMORY"
           : error == CUDA_ERROR_INVALID_VALUE  ? "CUDA_ERROR_INVALID_VALUE"
           : error == CUDA_ERROR_INVALID_DEVICE ? "CUDA_ERROR_INVALID_DEVICE"
-                                               : "CUDA_ERROR_FAKE";
+          : error == CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+              ? "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
+              : "CUDA_ERROR_FAKE";
   return CUDA_SUCCESS;
 }
 
@@ -38,6 +40,12 @@ CUresult cuDeviceGet(CUdevice *device, int ordinal) {
   *device = ordinal;
   return ordinal == 0 || ordinal == 1 ? CUDA_SUCCESS
                                       : CUDA_ERROR_INVALID_DEVICE;
+}
+
+/* CUDA 12.2: older than sm_90a's PTX ISA 8.3 needs. */
+CUresult cuDriverGetVersion(int *version) {
+  *version = 12020;
+  return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGetCount(int *count) {
@@ -130,10 +138,13 @@ static bool in_current_context(const void *handle) {
   return same;
 }
 
-/* An image that is empty or starts with "bad" fails to load. */
+/* An image that is empty or starts with "bad" fails to load; PTX of ISA
+ * 9.x is newer than this driver takes. */
 static CUresult load_module(CUmodule *module, const void *image) {
   if (*(const char *)image == '\0' || strncmp(image, "bad", 3) == 0)
     return CUDA_ERROR_INVALID_PTX;
+  if (strstr(image, ".version 9."))
+    return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
   CUresult made = make_handle((void **)module);
   if (made == CUDA_SUCCESS)
     ++fake_cuda_module_loads[current_device()];

@@ -50,6 +50,23 @@ def nvgpu_chip(major: int, minor: int) -> str:
     return {(8, 0): "sm_80", (8, 9): "sm_89"}.get((major, minor), "sm_86")
 
 
+def cuda_driver_version() -> int:
+    """The CUDA driver's version as Tessel's runtime sees it (12030 for
+    12.3), 0 when unknown."""
+    import ctypes
+
+    from .._native import library_dir
+    try:
+        runtime = ctypes.CDLL(str(library_dir() / "libtessel_cuda_runtime.so"))
+        return int(runtime.tessel_cuda_driver_version())
+    except (OSError, AttributeError):
+        return 0
+
+
+# sm_90a's kernels are PTX ISA 8.3, which CUDA 12.3 drivers introduced.
+SM_90A_DRIVER = 12030
+
+
 def _is_host_scalar(t) -> bool:
     return isinstance(t, torch.Tensor) and t.device.type == "cpu" and t.dim() == 0
 
@@ -115,7 +132,13 @@ def options_for_device(options: CompileOptions, device) -> CompileOptions:
     given = options.target_options or ""
     described = []
     if "chip=" not in given:
-        described.append("chip=" + nvgpu_chip(*torch.cuda.get_device_capability(device)))
+        chip = nvgpu_chip(*torch.cuda.get_device_capability(device))
+        # An older driver cannot load sm_90a's PTX: sm_90's kernels (WMMA)
+        # then, rather than a library that fails at load.
+        driver = cuda_driver_version()
+        if chip == "sm_90a" and 0 < driver < SM_90A_DRIVER:
+            chip = "sm_90"
+        described.append("chip=" + chip)
     # The preset's figures are one model's (H100 SXM for sm_90a); the
     # device's own matter to the tile and occupancy models, and shared
     # memory also to whether a kernel can launch at all.

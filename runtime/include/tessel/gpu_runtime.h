@@ -145,6 +145,9 @@ TESSEL_RT_EXPORT int tessel_cuda_device_count(void);
 /* "ok", or why CUDA is unusable (missing libcuda.so.1, cuInit's error, ...),
  * so a skipping test can say why instead of hiding a broken setup. */
 TESSEL_RT_EXPORT const char *tessel_cuda_status(void);
+/* The CUDA driver's version (cuDriverGetVersion: 12030 for 12.3), 0 when
+ * there is no usable driver. */
+TESSEL_RT_EXPORT int tessel_cuda_driver_version(void);
 /* Returns 0 and fills major and minor on success, -1 on failure. */
 TESSEL_RT_EXPORT int tessel_cuda_compute_capability(int device, int *major,
                                                     int *minor);
