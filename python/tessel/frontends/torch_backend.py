@@ -15,12 +15,14 @@ runs on PyTorch's current stream, lent to Tessel's CUDA runtime.
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import functools
 import warnings
 
 import torch
 
+from .._native import library_dir
 from ..compiler import CompileError, CompileOptions, compile_module, stats
 from ..mlir import UnsupportedError
 from .torch_fx import MLIR_TO_TORCH, lower_graph
@@ -53,9 +55,6 @@ def nvgpu_chip(major: int, minor: int) -> str:
 def cuda_driver_version() -> int:
     """The CUDA driver's version as Tessel's runtime sees it (12030 for
     12.3), 0 when unknown."""
-    import ctypes
-
-    from .._native import library_dir
     try:
         runtime = ctypes.CDLL(str(library_dir() / "libtessel_cuda_runtime.so"))
         return int(runtime.tessel_cuda_driver_version())
