@@ -69,7 +69,8 @@ def main():
                 # The output's allocation (torch.empty) launches nothing;
                 # every kernel seen is Tessel's.
                 kernel = statistics.median(kernels) if kernels else float("nan")
-                print(f"{title}, allocation {allocation}: call "
+                mode = "own stream" if args.own_stream else "PyTorch's stream"
+                print(f"{title} ({mode}), allocation {allocation}: call "
                       f"{statistics.median(walls):.1f} us (median of "
                       f"{args.calls}), kernel {kernel:.1f} us "
                       f"({per_call:g} kernel(s) per call), input at "

@@ -15,7 +15,8 @@
 #       only what the unmet bars need, for a short device lease:
 #       the runtime and matmul test programs, the 4096^3 f16 and i8
 #       matmuls (WMMA and wgmma) against cuBLAS, blur_x_blur_y and the int8
-#       matmuls against PyTorch, then one table of the bars, within 480 s.
+#       matmuls against PyTorch, the blur kernel's time against its whole
+#       call's, then one table of the bars, within 480 s.
 #
 # Every step runs under a time limit (see "Limits" below): a kernel that
 # never finishes, as a wgmma kernel waiting on a barrier whose bytes never
@@ -421,6 +422,15 @@ if python3 -c "import torch" 2>/dev/null; then
       [[ -n "$json" ]] && one+=(--json "${json%.json}-fusion.$w.json")
       run_step "$step_limit" "gpu_fusion_bench.py ($w)" python3 "$root/utils/bench/gpu_fusion_bench.py" "${one[@]}" \
         | tee -a "$logs/fusion" || status=1
+    done
+    # The blur kernel's GPU time beside its whole call's (torch.profiler),
+    # on PyTorch's stream and on the runtime's own: what the host side of
+    # a call costs.
+    for mode in lent own; do
+      kt=(--kernels "$dir" --only blur --calls 30 --allocations 2)
+      [[ "$mode" == own ]] && kt+=(--own-stream)
+      run_step "$step_limit" "gpu_kernel_time.py (blur, $mode stream)" python3 "$root/utils/bench/gpu_kernel_time.py" "${kt[@]}" \
+        | tee -a "$logs/kernel_time" || status=1
     done
   else
     [[ -n "$json" ]] && fusion_args+=(--json "${json%.json}-fusion.json")

@@ -42,16 +42,22 @@ done'
 for w in mm_f16_f32_4096 mm_i8_i32_4096 mm_f16_f32_8192; do
   : >"$dir/gpu/wgmma/$w.so"
 done
-# python3: "import torch" succeeds, the nvidia packages are missing, and
-# gpu_fusion_bench.py prints its "speedup" line for the workload asked.
+# python3: "import torch" succeeds, the nvidia packages are missing,
+# gpu_fusion_bench.py prints its "speedup" line for the workload asked, and
+# gpu_kernel_time.py one line per stream mode.
 stub "$dir/bin/python3" '
 case "$1" in
   -c) case "$2" in "import torch") exit 0 ;; *) exit 1 ;; esac ;;
 esac
+script=$1 own=""
 while [ $# -gt 0 ]; do
   [ "$1" = --only ] && w=$2
+  [ "$1" = --own-stream ] && own=own
   shift
 done
+case "$script" in
+  *gpu_kernel_time.py) echo "$w kernel time (${own:-lent} stream)"; exit 0 ;;
+esac
 case "$w" in
   blur) echo "speedup blur eager=3.900 inductor=4.125" ;;
   int_mm) echo "speedup int_mm eager=0.612 inductor=0.700" ;;
