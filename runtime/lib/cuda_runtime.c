@@ -206,6 +206,20 @@ static bool driver_is_ready(void) {
   return loaded_driver_state == DRIVER_READY;
 }
 
+/* The growable array `items` (`count` items of `item_size` bytes) with
+ * room for one more at its end: as it was, or moved to twice its capacity
+ * (16 at first); NULL, the array untouched, when out of memory. */
+static void *with_room_for_one(void *items, size_t count, size_t *capacity,
+                               size_t item_size) {
+  if (count < *capacity)
+    return items;
+  size_t grown_capacity = *capacity ? 2 * *capacity : 16;
+  void *grown = realloc(items, grown_capacity * item_size);
+  if (grown)
+    *capacity = grown_capacity;
+  return grown;
+}
+
 /* ------------------------------------------------------------------------- */
 /* Context handling                                                          */
 /* ------------------------------------------------------------------------- */
@@ -792,14 +806,12 @@ static bool is_default_stream_handle(CUstream stream) {
 /* Called with stream_pool_mutex held; false when out of memory (the stream
  * is then destroyed for real later, never parked). */
 static bool track_live_stream(pooled_stream entry) {
-  if (live_stream_count == live_stream_capacity) {
-    size_t capacity = live_stream_capacity ? 2 * live_stream_capacity : 16;
-    pooled_stream *grown = realloc(live_streams, capacity * sizeof *grown);
-    if (!grown)
-      return false;
-    live_streams = grown;
-    live_stream_capacity = capacity;
-  }
+  pooled_stream *grown =
+      with_room_for_one(live_streams, live_stream_count, &live_stream_capacity,
+                        sizeof *live_streams);
+  if (!grown)
+    return false;
+  live_streams = grown;
   live_streams[live_stream_count++] = entry;
   return true;
 }
@@ -988,14 +1000,11 @@ static uint64_t cached_bytes_limit(void) {
 
 /* Called with device_block_mutex held. */
 static void track_live_block(device_block block) {
-  if (live_block_count == live_block_capacity) {
-    size_t capacity = live_block_capacity ? 2 * live_block_capacity : 16;
-    device_block *grown = realloc(live_blocks, capacity * sizeof *grown);
-    if (!grown)
-      return; /* untracked: freed at once, never reused */
-    live_blocks = grown;
-    live_block_capacity = capacity;
-  }
+  device_block *grown = with_room_for_one(
+      live_blocks, live_block_count, &live_block_capacity, sizeof *live_blocks);
+  if (!grown)
+    return; /* untracked: freed at once, never reused */
+  live_blocks = grown;
   live_blocks[live_block_count++] = block;
 }
 
@@ -1515,18 +1524,15 @@ static CUdeviceptr device_copy_of_constant(uint64_t *slot, const void *host,
   /* Uploaded with the lock held, so that two threads' first calls do not
    * make two copies. */
   CUdeviceptr copy = 0;
-  if (constant_copy_count == constant_copy_capacity) {
-    size_t capacity = constant_copy_capacity ? 2 * constant_copy_capacity : 16;
-    constant_copy *grown =
-        realloc(constant_copies, capacity * sizeof *constant_copies);
-    if (!grown) {
-      pthread_mutex_unlock(&constant_copy_mutex);
-      report_error("out of host memory");
-      return 0;
-    }
-    constant_copies = grown;
-    constant_copy_capacity = capacity;
+  constant_copy *grown =
+      with_room_for_one(constant_copies, constant_copy_count,
+                        &constant_copy_capacity, sizeof *constant_copies);
+  if (!grown) {
+    pthread_mutex_unlock(&constant_copy_mutex);
+    report_error("out of host memory");
+    return 0;
   }
+  constant_copies = grown;
   if (push_default_context()) {
     bool ok = allocate_device_memory(&copy, bytes);
     /* From pageable memory the copy may still be in flight when
