@@ -60,7 +60,19 @@ venv="${TESSEL_VENV:-$root/.venv}"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install -q --upgrade pip > /dev/null
-"$venv/bin/python" -m pip install -q -r "$root/python/requirements.txt"
+# The pinned frameworks take about 7.5 GiB installed (torch's wheel pulls 3 GiB
+# of NVIDIA libraries). Without pip's cache they take no second copy; with too
+# little room pip fails late with a bare ENOSPC, so say so up front.
+site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+if [ ! -d "$site/torch" ]; then
+  need_kib=$((9 * 1024 * 1024))
+  free_kib=$(df -Pk "$venv" | awk 'NR == 2 { print $4 }')
+  if [ "$free_kib" -lt "$need_kib" ]; then
+    echo "setup: installing the Python frameworks into $venv needs about 9 GiB free; $((free_kib / 1024)) MiB free there (TESSEL_VENV to put it elsewhere)" >&2
+    exit 1
+  fi
+fi
+"$venv/bin/python" -m pip install -q --no-cache-dir --upgrade pip > /dev/null
+"$venv/bin/python" -m pip install -q --no-cache-dir -r "$root/python/requirements.txt"
 "$venv/bin/python" -m pip install -q -e "$root/python"
 echo "setup: python environment $venv (tessel, $("$venv/bin/python" -c 'from importlib.metadata import version as v; print(*(f"{p} {v(p)}" for p in ("torch", "jax", "tensorflow-cpu")))'))"
