@@ -1,4 +1,5 @@
 # lit configuration for Tessel. Run through the build tree's lit.site.cfg.py.
+import glob
 import os
 import subprocess
 import sys
@@ -42,6 +43,10 @@ for library, feature in (("libtessel_cuda_runtime.so", "tessel-cuda-runtime"),
                          ("libtessel_hip_runtime.so", "tessel-hip-runtime")):
     if os.path.exists(os.path.join(config.tessel_obj_root, "lib", library)):
         config.available_features.add(feature)
+# The stand-in libamdhip64 (runtime/CMakeLists.txt builds it where the real
+# library's symbol versions allow).
+if glob.glob(os.path.join(config.tessel_obj_root, "fake-hip", "libamdhip64.so.*")):
+    config.available_features.add("tessel-fake-hip")
 
 # The CPU tests' remark checks name AVX-512 decisions (512-bit vectors,
 # 32 registers); on a host without it the same programs compile for AVX2

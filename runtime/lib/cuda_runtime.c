@@ -27,6 +27,8 @@
 #include <cuda.h>
 
 #include "gpu_common.h"
+#include "gpu_modules.h"
+#include "gpu_stream_pool.h"
 #include "tessel/gpu_runtime.h"
 
 _Static_assert(sizeof(void *) == sizeof(void (*)(void)),
@@ -112,31 +114,24 @@ static const char *cuda_error_name(CUresult result) {
 }
 
 /* Errors are reported on stderr, and also counted per thread with the last
- * one's text kept (tessel_cuda_error_count, tessel_cuda_last_error): the
- * generated code cannot see a failure, but its caller can. Within a call
- * on a lent stream (tessel_cuda_set_stream), an error also stops the
- * call's later launches, which would read what failed to be made (a
- * temporary that was not allocated) and could fault, taking the
- * caller's CUDA context with them. */
-static _Thread_local uint64_t reported_errors;
-static _Thread_local char last_error[512];
+ * one's text kept (tessel_cuda_error_count, tessel_cuda_last_error); within
+ * a call on a lent stream (tessel_cuda_set_stream), an error also stops
+ * the call's later launches (see tessel_thread_errors). */
+static _Thread_local tessel_thread_errors errors;
 static _Thread_local CUstream lent_stream = NULL;
-static _Thread_local bool lent_call_failed = false;
 
 __attribute__((format(printf, 1, 2))) static void
 report_error(const char *format, ...) {
   va_list arguments;
   va_start(arguments, format);
-  vsnprintf(last_error, sizeof last_error, format, arguments);
+  tessel_record_error(&errors, "tessel-cuda", lent_stream != NULL, format,
+                      arguments);
   va_end(arguments);
-  fprintf(stderr, "tessel-cuda: %s\n", last_error);
-  ++reported_errors;
-  lent_call_failed = lent_stream != NULL;
 }
 
-uint64_t tessel_cuda_error_count(void) { return reported_errors; }
+uint64_t tessel_cuda_error_count(void) { return errors.count; }
 
-const char *tessel_cuda_last_error(void) { return last_error; }
+const char *tessel_cuda_last_error(void) { return errors.last; }
 
 static CUresult report_cuda_failure(const char *call, CUresult result) {
   if (result != CUDA_SUCCESS)
@@ -206,20 +201,6 @@ static bool driver_is_ready(void) {
   return loaded_driver_state == DRIVER_READY;
 }
 
-/* The growable array `items` (`count` items of `item_size` bytes) with
- * room for one more at its end: as it was, or moved to twice its capacity
- * (16 at first); NULL, the array untouched, when out of memory. */
-static void *with_room_for_one(void *items, size_t count, size_t *capacity,
-                               size_t item_size) {
-  if (count < *capacity)
-    return items;
-  size_t grown_capacity = *capacity ? 2 * *capacity : 16;
-  void *grown = realloc(items, grown_capacity * item_size);
-  if (grown)
-    *capacity = grown_capacity;
-  return grown;
-}
-
 /* ------------------------------------------------------------------------- */
 /* Context handling                                                          */
 /* ------------------------------------------------------------------------- */
@@ -229,7 +210,7 @@ static void *with_room_for_one(void *items, size_t count, size_t *capacity,
  * and made current only for the duration of each mgpu* call, so callers'
  * own context stacks are left as they were. Unlike upstream, contexts are
  * cached per device, so mgpuSetDefaultDevice after first use still works. */
-enum { TESSEL_MAX_CUDA_DEVICES = 64 };
+enum { TESSEL_MAX_CUDA_DEVICES = TESSEL_MAX_GPU_DEVICES };
 static _Thread_local int32_t default_device = 0;
 static pthread_mutex_t primary_context_mutex = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext primary_contexts[TESSEL_MAX_CUDA_DEVICES];
@@ -327,42 +308,11 @@ static int ptx_isa_version(const char *ptx) {
 /* Modules and launches                                                      */
 /* ------------------------------------------------------------------------- */
 
-/* A CUDA module belongs to one context, so to one device. Generated code
- * loads its kernels once, from a global constructor (on the default device
- * of the loading thread, device 0 unless that thread changed it), and
- * launches them on each calling thread's default device. So the handles
- * given to generated code are the runtime's own: a module is its image
- * (copied) and a CUmodule per device, loaded on the default device by
- * mgpuModuleLoad/mgpuModuleLoadJIT (so a bad image is reported there) and
- * on another device when a kernel of it is first looked up or launched
- * there; a function is a kernel name of such a module and a CUfunction per
- * device, looked up the same way. */
-typedef struct loaded_kernel {
-  struct loaded_kernel *next;
-  struct loaded_module *module;
-  char *name;
-  CUfunction per_device[TESSEL_MAX_CUDA_DEVICES]; /* __atomic accesses */
-  /* The dynamic shared memory each device's function was allowed, so that
-   * a launch asking for no more skips the driver call (__atomic). */
-  int32_t shared_bytes_allowed[TESSEL_MAX_CUDA_DEVICES];
-} loaded_kernel;
-
-typedef struct loaded_module {
-  void *image; /* the runtime's copy (NULL: `borrowed_image`) */
-  const void *borrowed_image;
-  bool jit; /* PTX, compiled by the driver at opt_level */
-  int opt_level;
-  /* Guards per_device and the kernels' per-device fields: held while a
-   * device's copy is loaded (a PTX JIT may take long), so apart from the
-   * list of kernels, which every call searches. */
-  pthread_mutex_t load_mutex;
-  pthread_mutex_t kernels_mutex; /* guards `kernels` */
-  CUmodule per_device[TESSEL_MAX_CUDA_DEVICES];
-  loaded_kernel *kernels;
-} loaded_module;
-
+/* Modules and kernels are the runtime's own handles, with a CUmodule and
+ * CUfunction per device (gpu_modules.h), since a CUDA module belongs to one
+ * context. */
 /* Loads `module` in the current context (pushed by the caller). */
-static CUmodule load_module_image(const loaded_module *module) {
+static void *load_module_image(const tessel_gpu_module *module) {
   CUmodule loaded = NULL;
   const void *image = module->image ? module->image : module->borrowed_image;
   if (!module->jit) {
@@ -397,27 +347,18 @@ static CUmodule load_module_image(const loaded_module *module) {
   return loaded;
 }
 
-/* `module`'s CUmodule on the default device, loaded now if needed (the
- * default context pushed by the caller). Called with module->load_mutex
- * held. */
-static CUmodule module_on_default_device(loaded_module *module) {
-  CUmodule *slot = &module->per_device[default_device];
-  if (!*slot)
-    *slot = load_module_image(module);
-  return *slot;
+static void *get_function(void *module, const char *name) {
+  CUfunction function = NULL;
+  if (CUDA_CALL(cuModuleGetFunction, &function, (CUmodule)module, name) !=
+      CUDA_SUCCESS)
+    return NULL;
+  return function;
 }
 
-static void free_loaded_module(loaded_module *module) {
-  for (loaded_kernel *k = module->kernels, *next; k; k = next) {
-    next = k->next;
-    free(k->name);
-    free(k);
-  }
-  pthread_mutex_destroy(&module->load_mutex);
-  pthread_mutex_destroy(&module->kernels_mutex);
-  free(module->image);
-  free(module);
-}
+static void report_message(const char *message) { report_error("%s", message); }
+
+static const tessel_gpu_driver cuda_driver = {load_module_image, get_function,
+                                              report_message};
 
 static void *load_module(const void *data, size_t image_bytes, bool jit,
                          int opt_level) {
@@ -425,44 +366,11 @@ static void *load_module(const void *data, size_t image_bytes, bool jit,
     report_error("%s: no image", jit ? "mgpuModuleLoadJIT" : "mgpuModuleLoad");
     return NULL;
   }
-  loaded_module *module = calloc(1, sizeof *module);
-  if (!module || pthread_mutex_init(&module->load_mutex, NULL) != 0) {
-    free(module);
-    report_error("out of host memory");
+  if (!push_default_context())
     return NULL;
-  }
-  if (pthread_mutex_init(&module->kernels_mutex, NULL) != 0) {
-    pthread_mutex_destroy(&module->load_mutex);
-    free(module);
-    report_error("out of host memory");
-    return NULL;
-  }
-  module->jit = jit;
-  module->opt_level = opt_level;
-  /* Copied, so that a caller may free its image after loading: the other
-   * devices' copies are loaded later. */
-  if (image_bytes) {
-    module->image = malloc(image_bytes);
-    if (!module->image) {
-      free_loaded_module(module);
-      report_error("out of host memory");
-      return NULL;
-    }
-    memcpy(module->image, data, image_bytes);
-  } else {
-    module->borrowed_image = data;
-  }
-  if (!push_default_context()) {
-    free_loaded_module(module);
-    return NULL;
-  }
-  CUmodule loaded = load_module_image(module);
+  tessel_gpu_module *module = tessel_gpu_module_load(
+      &cuda_driver, data, image_bytes, jit, opt_level, default_device);
   pop_context();
-  if (!loaded) {
-    free_loaded_module(module);
-    return NULL;
-  }
-  module->per_device[default_device] = loaded;
   return module;
 }
 
@@ -477,100 +385,40 @@ void *mgpuModuleLoadJIT(void *data, int opt_level) {
 }
 
 void mgpuModuleUnload(void *handle) {
-  loaded_module *module = handle;
+  tessel_gpu_module *module = handle;
   if (!module)
     return;
   int32_t current = default_device;
-  for (int32_t device = 0; device < TESSEL_MAX_CUDA_DEVICES; ++device) {
+  for (int32_t device = 0; device < TESSEL_MAX_GPU_DEVICES; ++device) {
     if (!module->per_device[device])
       continue;
     default_device = device;
     /* At exit the driver may be shut down already (push fails quietly):
      * it has freed the module itself. */
     if (push_default_context()) {
-      CUresult unloaded = driver_cuModuleUnload(module->per_device[device]);
+      CUresult unloaded =
+          driver_cuModuleUnload((CUmodule)module->per_device[device]);
       if (unloaded != CUDA_ERROR_DEINITIALIZED)
         report_cuda_failure("cuModuleUnload", unloaded);
       pop_context();
     }
   }
   default_device = current;
-  free_loaded_module(module);
-}
-
-/* `kernel`'s CUfunction on the default device (the default context pushed
- * by the caller), its module loaded there first if needed; NULL after a
- * reported failure. */
-static CUfunction function_on_default_device(loaded_kernel *kernel) {
-  CUfunction *slot = &kernel->per_device[default_device];
-  CUfunction function = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-  if (function)
-    return function;
-  loaded_module *module = kernel->module;
-  pthread_mutex_lock(&module->load_mutex);
-  function = *slot;
-  CUmodule loaded = function ? NULL : module_on_default_device(module);
-  if (loaded) {
-    if (CUDA_CALL(cuModuleGetFunction, &function, loaded, kernel->name) ==
-        CUDA_SUCCESS)
-      __atomic_store_n(slot, function, __ATOMIC_RELEASE);
-    else
-      function = NULL;
-  }
-  pthread_mutex_unlock(&module->load_mutex);
-  return function;
+  tessel_gpu_module_free(module);
 }
 
 void *mgpuModuleGetFunction(void *handle, const char *name) {
-  loaded_module *module = handle;
+  tessel_gpu_module *module = handle;
   if (!module || !name) {
     report_error("mgpuModuleGetFunction: no %s",
                  module ? "kernel name" : "module (it failed to load)");
     return NULL;
   }
-  /* Generated code asks on every call: known names are found here. */
-  pthread_mutex_lock(&module->kernels_mutex);
-  loaded_kernel *kernel = module->kernels;
-  while (kernel && strcmp(kernel->name, name) != 0)
-    kernel = kernel->next;
-  pthread_mutex_unlock(&module->kernels_mutex);
-  if (kernel)
+  tessel_gpu_kernel *kernel = tessel_gpu_module_find_kernel(module, name);
+  if (kernel || !push_default_context())
     return kernel;
-  kernel = calloc(1, sizeof *kernel);
-  char *copied_name = kernel ? strdup(name) : NULL;
-  if (!copied_name) {
-    free(kernel);
-    report_error("out of host memory");
-    return NULL;
-  }
-  kernel->module = module;
-  kernel->name = copied_name;
-  /* Looked up now, so that a wrong name is reported here. */
-  bool found = false;
-  if (push_default_context()) {
-    found = function_on_default_device(kernel) != NULL;
-    pop_context();
-  }
-  if (!found) {
-    free(copied_name);
-    free(kernel);
-    return NULL;
-  }
-  pthread_mutex_lock(&module->kernels_mutex);
-  /* Another thread may have added it meanwhile: keep one. */
-  loaded_kernel *known = module->kernels;
-  while (known && strcmp(known->name, name) != 0)
-    known = known->next;
-  if (!known) {
-    kernel->next = module->kernels;
-    module->kernels = kernel;
-  }
-  pthread_mutex_unlock(&module->kernels_mutex);
-  if (known) {
-    free(copied_name);
-    free(kernel);
-    return known;
-  }
+  kernel = tessel_gpu_module_add_kernel(module, name, default_device);
+  pop_context();
   return kernel;
 }
 
@@ -606,7 +454,7 @@ static bool allow_dynamic_shared_memory(CUfunction function,
  * limit rather than raising it, so the limit is only ever set to the
  * largest size asked for so far, under the module's load_mutex: it never
  * drops below what `shared_bytes_allowed` says. */
-static bool allow_kernel_shared_memory(loaded_kernel *kernel,
+static bool allow_kernel_shared_memory(tessel_gpu_kernel *kernel,
                                        CUfunction function,
                                        int32_t dynamic_shared_bytes) {
   int32_t *allowed = &kernel->shared_bytes_allowed[default_device];
@@ -639,7 +487,7 @@ void mgpuLaunchKernel(void *function, intptr_t grid_x, intptr_t grid_y,
                  (long long)block_x, (long long)block_y, (long long)block_z);
     return;
   }
-  if (lent_stream && lent_call_failed)
+  if (lent_stream && errors.lent_call_failed)
     return; /* this call already failed (reported); see report_error */
   if (!function) {
     report_error("mgpuLaunchKernel: no kernel (its lookup "
@@ -648,7 +496,7 @@ void mgpuLaunchKernel(void *function, intptr_t grid_x, intptr_t grid_y,
   }
   if (!push_default_context())
     return;
-  CUfunction kernel = function_on_default_device(function);
+  CUfunction kernel = tessel_gpu_kernel_on_device(function, default_device);
   if (kernel &&
       allow_kernel_shared_memory(function, kernel, dynamic_shared_bytes))
     CUDA_CALL(cuLaunchKernel, kernel, (unsigned)grid_x, (unsigned)grid_y,
@@ -674,7 +522,7 @@ void mgpuLaunchClusterKernel(void *function, intptr_t cluster_x,
     return;
   }
 #if TESSEL_HAVE_CUDA_12
-  if (lent_stream && lent_call_failed)
+  if (lent_stream && errors.lent_call_failed)
     return; /* this call already failed (reported); see report_error */
   if (!function) {
     report_error("mgpuLaunchClusterKernel: no kernel (its "
@@ -683,7 +531,7 @@ void mgpuLaunchClusterKernel(void *function, intptr_t cluster_x,
   }
   if (!push_default_context())
     return;
-  CUfunction kernel = function_on_default_device(function);
+  CUfunction kernel = tessel_gpu_kernel_on_device(function, default_device);
   bool ready = kernel && allow_kernel_shared_memory(function, kernel,
                                                     dynamic_shared_bytes);
   /* Clusters of more than 8 blocks are "non-portable" and need an opt-in. */
@@ -732,16 +580,8 @@ void mgpuLaunchClusterKernel(void *function, intptr_t cluster_x,
 /* Streams and events                                                        */
 /* ------------------------------------------------------------------------- */
 
-/* Generated host code creates a stream on every call, launches on it,
- * waits for it and destroys it. cuStreamCreate and cuStreamDestroy cost
- * microseconds each, a sizeable part of a call whose kernel takes 50 us, so
- * the runtime keeps the streams it is given back: mgpuStreamDestroy parks a
- * stream (at most TESSEL_CUDA_POOLED_STREAMS in all, default 16, 0 turns
- * this off) and mgpuStreamCreate hands a parked one of the same device out
- * again. A parked stream may still have work queued (code that destroys a
- * stream without waiting for it); a later user's work then runs after that
- * work, an ordering the driver would have let it skip but no program can
- * rely on either way.
+/* Generated code's streams are kept for its next calls
+ * (gpu_stream_pool.h; TESSEL_CUDA_POOLED_STREAMS).
  *
  * A caller may instead lend the thread a stream of its own
  * (tessel_cuda_set_stream, e.g. PyTorch's current stream): while the
@@ -749,49 +589,14 @@ void mgpuLaunchClusterKernel(void *function, intptr_t cluster_x,
  * in order with the caller's other work, so the caller need not
  * synchronize its stream before the call, and mgpuStreamDestroy leaves it
  * alone. */
-typedef struct pooled_stream {
-  CUstream stream;
-  int32_t device;
-} pooled_stream;
-enum { TESSEL_MAX_POOLED_STREAMS = 64 };
-static pthread_mutex_t stream_pool_mutex = PTHREAD_MUTEX_INITIALIZER;
-/* Streams that mgpuStreamCreate made and that are handed out now, with
- * their devices (a stream is parked with the device it belongs to, whatever
- * the default device is when it is destroyed). */
-static pooled_stream *live_streams;
-static size_t live_stream_count, live_stream_capacity;
-static pooled_stream parked_streams[TESSEL_MAX_POOLED_STREAMS];
-static int parked_stream_count;
+static tessel_stream_pool stream_pool =
+    TESSEL_STREAM_POOL_INITIALIZER("TESSEL_CUDA_POOLED_STREAMS", "tessel-cuda");
 static _Thread_local int32_t lent_stream_device = 0;
-
-static int pooled_streams_limit_value;
-
-static void read_pooled_streams_limit(void) {
-  pooled_streams_limit_value = 16;
-  const char *text = getenv("TESSEL_CUDA_POOLED_STREAMS");
-  if (!text || !*text)
-    return;
-  char *end = NULL;
-  long count = isdigit((unsigned char)text[0]) ? strtol(text, &end, 10) : -1;
-  if (end && *end == '\0' && count >= 0 && count <= TESSEL_MAX_POOLED_STREAMS)
-    pooled_streams_limit_value = (int)count;
-  else
-    fprintf(stderr,
-            "tessel-cuda: TESSEL_CUDA_POOLED_STREAMS='%s' is not a count from "
-            "0 to %d; keeping at most %d streams\n",
-            text, TESSEL_MAX_POOLED_STREAMS, pooled_streams_limit_value);
-}
-
-static int pooled_streams_limit(void) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, read_pooled_streams_limit);
-  return pooled_streams_limit_value;
-}
 
 void tessel_cuda_set_stream(void *stream) {
   lent_stream = (CUstream)stream;
   lent_stream_device = default_device;
-  lent_call_failed = false;
+  errors.lent_call_failed = false;
 }
 
 void *tessel_cuda_stream(void) { return lent_stream; }
@@ -803,34 +608,12 @@ static bool is_default_stream_handle(CUstream stream) {
          stream == CU_STREAM_PER_THREAD;
 }
 
-/* Called with stream_pool_mutex held; false when out of memory (the stream
- * is then destroyed for real later, never parked). */
-static bool track_live_stream(pooled_stream entry) {
-  pooled_stream *grown =
-      with_room_for_one(live_streams, live_stream_count, &live_stream_capacity,
-                        sizeof *live_streams);
-  if (!grown)
-    return false;
-  live_streams = grown;
-  live_streams[live_stream_count++] = entry;
-  return true;
-}
-
 void *mgpuStreamCreate(void) {
   if (lent_stream && lent_stream_device == default_device)
     return lent_stream;
-  pthread_mutex_lock(&stream_pool_mutex);
-  for (int i = parked_stream_count - 1; i >= 0; --i) {
-    pooled_stream entry = parked_streams[i];
-    if (entry.device != default_device)
-      continue;
-    if (!track_live_stream(entry))
-      break; /* out of memory: make an untracked one below */
-    parked_streams[i] = parked_streams[--parked_stream_count];
-    pthread_mutex_unlock(&stream_pool_mutex);
-    return entry.stream;
-  }
-  pthread_mutex_unlock(&stream_pool_mutex);
+  void *kept = tessel_stream_pool_take(&stream_pool, default_device);
+  if (kept)
+    return kept;
   CUstream stream = NULL;
   if (!push_default_context())
     return NULL;
@@ -839,11 +622,8 @@ void *mgpuStreamCreate(void) {
       CUDA_SUCCESS)
     stream = NULL;
   pop_context();
-  if (stream) {
-    pthread_mutex_lock(&stream_pool_mutex);
-    track_live_stream((pooled_stream){stream, default_device});
-    pthread_mutex_unlock(&stream_pool_mutex);
-  }
+  if (stream)
+    tessel_stream_pool_track(&stream_pool, stream, default_device);
   return stream;
 }
 
@@ -853,31 +633,16 @@ void mgpuStreamDestroy(void *stream) {
   /* A stream the pool has no room for is destroyed in its own device's
    * context; one mgpuStreamCreate did not make, in the default one. */
   int32_t device = default_device;
-  bool destroyed_twice = false;
-  pthread_mutex_lock(&stream_pool_mutex);
-  size_t i = 0;
-  while (i < live_stream_count && live_streams[i].stream != (CUstream)stream)
-    ++i;
-  if (i < live_stream_count) {
-    pooled_stream entry = live_streams[i];
-    live_streams[i] = live_streams[--live_stream_count];
-    if (parked_stream_count < pooled_streams_limit()) {
-      parked_streams[parked_stream_count++] = entry;
-      pthread_mutex_unlock(&stream_pool_mutex);
-      return;
-    }
-    device = entry.device;
-  } else {
-    /* A parked stream destroyed again would be handed out destroyed. */
-    for (int j = 0; j < parked_stream_count; ++j)
-      destroyed_twice |= parked_streams[j].stream == (CUstream)stream;
-  }
-  pthread_mutex_unlock(&stream_pool_mutex);
-  if (destroyed_twice) {
+  switch (tessel_stream_pool_give_back(&stream_pool, stream, &device)) {
+  case TESSEL_STREAM_KEPT:
+    return;
+  case TESSEL_STREAM_DESTROYED_TWICE:
     report_error("mgpuStreamDestroy(%p): the stream was already "
                  "destroyed",
                  stream);
     return;
+  case TESSEL_STREAM_TO_DESTROY:
+    break;
   }
   int32_t current = default_device;
   default_device = device;
@@ -1000,7 +765,7 @@ static uint64_t cached_bytes_limit(void) {
 
 /* Called with device_block_mutex held. */
 static void track_live_block(device_block block) {
-  device_block *grown = with_room_for_one(
+  device_block *grown = tessel_with_room_for_one(
       live_blocks, live_block_count, &live_block_capacity, sizeof *live_blocks);
   if (!grown)
     return; /* untracked: freed at once, never reused */
@@ -1524,9 +1289,9 @@ static CUdeviceptr device_copy_of_constant(uint64_t *slot, const void *host,
   /* Uploaded with the lock held, so that two threads' first calls do not
    * make two copies. */
   CUdeviceptr copy = 0;
-  constant_copy *grown =
-      with_room_for_one(constant_copies, constant_copy_count,
-                        &constant_copy_capacity, sizeof *constant_copies);
+  constant_copy *grown = tessel_with_room_for_one(
+      constant_copies, constant_copy_count, &constant_copy_capacity,
+      sizeof *constant_copies);
   if (!grown) {
     pthread_mutex_unlock(&constant_copy_mutex);
     report_error("out of host memory");

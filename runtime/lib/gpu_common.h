@@ -2,8 +2,12 @@
 #ifndef TESSEL_RUNTIME_GPU_COMMON_H
 #define TESSEL_RUNTIME_GPU_COMMON_H
 
+#include <ctype.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "tessel/runtime.h"
 
@@ -44,6 +48,61 @@ static inline bool tessel_launch_dims_fit(const intptr_t *dims, int count) {
     if (dims[i] <= 0 || (uint64_t)dims[i] > UINT32_MAX)
       return false;
   return true;
+}
+
+/* The growable array `items` (`count` items of `item_size` bytes) with
+ * room for one more at its end: as it was, or moved to twice its capacity
+ * (16 at first); NULL, the array untouched, when out of memory. */
+static inline void *tessel_with_room_for_one(void *items, size_t count,
+                                             size_t *capacity,
+                                             size_t item_size) {
+  if (count < *capacity)
+    return items;
+  size_t grown_capacity = *capacity ? 2 * *capacity : 16;
+  void *grown = realloc(items, grown_capacity * item_size);
+  if (grown)
+    *capacity = grown_capacity;
+  return grown;
+}
+
+/* The count from 0 to `most` that the environment variable `name` sets,
+ * or `fallback` when it is unset or empty; a value that is not such a count
+ * is reported (as `reporter`, "tessel-cuda" say, says of the `what` it
+ * limits) and `fallback` kept. */
+static inline int tessel_env_count(const char *name, int fallback, int most,
+                                   const char *reporter, const char *what) {
+  const char *text = getenv(name);
+  if (!text || !*text)
+    return fallback;
+  char *end = NULL;
+  long count = isdigit((unsigned char)text[0]) ? strtol(text, &end, 10) : -1;
+  if (end && *end == '\0' && count >= 0 && count <= most)
+    return (int)count;
+  fprintf(stderr,
+          "%s: %s='%s' is not a count from 0 to %d; keeping at most %d %s\n",
+          reporter, name, text, most, fallback, what);
+  return fallback;
+}
+
+/* Errors a runtime reported on one thread: it writes them to stderr and
+ * counts them, keeping the last one's text (generated code cannot see a
+ * failure, its caller can); within a call on a lent stream, an error also
+ * stops the call's later launches, which would read what failed to be made
+ * (a temporary that was not allocated) and could fault, taking the
+ * caller's context with them. */
+typedef struct tessel_thread_errors {
+  uint64_t count;
+  char last[512];
+  bool lent_call_failed;
+} tessel_thread_errors;
+
+static inline void tessel_record_error(tessel_thread_errors *errors,
+                                       const char *reporter, bool stream_lent,
+                                       const char *format, va_list arguments) {
+  vsnprintf(errors->last, sizeof errors->last, format, arguments);
+  fprintf(stderr, "%s: %s\n", reporter, errors->last);
+  ++errors->count;
+  errors->lent_call_failed = stream_lent;
 }
 
 #endif /* TESSEL_RUNTIME_GPU_COMMON_H */

@@ -3,9 +3,9 @@
  * (HIP). Signatures match what `gpu-to-llvm` and the gpu.binary LLVM
  * translation (SelectObjectAttr) declare; handles are opaque pointers, as
  * the generated code sees them: CUstream/hipStream_t, CUevent and so on.
- * Modules and functions are hipModule_t/hipFunction_t for HIP, but for CUDA
- * this runtime's own handles, not CUmodule/CUfunction (below): pass them
- * only to this library's mgpu* functions.
+ * Modules and functions are the runtime's own handles, not
+ * CUmodule/CUfunction or hipModule_t/hipFunction_t (below): pass them only
+ * to the same library's mgpu* functions.
  *
  * Errors are reported on stderr as
  *   tessel-cuda: <driver call>(...) failed: <CUDA error name>
@@ -26,7 +26,7 @@ extern "C" {
 
 /* Modules and kernels. `data` is a cubin/fatbin/HSA code object
  * (mgpuModuleLoad) or NUL-terminated PTX (mgpuModuleLoadJIT, CUDA only).
- * CUDA: a module is loaded on the calling thread's default device at once,
+ * A module is loaded on the calling thread's default device at once,
  * and on another device when a kernel of it is first looked up or launched
  * there (the image is copied; mgpuModuleLoad without a size uses it in
  * place, so it must outlive the module). mgpuModuleUnload must not race
@@ -175,6 +175,20 @@ TESSEL_RT_EXPORT uint64_t tessel_cuda_error_count(void);
 TESSEL_RT_EXPORT const char *tessel_cuda_last_error(void);
 /* Number of HIP devices; 0 when HIP reports none or fails. */
 TESSEL_RT_EXPORT int tessel_hip_device_count(void);
+/* The HIP runtime's counterparts of tessel_cuda_set_stream,
+ * tessel_cuda_stream, tessel_cuda_error_count and tessel_cuda_last_error,
+ * with the same meaning (TESSEL_HIP_POOLED_STREAMS for the kept streams;
+ * "tessel-hip: " prefix). NULL takes a lent stream back, so HIP's null
+ * stream cannot be lent; it needs no lending either: the runtime's own
+ * streams are blocking ones, which wait for the null stream's work. The
+ * per-thread default stream's work does not order with them: lend
+ * hipStreamPerThread, (void *)2, when the caller's work is there. Each
+ * call makes the thread's default device HIP's current device for its
+ * duration and restores the caller's after. */
+TESSEL_RT_EXPORT void tessel_hip_set_stream(void *stream);
+TESSEL_RT_EXPORT void *tessel_hip_stream(void);
+TESSEL_RT_EXPORT uint64_t tessel_hip_error_count(void);
+TESSEL_RT_EXPORT const char *tessel_hip_last_error(void);
 
 #ifdef __cplusplus
 }

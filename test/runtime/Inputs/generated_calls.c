@@ -1,18 +1,26 @@
 /* Calls a compiled GPU function (its header comes with -include) against
- * the stand-in driver (fake_cuda_driver.c, linked as libcuda.so.1): twice
- * on device 0, then once on device 1, and prints what reached the driver.
- * The kernels do not run; this checks the calls the generated host code
- * makes through the runtime. Built with -DPROGRAM_ADD (test/driver/Inputs/
- * add.mlir) or -DPROGRAM_MM (generated_calls_mm.mlir). */
+ * a stand-in driver: fake_cuda_driver.c linked as libcuda.so.1, or with
+ * -DFAKE_HIP fake_hip.c as libamdhip64: twice on device 0, then once on
+ * device 1, and prints what reached the driver. The kernels do not run;
+ * this checks the calls the generated host code makes through the runtime.
+ * Built with -DPROGRAM_ADD (test/driver/Inputs/add.mlir) or -DPROGRAM_MM
+ * (generated_calls_mm.mlir, CUDA). */
 #include "tessel/gpu_runtime.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-extern int fake_cuda_module_loads[2], fake_cuda_launches[2],
-    fake_cuda_wrong_context_uses, fake_cuda_stream_creates,
-    fake_cuda_stream_destroys, fake_cuda_uploads;
+#ifdef FAKE_HIP
+#define FAKE(name) fake_hip_##name
+#define WRONG_DEVICE_USES fake_hip_wrong_device_uses
+#else
+#define FAKE(name) fake_cuda_##name
+#define WRONG_DEVICE_USES fake_cuda_wrong_context_uses
+#endif
+
+extern int FAKE(module_loads)[2], FAKE(launches)[2], WRONG_DEVICE_USES,
+    FAKE(stream_creates), FAKE(stream_destroys), FAKE(uploads);
 
 #if defined(PROGRAM_ADD)
 static float a[4][8], b[4][8], out[4][8];
@@ -37,22 +45,78 @@ static void call(void) {
 #error "define PROGRAM_ADD or PROGRAM_MM"
 #endif
 
-int main(void) {
+#ifdef FAKE_HIP
+/* The three HIP calls made here, declared rather than included so that
+ * no HIP include path is needed (hipError_t is an int-sized enum). */
+int hipSetDevice(int device);
+int hipGetDevice(int *device);
+int hipStreamCreate(void **stream);
+
+extern int fake_hip_failing_launches, fake_hip_gone;
+extern void *fake_hip_last_launch_stream;
+
+/* HIP's current device is the caller's between calls: a call on default
+ * device 1 while the caller has device 0 current runs on 1 and leaves 0
+ * current. A lent stream of device 1 is launched on and not destroyed; a
+ * failed launch is counted, with its text, and until the stream is lent
+ * again the thread launches nothing more. */
+static void hip_lent_stream_and_errors(void) {
+  void *lent = NULL;
+  hipSetDevice(1);
+  hipStreamCreate(&lent);
+  hipSetDevice(0);
+  int creates = fake_hip_stream_creates, destroys = fake_hip_stream_destroys;
+  tessel_hip_set_stream(lent);
+  call();
+  int device = -1;
+  hipGetDevice(&device);
+  printf("lent stream: launched on it: %s, streams created %d, destroyed %d, "
+         "caller's device after the call %d\n",
+         fake_hip_last_launch_stream == lent ? "yes" : "no",
+         fake_hip_stream_creates - creates, fake_hip_stream_destroys - destroys,
+         device);
+  uint64_t errors = tessel_hip_error_count();
+  fake_hip_failing_launches = 1;
+  tessel_hip_set_stream(lent);
+  call();
+  printf("errors: %llu more, last: %s\n",
+         (unsigned long long)(tessel_hip_error_count() - errors),
+         tessel_hip_last_error());
+  int launches = fake_hip_launches[1];
+  call();
+  printf("launches after the failed call, same lending: %d\n",
+         fake_hip_launches[1] - launches);
+  tessel_hip_set_stream(lent);
+  call();
+  printf("launches after lending again: %d\n", fake_hip_launches[1] - launches);
+  tessel_hip_set_stream(NULL);
+  printf("stream lent after taking it back: %p\n", tessel_hip_stream());
+  printf("handles used on another device: %d\n", WRONG_DEVICE_USES);
+}
+#endif
+
+int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   call();
-  int uploads_after_first = fake_cuda_uploads;
+  int uploads_after_first = FAKE(uploads);
   call();
   printf("device 0: %d module load(s), %d launch(es), %d upload(s) after "
          "the first call, %d after the second\n",
-         fake_cuda_module_loads[0], fake_cuda_launches[0], uploads_after_first,
-         fake_cuda_uploads);
+         FAKE(module_loads)[0], FAKE(launches)[0], uploads_after_first,
+         FAKE(uploads));
   mgpuSetDefaultDevice(1);
   call();
-  printf("device 1: %d module load(s), %d launch(es)\n",
-         fake_cuda_module_loads[1], fake_cuda_launches[1]);
-  printf("streams: %d created, %d destroyed\n", fake_cuda_stream_creates,
-         fake_cuda_stream_destroys);
-  printf("handles used in another device's context: %d\n",
-         fake_cuda_wrong_context_uses);
+  printf("device 1: %d module load(s), %d launch(es)\n", FAKE(module_loads)[1],
+         FAKE(launches)[1]);
+  printf("streams: %d created, %d destroyed\n", FAKE(stream_creates),
+         FAKE(stream_destroys));
+  printf("handles used in another device's context: %d\n", WRONG_DEVICE_USES);
+#ifdef FAKE_HIP
+  hip_lent_stream_and_errors();
+  /* HIP torn down before the module's destructor unloads it: quietly. */
+  fake_hip_gone = argc > 1 && strcmp(argv[1], "hip-gone-at-exit") == 0;
+#else
+  (void)argc, (void)argv;
+#endif
   return 0;
 }
