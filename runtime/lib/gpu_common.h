@@ -96,9 +96,9 @@ typedef struct tessel_thread_errors {
   bool lent_call_failed;
 } tessel_thread_errors;
 
-static inline void tessel_record_error(tessel_thread_errors *errors,
-                                       const char *reporter, bool stream_lent,
-                                       const char *format, va_list arguments) {
+__attribute__((format(printf, 4, 0))) static inline void
+tessel_record_error(tessel_thread_errors *errors, const char *reporter,
+                    bool stream_lent, const char *format, va_list arguments) {
   vsnprintf(errors->last, sizeof errors->last, format, arguments);
   fprintf(stderr, "%s: %s\n", reporter, errors->last);
   ++errors->count;

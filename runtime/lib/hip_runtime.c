@@ -160,17 +160,24 @@ static bool hip_is_gone(hipError_t result) {
 
 /* Unloads `module`'s copy on `device`; false, quietly, when HIP is gone. */
 static bool unload_on_device(hipModule_t module, int device) {
-  int callers;
+  int callers = device;
+  const char *call = "hipGetDevice";
   hipError_t result = hipGetDevice(&callers);
-  if (result == hipSuccess && callers != device)
+  bool switched = result == hipSuccess && callers != device;
+  if (switched) {
+    call = "hipSetDevice";
     result = hipSetDevice(device);
-  if (result == hipSuccess)
+    switched = result == hipSuccess;
+  }
+  if (result == hipSuccess) {
+    call = "hipModuleUnload";
     result = hipModuleUnload(module);
+  }
   if (hip_is_gone(result))
     return false;
-  report_hip_failure("hipModuleUnload", result);
-  if (callers != device)
-    hipSetDevice(callers);
+  report_hip_failure(call, result);
+  if (switched)
+    HIP_CALL(hipSetDevice, callers);
   return true;
 }
 
