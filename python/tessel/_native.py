@@ -4,6 +4,7 @@ and the compiled modules (their _mlir_ciface_<name> entry points)."""
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import os
 import shlex
 import threading
@@ -128,6 +129,21 @@ def make_descriptor(ptr: int, shape) -> ctypes.Structure:
     return d
 
 
+@dataclasses.dataclass(frozen=True)
+class GPURuntime:
+    """The runtime library a GPU target's code calls, and the prefix of its
+    tessel_<prefix>_set_stream/_error_count/... functions."""
+    library: str
+    prefix: str
+    name: str
+
+
+GPU_RUNTIMES = {
+    "nvgpu": GPURuntime("libtessel_cuda_runtime.so", "cuda", "CUDA"),
+    "amdgpu": GPURuntime("libtessel_hip_runtime.so", "hip", "HIP"),
+}
+
+
 class CompiledFunction:
     """One entry point of a compiled shared library.
 
@@ -136,18 +152,19 @@ class CompiledFunction:
     shapes), so any array library can call it without copies."""
 
     def __init__(self, so_path: Path, name: str, arg_types, result_types,
-                 cuda_device: int | None = None):
+                 cuda_device: int | None = None, target: str = "nvgpu"):
         self.so_path = Path(so_path)
         self.name = name
         self.arg_types = list(arg_types)
         self.result_types = list(result_types)
+        self._gpu = GPU_RUNTIMES.get(target)
         if cuda_device is not None:
             # A GPU library loads its kernels when it is loaded, on the
             # loading thread's default device: make that the device the
             # calls are for, so that no other device gets a context.
-            cuda_runtime = ctypes.CDLL(str(library_dir() / "libtessel_cuda_runtime.so"))
-            cuda_runtime.mgpuSetDefaultDevice.argtypes = [ctypes.c_int32]
-            cuda_runtime.mgpuSetDefaultDevice(cuda_device)
+            gpu_runtime = ctypes.CDLL(str(library_dir() / self._gpu.library))
+            gpu_runtime.mgpuSetDefaultDevice.argtypes = [ctypes.c_int32]
+            gpu_runtime.mgpuSetDefaultDevice(cuda_device)
         self._lib = ctypes.CDLL(str(self.so_path))
         fn = getattr(self._lib, f"_mlir_ciface_{name}")
         n = len(self.arg_types) + len(self.result_types)
@@ -169,61 +186,65 @@ class CompiledFunction:
         self._fn(*[ctypes.addressof(d) for d in descs])
 
     def call_device_pointers(self, pointers, device: int, stream: int) -> None:
-        """A GPU library's call (target nvgpu): `pointers` are device
-        addresses on CUDA device `device`, and the kernels run on `stream`
-        (a CUstream of that device's primary context, the caller's: the
+        """A GPU library's call (target nvgpu or amdgpu): `pointers` are
+        device addresses on GPU `device` (PyTorch's cuda:N, also under
+        ROCm), and the kernels run on `stream`, the caller's (a CUstream of
+        that device's primary context, or a hipStream_t of that device): the
         call is ordered after the work queued there, and returns when its
-        own is done). CU_STREAM_LEGACY (1) names the legacy default stream;
-        0 is not a stream here."""
-        if not stream:
+        own is done. CUDA: CU_STREAM_LEGACY (1) names the legacy default
+        stream; 0 is not a stream. HIP: 0 is the null stream, which the
+        runtime's own streams wait for, so it is not lent."""
+        gpu = self._gpu
+        if gpu is None:
+            raise RuntimeError(f"{self.so_path} is not a GPU library (target nvgpu or amdgpu)")
+        if not stream and gpu.prefix == "cuda":
             raise ValueError(f"{self.name}: no stream (pass CU_STREAM_LEGACY, 1, "
                              "for the legacy default stream)")
         runtime = self._gpu_runtime()
-        runtime.mgpuSetDefaultDevice(device)
-        errors = runtime.tessel_cuda_error_count()
-        runtime.tessel_cuda_set_stream(stream)
+        runtime.set_device(device)
+        errors = runtime.error_count()
+        runtime.set_stream(stream or None)
         try:
-            if runtime.tessel_cuda_stream() != stream:
-                raise RuntimeError(f"{self.name}: the CUDA runtime did not take the stream")
+            if runtime.stream() != (stream or None):
+                raise RuntimeError(f"{self.name}: the {gpu.name} runtime did not take the stream")
             self.call_pointers(pointers)
         finally:
-            runtime.tessel_cuda_set_stream(None)
+            runtime.set_stream(None)
         # The runtime reports failures on stderr (generated code cannot see
         # them); after one, the call launched nothing more and its results
         # are not to be used.
-        if runtime.tessel_cuda_error_count() != errors:
-            message = runtime.tessel_cuda_last_error().decode(errors="replace")
-            raise RuntimeError(f"{self.name}: the call failed on CUDA device {device}: {message}")
+        if runtime.error_count() != errors:
+            message = runtime.last_error().decode(errors="replace")
+            raise RuntimeError(f"{self.name}: the call failed on {gpu.name} device {device}: "
+                               f"{message}")
 
     def _gpu_runtime(self):
         """The runtime functions the library's kernels go through, looked up
         through the library's own handle (its dependencies), so that they
-        reach the same copy of libtessel_cuda_runtime.so."""
+        reach the same copy of the GPU runtime library."""
         runtime = getattr(self, "_runtime", None)
         if runtime is None:
+            prefix = self._gpu.prefix
             try:
-                set_device = self._lib.mgpuSetDefaultDevice
-                set_stream = self._lib.tessel_cuda_set_stream
-                get_stream = self._lib.tessel_cuda_stream
-                error_count = self._lib.tessel_cuda_error_count
-                last_error = self._lib.tessel_cuda_last_error
+                functions = {
+                    "set_device": (self._lib.mgpuSetDefaultDevice, [ctypes.c_int32], None),
+                    "set_stream": (getattr(self._lib, f"tessel_{prefix}_set_stream"),
+                                   [ctypes.c_void_p], None),
+                    "stream": (getattr(self._lib, f"tessel_{prefix}_stream"), [],
+                               ctypes.c_void_p),
+                    "error_count": (getattr(self._lib, f"tessel_{prefix}_error_count"), [],
+                                    ctypes.c_uint64),
+                    "last_error": (getattr(self._lib, f"tessel_{prefix}_last_error"), [],
+                                   ctypes.c_char_p),
+                }
             except AttributeError as e:
-                raise RuntimeError(f"{self.so_path} does not use Tessel's CUDA runtime "
-                                   "(not compiled for target nvgpu?)") from e
-            set_device.argtypes = [ctypes.c_int32]
-            set_device.restype = None
-            set_stream.argtypes = [ctypes.c_void_p]
-            set_stream.restype = None
-            get_stream.argtypes = []
-            get_stream.restype = ctypes.c_void_p
-            error_count.argtypes = []
-            error_count.restype = ctypes.c_uint64
-            last_error.argtypes = []
-            last_error.restype = ctypes.c_char_p
+                raise RuntimeError(f"{self.so_path} does not use Tessel's {self._gpu.name} "
+                                   "runtime") from e
+            for function, argtypes, restype in functions.values():
+                function.argtypes = argtypes
+                function.restype = restype
             runtime = self._runtime = types.SimpleNamespace(
-                mgpuSetDefaultDevice=set_device, tessel_cuda_set_stream=set_stream,
-                tessel_cuda_stream=get_stream, tessel_cuda_error_count=error_count,
-                tessel_cuda_last_error=last_error)
+                **{name: f for name, (f, _, _) in functions.items()})
         return runtime
 
     def __call__(self, *arrays):

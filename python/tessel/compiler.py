@@ -148,14 +148,15 @@ def compile_module(text: str, name: str, arg_types, result_types,
                    options: CompileOptions, cuda_device: int | None = None) -> CompiledFunction:
     """Compiles MLIR text (one public function `name`) to a shared library,
     through the caches; returns the callable entry point. `cuda_device`:
-    the CUDA device the caller runs it on (CompiledFunction.
-    call_device_pointers), so target 'nvgpu' can be executed; the library
-    is first loaded for that device."""
-    if options.target != "cpu" and not (cuda_device is not None and options.target == "nvgpu"):
+    the GPU the caller runs it on (PyTorch's cuda:N, an AMD GPU under ROCm;
+    CompiledFunction.call_device_pointers), so target 'nvgpu' or 'amdgpu'
+    can be executed; the library is first loaded for that device."""
+    if options.target != "cpu" and not (cuda_device is not None
+                                        and options.target in _native.GPU_RUNTIMES):
         raise UnsupportedError(
             f"executing target '{options.target}' from Python is supported for PyTorch's "
-            "CUDA tensors (target 'nvgpu') only; use tessel.aot_compile for other GPU "
-            "uses or target='cpu'")
+            "GPU tensors (target 'nvgpu' or 'amdgpu') only; use tessel.aot_compile for "
+            "other GPU uses or target='cpu'")
     args = options.compiler_args()
     key = hashlib.sha256("\0".join([text, name, " ".join(args),
                                     _compiler_identity()]).encode()).hexdigest()[:32]
@@ -171,8 +172,9 @@ def compile_module(text: str, name: str, arg_types, result_types,
             stats.disk_hits += 1
         else:
             _compile_to(text, so, args, options, name, key)
+        on_gpu = options.target in _native.GPU_RUNTIMES
         fn = CompiledFunction(so, name, arg_types, result_types,
-                              cuda_device if options.target == "nvgpu" else None)
+                              cuda_device if on_gpu else None, options.target)
         _memory_cache[key] = fn
         return fn
 

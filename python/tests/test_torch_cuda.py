@@ -2,10 +2,6 @@
 compiles for; the calling convention (the device, PyTorch's stream) checked
 against the stand-in CUDA driver, without a GPU; and, where PyTorch sees a
 CUDA GPU, results against eager."""
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -13,6 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import tessel  # noqa: E402
+from gpu_stand_in import run_against, spy_on_compiles  # noqa: E402
 from tessel import _native  # noqa: E402
 from tessel.frontends import torch_backend  # noqa: E402
 
@@ -58,7 +55,7 @@ def test_cuda_inputs_compile_for_their_device(monkeypatch):
     options = torch_backend.options_for_device(given, torch.device("cuda", 0))
     assert options.target_options == "smem-per-block=232448 chip=sm_80 sm-count=108"
     assert torch_backend.options_for_device(tessel.CompileOptions(), None).target == "cpu"
-    with pytest.raises(tessel.UnsupportedError, match="runs CUDA tensors; the inputs are host"):
+    with pytest.raises(tessel.UnsupportedError, match="runs GPU tensors; the inputs are host"):
         torch_backend.options_for_device(tessel.CompileOptions(target="nvgpu"), None)
 
 
@@ -94,15 +91,7 @@ def test_a_cuda_graph_compiles_for_nvgpu(monkeypatch, stats):
     # without one (the library is not called).
     from torch._subclasses.fake_tensor import FakeTensorMode
     _on_h100_pcie(monkeypatch)
-    seen = {}
-    real_compile = torch_backend.compile_module
-
-    def compile_module(text, name, args, results, options, cuda_device=None):
-        seen.update(target=options.target, target_options=options.target_options,
-                    cuda_device=cuda_device)
-        return real_compile(text, name, args, results, options, cuda_device=cuda_device)
-
-    monkeypatch.setattr(torch_backend, "compile_module", compile_module)
+    seen = spy_on_compiles(monkeypatch)
     with FakeTensorMode():
         x = torch.empty(64, 96, device="cuda:1")
         w = torch.empty(96, 80, device="cuda:1")
@@ -116,37 +105,18 @@ def test_a_cuda_graph_compiles_for_nvgpu(monkeypatch, stats):
 
 FAKE_DRIVER = Path(_native.library_dir()).parent / "fake-cuda" / "libcuda.so.1"
 
-# Run in a process of its own: the stand-in driver, loaded first, is the
-# libcuda.so.1 the CUDA runtime then finds.
 STAND_IN_CALL = """
-import ctypes
-import numpy as np
-fake = ctypes.CDLL({fake!r}, mode=ctypes.RTLD_GLOBAL)
-import tessel
-from tessel import compiler
-from tessel.mlir import ModuleBuilder
-
-m = ModuleBuilder()
-f = m.function("add")
-a = f.add_argument((4, 8), "f32")
-b = f.add_argument((4, 8), "f32")
-f.set_results([f.elementwise([a, b], "f32", lambda bb, x: bb.op("arith.addf", x, "f32"))])
-fn = compiler.compile_module(m.text(), "add", [a.type, b.type], [r.type for r in f.results],
-                             tessel.CompileOptions(target="nvgpu"), cuda_device=1)
-x, y, out = (np.zeros((4, 8), np.float32) for _ in range(3))
-pointers = [x.ctypes.data, y.ctypes.data, out.ctypes.data]
 fn.call_device_pointers(pointers, 1, 0x1234)
 fn.call_device_pointers(pointers, 1, 0x1234)
 try:
     fn.call_device_pointers(pointers, 1, 0)
 except ValueError as e:
     print("refused:", e)
-counts = lambda name, n: list((ctypes.c_int * n).in_dll(fake, name))
 print("launches", counts("fake_cuda_launches", 2))
 print("module loads", counts("fake_cuda_module_loads", 2))
 print("streams created", counts("fake_cuda_stream_creates", 1))
 print("wrong context", counts("fake_cuda_wrong_context_uses", 1))
-print("lent after the call", fn._gpu_runtime().tessel_cuda_stream())
+print("lent after the call", fn._gpu_runtime().stream())
 try:
     # A device the driver does not have: the runtime's report is raised.
     fn.call_device_pointers(pointers, 5, 0x1234)
@@ -157,9 +127,7 @@ except RuntimeError as e:
 
 @pytest.mark.skipif(not FAKE_DRIVER.exists(), reason="the stand-in CUDA driver is not built")
 def test_device_call_against_the_stand_in_driver():
-    env = dict(os.environ, PYTHONPATH=str(Path(tessel.__file__).parents[1]))
-    run = subprocess.run([sys.executable, "-c", STAND_IN_CALL.format(fake=str(FAKE_DRIVER))],
-                         capture_output=True, text=True, env=env, timeout=300)
+    run = run_against(FAKE_DRIVER, "nvgpu", STAND_IN_CALL)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     # Both calls on device 1 (the library loaded for it: device 0 untouched),

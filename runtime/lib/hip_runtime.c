@@ -84,8 +84,14 @@ static bool enter_default_device(int *callers) {
     report_error("device %d is out of range", (int)default_device);
     return false;
   }
-  if (HIP_CALL(hipGetDevice, callers) != hipSuccess)
+  hipError_t result = hipGetDevice(callers);
+  if (result != hipSuccess) {
+    /* The first HIP call of each: no GPU, or no usable HIP. */
+    const char *name = hipGetErrorName(result);
+    report_error("HIP is unavailable: hipGetDevice(...) failed: %s",
+                 name ? name : "<unknown HIP error>");
     return false;
+  }
   if (*callers == default_device)
     return true;
   return HIP_CALL(hipSetDevice, default_device) == hipSuccess;

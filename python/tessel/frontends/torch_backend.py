@@ -10,7 +10,9 @@ Under torch.compile an unsupported op makes that graph run eagerly, with one
 warning; @jit_torch raises tessel.UnsupportedError naming the op(s).
 
 A graph on CUDA tensors compiles for target nvgpu (the device's chip) and
-runs on PyTorch's current stream, lent to Tessel's CUDA runtime.
+runs on PyTorch's current stream, lent to Tessel's CUDA runtime. Under
+PyTorch's ROCm build the same tensors are on an AMD GPU: target amdgpu and
+Tessel's HIP runtime.
 """
 
 from __future__ import annotations
@@ -52,6 +54,27 @@ def nvgpu_chip(major: int, minor: int) -> str:
     return {(8, 0): "sm_80", (8, 9): "sm_89"}.get((major, minor), "sm_86")
 
 
+# The AMD chips Tessel has targets for. A code object runs only on the chip
+# it was compiled for, so another chip (gfx1101, say) is refused rather
+# than given a neighbour's.
+AMDGPU_CHIPS = ("gfx90a", "gfx942", "gfx1100")
+
+
+def amdgpu_chip(gcn_arch_name: str) -> str:
+    """The AMD target preset for a device's gcnArchName
+    ("gfx90a:sramecc+:xnack-": the chip, then its target features)."""
+    chip = gcn_arch_name.split(":")[0]
+    if chip not in AMDGPU_CHIPS:
+        raise UnsupportedError(f"tessel: AMD GPU {chip or gcn_arch_name!r} has no Tessel target "
+                               f"(there are {', '.join(AMDGPU_CHIPS)})")
+    return chip
+
+
+def on_rocm() -> bool:
+    """PyTorch's ROCm build: its cuda devices are AMD GPUs."""
+    return bool(getattr(torch.version, "hip", None))
+
+
 def cuda_driver_version() -> int:
     """The CUDA driver's version as Tessel's runtime sees it (12030 for
     12.3), 0 when unknown."""
@@ -72,9 +95,9 @@ def _is_host_scalar(t) -> bool:
 
 def device_of(example_inputs):
     """The one device the graph's tensor inputs are on: None for host
-    tensors (or none), a torch.device for CUDA ones (host 0-d tensors
-    beside them are copied to it); several devices, or a GPU PyTorch
-    reaches through ROCm, are refused."""
+    tensors (or none), a torch.device for CUDA ones (an AMD GPU under ROCm;
+    host 0-d tensors beside them are copied to it); several devices are
+    refused."""
     devices = {a.device for a in example_inputs if isinstance(a, torch.Tensor)}
     if not devices or devices == {torch.device("cpu")}:
         return None
@@ -87,9 +110,6 @@ def device_of(example_inputs):
     if device.type != "cuda":
         raise UnsupportedError(f"tessel: inputs on {device} are not supported (host or CUDA "
                                "tensors)")
-    if getattr(torch.version, "hip", None):
-        raise UnsupportedError("tessel: running on AMD GPUs from PyTorch is not supported yet "
-                               "(use tessel.aot_compile with target='amdgpu')")
     return device if device.index is not None else torch.device("cuda", torch.cuda.current_device())
 
 
@@ -118,37 +138,42 @@ def check_one_device(gm: torch.fx.GraphModule, device) -> None:
 
 def options_for_device(options: CompileOptions, device) -> CompileOptions:
     """`options` for the graph's device: CUDA tensors compile for target
-    nvgpu, for the device's chip, SM count and shared memory per block
-    unless target_options say otherwise."""
+    nvgpu (amdgpu under ROCm), for the device's chip, SM (compute unit)
+    count and shared memory per block unless target_options say
+    otherwise."""
     if device is None:
         if options.target != "cpu":
-            raise UnsupportedError(f"tessel: target '{options.target}' runs CUDA tensors; "
+            raise UnsupportedError(f"tessel: target '{options.target}' runs GPU tensors; "
                                    "the inputs are host tensors")
         return options
-    if options.target not in ("cpu", "nvgpu"):
-        raise UnsupportedError(f"tessel: target '{options.target}' cannot run PyTorch's CUDA "
-                               "tensors (target 'nvgpu' does)")
+    target = "amdgpu" if on_rocm() else "nvgpu"
+    if options.target not in ("cpu", target):
+        raise UnsupportedError(f"tessel: target '{options.target}' cannot run PyTorch's "
+                               f"tensors on {device} (target '{target}' does)")
     given = options.target_options or ""
     described = []
-    if "chip=" not in given:
-        chip = nvgpu_chip(*torch.cuda.get_device_capability(device))
-        # An older driver cannot load sm_90a's PTX: sm_90's kernels (WMMA)
-        # then, rather than a library that fails at load.
-        driver = cuda_driver_version()
-        if chip == "sm_90a" and 0 < driver < SM_90A_DRIVER:
-            chip = "sm_90"
-        described.append("chip=" + chip)
-    # The preset's figures are one model's (H100 SXM for sm_90a); the
-    # device's own matter to the tile and occupancy models, and shared
-    # memory also to whether a kernel can launch at all.
     properties = torch.cuda.get_device_properties(device)
+    if "chip=" not in given:
+        if target == "amdgpu":
+            chip = amdgpu_chip(properties.gcnArchName)
+        else:
+            chip = nvgpu_chip(*torch.cuda.get_device_capability(device))
+            # An older driver cannot load sm_90a's PTX: sm_90's kernels
+            # (WMMA) then, rather than a library that fails at load.
+            driver = cuda_driver_version()
+            if chip == "sm_90a" and 0 < driver < SM_90A_DRIVER:
+                chip = "sm_90"
+        described.append("chip=" + chip)
+    # The preset's figures are one model's (H100 SXM for sm_90a, MI210 for
+    # gfx90a); the device's own matter to the tile and occupancy models, and
+    # shared memory also to whether a kernel can launch at all.
     if "sm-count=" not in given:
         described.append(f"sm-count={properties.multi_processor_count}")
     optin = getattr(properties, "shared_memory_per_block_optin", 0)
     if optin and "smem-per-block=" not in given:
         described.append(f"smem-per-block={optin}")
     target_options = " ".join(described + ([given] if given else []))
-    return dataclasses.replace(options, target="nvgpu", target_options=target_options)
+    return dataclasses.replace(options, target=target, target_options=target_options)
 
 
 def _compile_aten(gm: torch.fx.GraphModule, example_inputs, options: CompileOptions):
@@ -163,6 +188,7 @@ def _compile_aten(gm: torch.fx.GraphModule, example_inputs, options: CompileOpti
     result_shapes = [t.shape for t in result_types]
     expected = [(t.shape, MLIR_TO_TORCH[t.elem]) for t in arg_types]
     where = "host" if device is None else str(device)
+    rocm = on_rocm()
 
     def run(args):
         ins = []
@@ -191,8 +217,11 @@ def _compile_aten(gm: torch.fx.GraphModule, example_inputs, options: CompileOpti
                 raise RuntimeError("tessel: a Tessel graph cannot be captured in a CUDA graph "
                                    "(its host code allocates and waits on every call)")
             # On PyTorch's current stream: after the work that made the
-            # inputs, before the work that reads the outputs.
-            stream = torch.cuda.current_stream(device).cuda_stream or CU_STREAM_LEGACY
+            # inputs, before the work that reads the outputs. (HIP's null
+            # stream, 0, is not lent: the runtime's streams wait for it.)
+            stream = torch.cuda.current_stream(device).cuda_stream
+            if not stream and not rocm:
+                stream = CU_STREAM_LEGACY
             fn.call_device_pointers(pointers, device.index, stream)
         res = []
         for p in plan:

@@ -1,0 +1,144 @@
+"""PyTorch's ROCm build, whose cuda devices are AMD GPUs: the target and
+chip a graph on one compiles for, and the calling convention (the device,
+PyTorch's stream, a failure raised) checked against the stand-in
+libamdhip64, without a GPU. The PyTorch installed here is a CUDA build, so
+ROCm is what the tests make torch.version.hip and the device's properties
+say."""
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import tessel  # noqa: E402
+from gpu_stand_in import run_against, spy_on_compiles  # noqa: E402
+from tessel import _native  # noqa: E402
+from tessel.frontends import torch_backend  # noqa: E402
+
+
+def test_chip_for_gcn_arch_name():
+    assert torch_backend.amdgpu_chip("gfx90a:sramecc+:xnack-") == "gfx90a"
+    assert torch_backend.amdgpu_chip("gfx942:sramecc+:xnack-") == "gfx942"
+    assert torch_backend.amdgpu_chip("gfx1100") == "gfx1100"
+    # A code object runs only on its own chip: no neighbour's.
+    with pytest.raises(tessel.UnsupportedError, match="'gfx1101' has no Tessel target"):
+        torch_backend.amdgpu_chip("gfx1101")
+    with pytest.raises(tessel.UnsupportedError, match="'gfx908' has no Tessel target"):
+        torch_backend.amdgpu_chip("gfx908:sramecc+:xnack-")
+
+
+class _MI210:
+    gcnArchName = "gfx90a:sramecc+:xnack-"
+    multi_processor_count = 104
+    shared_memory_per_block_optin = 65536
+
+
+def _on_rocm(monkeypatch, properties=_MI210):
+    monkeypatch.setattr(torch.version, "hip", "6.2.41133", raising=False)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: properties())
+
+    def no_capability(device):
+        raise AssertionError("the CUDA compute capability was asked for on ROCm")
+
+    monkeypatch.setattr(torch.cuda, "get_device_capability", no_capability)
+
+
+def test_rocm_inputs_compile_for_amdgpu(monkeypatch):
+    _on_rocm(monkeypatch)
+    options = torch_backend.options_for_device(tessel.CompileOptions(), torch.device("cuda", 1))
+    assert options.target == "amdgpu"
+    assert options.target_options == "chip=gfx90a sm-count=104 smem-per-block=65536"
+    given = tessel.CompileOptions(target="amdgpu", target_options="chip=gfx942")
+    options = torch_backend.options_for_device(given, torch.device("cuda", 0))
+    assert options.target_options == "sm-count=104 smem-per-block=65536 chip=gfx942"
+    with pytest.raises(tessel.UnsupportedError, match="target 'nvgpu' cannot run PyTorch's "
+                                                      "tensors on cuda:0 .target 'amdgpu' does"):
+        torch_backend.options_for_device(tessel.CompileOptions(target="nvgpu"),
+                                         torch.device("cuda", 0))
+
+
+def test_an_unknown_amd_chip_is_refused(monkeypatch):
+    class _RX7800(_MI210):
+        gcnArchName = "gfx1101"
+    _on_rocm(monkeypatch, _RX7800)
+    with pytest.raises(tessel.UnsupportedError, match="gfx1101"):
+        torch_backend.options_for_device(tessel.CompileOptions(), torch.device("cuda", 0))
+
+
+def test_rocm_tensors_are_not_refused(monkeypatch):
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    _on_rocm(monkeypatch)
+    with FakeTensorMode():
+        x = torch.empty(4, 8, device="cuda:1")
+    assert torch_backend.device_of([x]) == torch.device("cuda", 1)
+
+
+def test_a_rocm_graph_compiles_for_amdgpu(monkeypatch, stats):
+    # Fake tensors: the graph is captured and compiled for the device
+    # without one (the library is not called).
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.proxy_tensor import make_fx
+    _on_rocm(monkeypatch)
+    seen = spy_on_compiles(monkeypatch)
+    with FakeTensorMode():
+        x = torch.empty(64, 96, device="cuda:1")
+        w = torch.empty(64, 96, device="cuda:1")
+        gm = make_fx(lambda a, b: (torch.relu(a + b),))(x, w)
+    before = stats.compilations
+    run = torch_backend._compile_aten(gm, [x, w], tessel.CompileOptions())
+    assert callable(run) and stats.compilations == before + 1
+    assert seen == {"target": "amdgpu", "cuda_device": 1,
+                    "target_options": "chip=gfx90a sm-count=104 smem-per-block=65536"}
+
+
+FAKE_HIP = Path(_native.library_dir()).parent / "fake-hip" / "libamdhip64.so.5"
+
+STAND_IN_CALL = """
+# PyTorch's stream on device 1, made as PyTorch would.
+stream = ctypes.c_void_p()
+fake.hipSetDevice(1)
+fake.hipStreamCreate(ctypes.byref(stream))
+fake.hipSetDevice(0)
+fn.call_device_pointers(pointers, 1, stream.value)
+fn.call_device_pointers(pointers, 1, stream.value)
+print("streams created on the lent stream's calls", counts("fake_hip_stream_creates", 1))
+last = ctypes.c_void_p.in_dll(fake, "fake_hip_last_launch_stream").value
+print("launched on the lent stream", last == stream.value)
+# The null stream is not lent: the runtime's own stream runs the call.
+fn.call_device_pointers(pointers, 1, 0)
+print("launches", counts("fake_hip_launches", 2))
+print("module loads", counts("fake_hip_module_loads", 2))
+print("streams created", counts("fake_hip_stream_creates", 1))
+print("wrong device", counts("fake_hip_wrong_device_uses", 1))
+device = ctypes.c_int(-1)
+fake.hipGetDevice(ctypes.byref(device))
+print("current device after the calls", device.value)
+print("lent after the call", fn._gpu_runtime().stream())
+ctypes.c_int.in_dll(fake, "fake_hip_failing_launches").value = 1
+try:
+    fn.call_device_pointers(pointers, 1, stream.value)
+except RuntimeError as e:
+    print("raised:", e)
+"""
+
+
+@pytest.mark.skipif(not FAKE_HIP.exists(), reason="the stand-in libamdhip64 is not built")
+def test_device_call_against_the_stand_in_hip():
+    run = run_against(FAKE_HIP, "amdgpu", STAND_IN_CALL)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    # The library loaded for device 1 only; both lent calls on PyTorch's
+    # stream (the one the test made), the null-stream call on one of the
+    # runtime's; HIP's current device left as the caller had it.
+    assert "streams created on the lent stream's calls [1]" in lines, run.stdout
+    assert "launched on the lent stream True" in lines
+    assert "launches [0, 3]" in lines
+    assert "module loads [0, 1]" in lines
+    assert "streams created [2]" in lines
+    assert "wrong device [0]" in lines
+    assert "current device after the calls 0" in lines
+    assert "lent after the call None" in lines
+    assert ("raised: add: the call failed on HIP device 1: hipModuleLaunchKernel(...) failed: "
+            "hipErrorLaunchFailure") in lines, run.stdout
+    assert all("hipErrorLaunchFailure" in line
+               for line in run.stderr.splitlines() if line.startswith("tessel-hip:")), run.stderr
