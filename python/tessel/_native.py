@@ -162,7 +162,11 @@ class CompiledFunction:
             # A GPU library loads its kernels when it is loaded, on the
             # loading thread's default device: make that the device the
             # calls are for, so that no other device gets a context.
-            gpu_runtime = ctypes.CDLL(str(library_dir() / self._gpu.library))
+            try:
+                gpu_runtime = ctypes.CDLL(str(library_dir() / self._gpu.library))
+            except OSError as e:
+                raise CompileError(f"{name}: Tessel's {self._gpu.name} runtime cannot be "
+                                   f"loaded: {e}") from e
             gpu_runtime.mgpuSetDefaultDevice.argtypes = [ctypes.c_int32]
             gpu_runtime.mgpuSetDefaultDevice(cuda_device)
         self._lib = ctypes.CDLL(str(self.so_path))
@@ -191,21 +195,20 @@ class CompiledFunction:
         ROCm), and the kernels run on `stream`, the caller's (a CUstream of
         that device's primary context, or a hipStream_t of that device): the
         call is ordered after the work queued there, and returns when its
-        own is done. CUDA: CU_STREAM_LEGACY (1) names the legacy default
-        stream; 0 is not a stream. HIP: 0 is the null stream, which the
-        runtime's own streams wait for, so it is not lent."""
+        own is done. 1 names the default stream (CUDA's legacy stream,
+        CU_STREAM_LEGACY; HIP's null stream, TESSEL_HIP_NULL_STREAM);
+        0 is not a stream here."""
         gpu = self._gpu
         if gpu is None:
             raise RuntimeError(f"{self.so_path} is not a GPU library (target nvgpu or amdgpu)")
-        if not stream and gpu.prefix == "cuda":
-            raise ValueError(f"{self.name}: no stream (pass CU_STREAM_LEGACY, 1, "
-                             "for the legacy default stream)")
+        if not stream:
+            raise ValueError(f"{self.name}: no stream (pass 1 for the default stream)")
         runtime = self._gpu_runtime()
         runtime.set_device(device)
         errors = runtime.error_count()
-        runtime.set_stream(stream or None)
+        runtime.set_stream(stream)
         try:
-            if runtime.stream() != (stream or None):
+            if runtime.stream() != stream:
                 raise RuntimeError(f"{self.name}: the {gpu.name} runtime did not take the stream")
             self.call_pointers(pointers)
         finally:

@@ -28,9 +28,15 @@ def test_chip_for_gcn_arch_name():
 
 
 class _MI210:
+    # What PyTorch's ROCm build reports: no shared_memory_per_block_optin.
     gcnArchName = "gfx90a:sramecc+:xnack-"
     multi_processor_count = 104
-    shared_memory_per_block_optin = 65536
+    shared_memory_per_block = 65536
+
+
+HIP_RUNTIME = Path(_native.library_dir()) / "libtessel_hip_runtime.so"
+needs_hip_runtime = pytest.mark.skipif(not HIP_RUNTIME.exists(),
+                                       reason="Tessel's HIP runtime is not built")
 
 
 def _on_rocm(monkeypatch, properties=_MI210):
@@ -43,6 +49,7 @@ def _on_rocm(monkeypatch, properties=_MI210):
     monkeypatch.setattr(torch.cuda, "get_device_capability", no_capability)
 
 
+@needs_hip_runtime
 def test_rocm_inputs_compile_for_amdgpu(monkeypatch):
     _on_rocm(monkeypatch)
     options = torch_backend.options_for_device(tessel.CompileOptions(), torch.device("cuda", 1))
@@ -57,6 +64,36 @@ def test_rocm_inputs_compile_for_amdgpu(monkeypatch):
                                          torch.device("cuda", 0))
 
 
+@needs_hip_runtime
+def test_rdna_counts_compute_units(monkeypatch):
+    # HIP reports an RDNA chip's workgroup processors: 48 on a 7900 XTX,
+    # whose 96 compute units the gfx1100 preset counts.
+    class _RX7900XTX(_MI210):
+        gcnArchName = "gfx1100"
+        multi_processor_count = 48
+    _on_rocm(monkeypatch, _RX7900XTX)
+    monkeypatch.delenv("GPU_ENABLE_WGP_MODE", raising=False)
+    options = torch_backend.options_for_device(tessel.CompileOptions(), torch.device("cuda", 0))
+    assert options.target_options == "chip=gfx1100 sm-count=96 smem-per-block=65536"
+    # In CU mode HIP counts compute units itself.
+    monkeypatch.setenv("GPU_ENABLE_WGP_MODE", "0")
+    options = torch_backend.options_for_device(tessel.CompileOptions(), torch.device("cuda", 0))
+    assert options.target_options == "chip=gfx1100 sm-count=48 smem-per-block=65536"
+
+
+def test_a_second_hip_runtime_is_refused(monkeypatch, tmp_path):
+    _on_rocm(monkeypatch)
+    # PyTorch's libamdhip64 and another one that Tessel's runtime brought.
+    monkeypatch.setattr(torch_backend, "_mapped_files", lambda: {
+        "/opt/venv/torch/lib/libamdhip64.so", "/usr/lib/x86_64-linux-gnu/libamdhip64.so.5"})
+    with pytest.raises(tessel.UnsupportedError, match="two HIP runtimes in one process"):
+        torch_backend.options_for_device(tessel.CompileOptions(), torch.device("cuda", 0))
+    monkeypatch.setattr(torch_backend, "library_dir", lambda: tmp_path)
+    with pytest.raises(tessel.UnsupportedError, match="HIP runtime cannot be loaded"):
+        torch_backend.options_for_device(tessel.CompileOptions(), torch.device("cuda", 0))
+
+
+@needs_hip_runtime
 def test_an_unknown_amd_chip_is_refused(monkeypatch):
     class _RX7800(_MI210):
         gcnArchName = "gfx1101"
@@ -73,6 +110,7 @@ def test_rocm_tensors_are_not_refused(monkeypatch):
     assert torch_backend.device_of([x]) == torch.device("cuda", 1)
 
 
+@needs_hip_runtime
 def test_a_rocm_graph_compiles_for_amdgpu(monkeypatch, stats):
     # Fake tensors: the graph is captured and compiled for the device
     # without one (the library is not called).
@@ -104,8 +142,14 @@ fn.call_device_pointers(pointers, 1, stream.value)
 print("streams created on the lent stream's calls", counts("fake_hip_stream_creates", 1))
 last = ctypes.c_void_p.in_dll(fake, "fake_hip_last_launch_stream").value
 print("launched on the lent stream", last == stream.value)
-# The null stream is not lent: the runtime's own stream runs the call.
-fn.call_device_pointers(pointers, 1, 0)
+# HIP's null stream, PyTorch's default, is lent as 1 (0 is no stream).
+fn.call_device_pointers(pointers, 1, 1)
+last = ctypes.c_void_p.in_dll(fake, "fake_hip_last_launch_stream").value
+print("launched on the null stream", last is None)
+try:
+    fn.call_device_pointers(pointers, 1, 0)
+except ValueError as e:
+    print("refused:", e)
 print("launches", counts("fake_hip_launches", 2))
 print("module loads", counts("fake_hip_module_loads", 2))
 print("streams created", counts("fake_hip_stream_creates", 1))
@@ -119,6 +163,12 @@ try:
     fn.call_device_pointers(pointers, 1, stream.value)
 except RuntimeError as e:
     print("raised:", e)
+# HIP not usable (torn down, or no GPU): the runtime's report is raised.
+ctypes.c_int.in_dll(fake, "fake_hip_gone").value = 1
+try:
+    fn.call_device_pointers(pointers, 1, 1)
+except RuntimeError as e:
+    print("raised:", e)
 """
 
 
@@ -127,18 +177,25 @@ def test_device_call_against_the_stand_in_hip():
     run = run_against(FAKE_HIP, "amdgpu", STAND_IN_CALL)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    # The library loaded for device 1 only; both lent calls on PyTorch's
-    # stream (the one the test made), the null-stream call on one of the
+    # The library loaded for device 1 only; the lent calls on PyTorch's
+    # stream (the one the test made) or HIP's null stream, no stream of the
     # runtime's; HIP's current device left as the caller had it.
-    assert "streams created on the lent stream's calls [1]" in lines, run.stdout
+    assert "streams created on the lent stream's calls [1]" in lines, run.stdout  # the test's
     assert "launched on the lent stream True" in lines
+    assert "launched on the null stream True" in lines
+    assert any(line.startswith("refused: add: no stream") for line in lines)
     assert "launches [0, 3]" in lines
     assert "module loads [0, 1]" in lines
-    assert "streams created [2]" in lines
+    assert "streams created [1]" in lines
     assert "wrong device [0]" in lines
     assert "current device after the calls 0" in lines
     assert "lent after the call None" in lines
     assert ("raised: add: the call failed on HIP device 1: hipModuleLaunchKernel(...) failed: "
             "hipErrorLaunchFailure") in lines, run.stdout
-    assert all("hipErrorLaunchFailure" in line
-               for line in run.stderr.splitlines() if line.startswith("tessel-hip:")), run.stderr
+    assert ("raised: add: the call failed on HIP device 1: HIP is unavailable: "
+            "hipGetDevice(...) failed: hipErrorDeinitialized") in lines, run.stdout
+    # Only those two calls' reports reached stderr (the second's launch and
+    # wait each report that HIP is unusable).
+    reports = [line for line in run.stderr.splitlines() if line.startswith("tessel-hip:")]
+    assert len(reports) >= 2 and "hipErrorLaunchFailure" in reports[0], run.stderr
+    assert all("HIP is unavailable" in line for line in reports[1:]), run.stderr

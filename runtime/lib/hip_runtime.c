@@ -279,10 +279,8 @@ void mgpuLaunchClusterKernel(void *function, intptr_t cluster_x,
  * runtime's are (gpu_stream_pool.h; TESSEL_HIP_POOLED_STREAMS), and a
  * caller may lend the thread a stream of its own (tessel_hip_set_stream),
  * which generated code then launches on while the default device is the
- * one it was lent on. The streams are blocking ones (hipStreamCreate): they
- * wait for work on the (legacy) null stream, so a caller whose work is
- * there needs to lend nothing; work on the per-thread default stream does
- * not order with them, so that one is lent (hipStreamPerThread). */
+ * one it was lent on. The null stream, whose handle 0 means "none" to
+ * tessel_hip_set_stream, is lent as TESSEL_HIP_NULL_STREAM. */
 static tessel_stream_pool stream_pool =
     TESSEL_STREAM_POOL_INITIALIZER("TESSEL_HIP_POOLED_STREAMS", "tessel-hip");
 static _Thread_local int32_t lent_stream_device = 0;
@@ -296,8 +294,9 @@ void tessel_hip_set_stream(void *stream) {
 void *tessel_hip_stream(void) { return lent_stream; }
 
 void *mgpuStreamCreate(void) {
+  /* TESSEL_HIP_NULL_STREAM lends HIP's null stream, whose handle is 0. */
   if (lent_stream && lent_stream_device == default_device)
-    return lent_stream;
+    return lent_stream == TESSEL_HIP_NULL_STREAM ? NULL : lent_stream;
   void *kept = tessel_stream_pool_take(&stream_pool, default_device);
   if (kept)
     return kept;

@@ -20,6 +20,8 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import functools
+import os
+import re
 import warnings
 
 import torch
@@ -32,9 +34,11 @@ from .torch_fx import MLIR_TO_TORCH, lower_graph
 _warned: set = set()
 
 
-# The legacy default stream's handle: PyTorch's default stream is 0, which
-# the CUDA runtime's tessel_cuda_set_stream reads as "no stream".
-CU_STREAM_LEGACY = 1
+# PyTorch's default stream is 0, which the runtimes' tessel_*_set_stream
+# read as "no stream": it is lent as 1, CUDA's CU_STREAM_LEGACY (the legacy
+# default stream) and the HIP runtime's TESSEL_HIP_NULL_STREAM (HIP's null
+# stream, PyTorch's default under ROCm).
+DEFAULT_STREAM = 1
 
 
 def nvgpu_chip(major: int, minor: int) -> str:
@@ -68,6 +72,45 @@ def amdgpu_chip(gcn_arch_name: str) -> str:
         raise UnsupportedError(f"tessel: AMD GPU {chip or gcn_arch_name!r} has no Tessel target "
                                f"(there are {', '.join(AMDGPU_CHIPS)})")
     return chip
+
+
+def amd_compute_units(chip: str, properties) -> int:
+    """The device's compute units. HIP counts RDNA chips' (gfx10 and later)
+    workgroup processors instead, two compute units each, unless
+    GPU_ENABLE_WGP_MODE=0 (ROCm/hip#3198): a 7900 XTX reports 48 of its
+    96. Tessel's presets and models count compute units."""
+    count = properties.multi_processor_count
+    if chip.startswith("gfx1") and os.environ.get("GPU_ENABLE_WGP_MODE") != "0":
+        count *= 2
+    return count
+
+
+def _mapped_files() -> set:
+    """The files mapped into this process (/proc/self/maps)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            return {line.split(None, 5)[5].strip() for line in maps
+                    if len(line.split(None, 5)) == 6}
+    except OSError:
+        return set()
+
+
+def hip_runtime_problem() -> str | None:
+    """Why Tessel's HIP runtime cannot serve PyTorch's ROCm tensors, or
+    None. It links libamdhip64 directly: one built against another ROCm
+    than PyTorch's brings a second HIP runtime into the process, to which
+    PyTorch's streams and devices mean nothing."""
+    try:
+        ctypes.CDLL(str(library_dir() / "libtessel_hip_runtime.so"))
+    except OSError as e:
+        return f"Tessel's HIP runtime cannot be loaded: {e}"
+    hips = {os.path.realpath(f) for f in _mapped_files()
+            if os.path.basename(f).startswith("libamdhip64.so")}
+    if len(hips) > 1:
+        return ("two HIP runtimes in one process (" + ", ".join(sorted(hips)) + "): Tessel's "
+                "HIP runtime was built against another ROCm than PyTorch's; build Tessel "
+                "against PyTorch's ROCm (ROCM_PATH)")
+    return None
 
 
 def on_rocm() -> bool:
@@ -150,28 +193,39 @@ def options_for_device(options: CompileOptions, device) -> CompileOptions:
     if options.target not in ("cpu", target):
         raise UnsupportedError(f"tessel: target '{options.target}' cannot run PyTorch's "
                                f"tensors on {device} (target '{target}' does)")
+    if target == "amdgpu":
+        problem = hip_runtime_problem()
+        if problem:
+            raise UnsupportedError("tessel: " + problem)
     given = options.target_options or ""
     described = []
     properties = torch.cuda.get_device_properties(device)
-    if "chip=" not in given:
-        if target == "amdgpu":
-            chip = amdgpu_chip(properties.gcnArchName)
-        else:
-            chip = nvgpu_chip(*torch.cuda.get_device_capability(device))
-            # An older driver cannot load sm_90a's PTX: sm_90's kernels
-            # (WMMA) then, rather than a library that fails at load.
-            driver = cuda_driver_version()
-            if chip == "sm_90a" and 0 < driver < SM_90A_DRIVER:
-                chip = "sm_90"
+    given_chip = re.search(r"(?:^|\s)chip=(\S+)", given)
+    if given_chip:
+        chip = given_chip.group(1)
+    elif target == "amdgpu":
+        chip = amdgpu_chip(properties.gcnArchName)
+    else:
+        chip = nvgpu_chip(*torch.cuda.get_device_capability(device))
+        # An older driver cannot load sm_90a's PTX: sm_90's kernels (WMMA)
+        # then, rather than a library that fails at load.
+        driver = cuda_driver_version()
+        if chip == "sm_90a" and 0 < driver < SM_90A_DRIVER:
+            chip = "sm_90"
+    if not given_chip:
         described.append("chip=" + chip)
     # The preset's figures are one model's (H100 SXM for sm_90a, MI210 for
     # gfx90a); the device's own matter to the tile and occupancy models, and
-    # shared memory also to whether a kernel can launch at all.
+    # shared memory also to whether a kernel can launch at all. (ROCm's
+    # properties have no opt-in figure: a block may use all of it.)
     if "sm-count=" not in given:
-        described.append(f"sm-count={properties.multi_processor_count}")
-    optin = getattr(properties, "shared_memory_per_block_optin", 0)
-    if optin and "smem-per-block=" not in given:
-        described.append(f"smem-per-block={optin}")
+        units = (amd_compute_units(chip, properties) if target == "amdgpu"
+                 else properties.multi_processor_count)
+        described.append(f"sm-count={units}")
+    shared = getattr(properties, "shared_memory_per_block" if target == "amdgpu"
+                     else "shared_memory_per_block_optin", 0)
+    if shared and "smem-per-block=" not in given:
+        described.append(f"smem-per-block={shared}")
     target_options = " ".join(described + ([given] if given else []))
     return dataclasses.replace(options, target=target, target_options=target_options)
 
@@ -188,7 +242,6 @@ def _compile_aten(gm: torch.fx.GraphModule, example_inputs, options: CompileOpti
     result_shapes = [t.shape for t in result_types]
     expected = [(t.shape, MLIR_TO_TORCH[t.elem]) for t in arg_types]
     where = "host" if device is None else str(device)
-    rocm = on_rocm()
 
     def run(args):
         ins = []
@@ -217,11 +270,8 @@ def _compile_aten(gm: torch.fx.GraphModule, example_inputs, options: CompileOpti
                 raise RuntimeError("tessel: a Tessel graph cannot be captured in a CUDA graph "
                                    "(its host code allocates and waits on every call)")
             # On PyTorch's current stream: after the work that made the
-            # inputs, before the work that reads the outputs. (HIP's null
-            # stream, 0, is not lent: the runtime's streams wait for it.)
-            stream = torch.cuda.current_stream(device).cuda_stream
-            if not stream and not rocm:
-                stream = CU_STREAM_LEGACY
+            # inputs, before the work that reads the outputs.
+            stream = torch.cuda.current_stream(device).cuda_stream or DEFAULT_STREAM
             fn.call_device_pointers(pointers, device.index, stream)
         res = []
         for p in plan:

@@ -178,13 +178,12 @@ TESSEL_RT_EXPORT int tessel_hip_device_count(void);
 /* The HIP runtime's counterparts of tessel_cuda_set_stream,
  * tessel_cuda_stream, tessel_cuda_error_count and tessel_cuda_last_error,
  * with the same meaning (TESSEL_HIP_POOLED_STREAMS for the kept streams;
- * "tessel-hip: " prefix). NULL takes a lent stream back, so HIP's null
- * stream cannot be lent; it needs no lending either: the runtime's own
- * streams are blocking ones, which wait for the null stream's work. The
- * per-thread default stream's work does not order with them: lend
- * hipStreamPerThread, (void *)2, when the caller's work is there. Each
- * call makes the thread's default device HIP's current device for its
- * duration and restores the caller's after. */
+ * "tessel-hip: " prefix). NULL takes a lent stream back; HIP's null stream
+ * (PyTorch's default stream under ROCm) is lent as TESSEL_HIP_NULL_STREAM,
+ * (void *)1, as CUDA's legacy stream is CU_STREAM_LEGACY. Each call makes
+ * the thread's default device HIP's current device for its duration and
+ * restores the caller's after. */
+#define TESSEL_HIP_NULL_STREAM ((void *)1)
 TESSEL_RT_EXPORT void tessel_hip_set_stream(void *stream);
 TESSEL_RT_EXPORT void *tessel_hip_stream(void);
 TESSEL_RT_EXPORT uint64_t tessel_hip_error_count(void);

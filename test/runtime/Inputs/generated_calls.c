@@ -89,6 +89,20 @@ static void hip_lent_stream_and_errors(void) {
   tessel_hip_set_stream(lent);
   call();
   printf("launches after lending again: %d\n", fake_hip_launches[1] - launches);
+  /* HIP's null stream, lent: launched on, and a failure there stops the
+   * call too. */
+  int created = fake_hip_stream_creates;
+  tessel_hip_set_stream(TESSEL_HIP_NULL_STREAM);
+  call();
+  printf("null stream lent: launched on it: %s, streams created %d\n",
+         fake_hip_last_launch_stream == NULL ? "yes" : "no",
+         fake_hip_stream_creates - created);
+  fake_hip_failing_launches = 1;
+  call();
+  launches = fake_hip_launches[1];
+  call();
+  printf("launches after a failure on the null stream: %d\n",
+         fake_hip_launches[1] - launches);
   tessel_hip_set_stream(NULL);
   printf("stream lent after taking it back: %p\n", tessel_hip_stream());
   printf("handles used on another device: %d\n", WRONG_DEVICE_USES);
