@@ -72,7 +72,8 @@ if [ ! -d "$site/torch" ]; then
     exit 1
   fi
 fi
-"$venv/bin/python" -m pip install -q --no-cache-dir --upgrade pip > /dev/null
-"$venv/bin/python" -m pip install -q --no-cache-dir -r "$root/python/requirements.txt"
+export PIP_NO_CACHE_DIR=1
+"$venv/bin/python" -m pip install -q --upgrade pip > /dev/null
+"$venv/bin/python" -m pip install -q -r "$root/python/requirements.txt"
 "$venv/bin/python" -m pip install -q -e "$root/python"
 echo "setup: python environment $venv (tessel, $("$venv/bin/python" -c 'from importlib.metadata import version as v; print(*(f"{p} {v(p)}" for p in ("torch", "jax", "tensorflow-cpu")))'))"

@@ -161,7 +161,7 @@ class CompiledFunction:
         if cuda_device is not None:
             # A GPU library loads its kernels when it is loaded, on the
             # loading thread's default device: make that the device the
-            # calls are for, so that no other device gets a context.
+            # calls are for, so that they are loaded there, not on device 0.
             try:
                 gpu_runtime = ctypes.CDLL(str(library_dir() / self._gpu.library))
             except OSError as e:

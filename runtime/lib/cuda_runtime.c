@@ -210,10 +210,9 @@ static bool driver_is_ready(void) {
  * and made current only for the duration of each mgpu* call, so callers'
  * own context stacks are left as they were. Unlike upstream, contexts are
  * cached per device, so mgpuSetDefaultDevice after first use still works. */
-enum { TESSEL_MAX_CUDA_DEVICES = TESSEL_MAX_GPU_DEVICES };
 static _Thread_local int32_t default_device = 0;
 static pthread_mutex_t primary_context_mutex = PTHREAD_MUTEX_INITIALIZER;
-static CUcontext primary_contexts[TESSEL_MAX_CUDA_DEVICES];
+static CUcontext primary_contexts[TESSEL_MAX_GPU_DEVICES];
 
 static bool push_default_context(void) {
   if (!driver_is_ready()) {
@@ -221,7 +220,7 @@ static bool push_default_context(void) {
     return false;
   }
   int32_t ordinal = default_device;
-  if (ordinal < 0 || ordinal >= TESSEL_MAX_CUDA_DEVICES) {
+  if (ordinal < 0 || ordinal >= TESSEL_MAX_GPU_DEVICES) {
     report_error("device %d is out of range", (int)ordinal);
     return false;
   }

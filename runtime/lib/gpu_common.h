@@ -2,12 +2,11 @@
 #ifndef TESSEL_RUNTIME_GPU_COMMON_H
 #define TESSEL_RUNTIME_GPU_COMMON_H
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
+#include <stdlib.h> /* realloc */
 
 #include "tessel/runtime.h"
 
@@ -63,25 +62,6 @@ static inline void *tessel_with_room_for_one(void *items, size_t count,
   if (grown)
     *capacity = grown_capacity;
   return grown;
-}
-
-/* The count from 0 to `most` that the environment variable `name` sets,
- * or `fallback` when it is unset or empty; a value that is not such a count
- * is reported (as `reporter`, "tessel-cuda" say, says of the `what` it
- * limits) and `fallback` kept. */
-static inline int tessel_env_count(const char *name, int fallback, int most,
-                                   const char *reporter, const char *what) {
-  const char *text = getenv(name);
-  if (!text || !*text)
-    return fallback;
-  char *end = NULL;
-  long count = isdigit((unsigned char)text[0]) ? strtol(text, &end, 10) : -1;
-  if (end && *end == '\0' && count >= 0 && count <= most)
-    return (int)count;
-  fprintf(stderr,
-          "%s: %s='%s' is not a count from 0 to %d; keeping at most %d %s\n",
-          reporter, name, text, most, fallback, what);
-  return fallback;
 }
 
 /* Errors a runtime reported on one thread: it writes them to stderr and

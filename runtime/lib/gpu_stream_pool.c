@@ -2,16 +2,37 @@
  * gpu_stream_pool.h. */
 #include "gpu_stream_pool.h"
 
+#include <ctype.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "gpu_common.h"
+
+/* The count from 0 to `most` that the environment variable `name` sets,
+ * or `fallback` when it is unset or empty; a value that is not such a count
+ * is reported (as `reporter`, "tessel-cuda" say, says of the `what` it
+ * limits) and `fallback` kept. */
+static int env_count(const char *name, int fallback, int most,
+                     const char *reporter, const char *what) {
+  const char *text = getenv(name);
+  if (!text || !*text)
+    return fallback;
+  char *end = NULL;
+  long count = isdigit((unsigned char)text[0]) ? strtol(text, &end, 10) : -1;
+  if (end && *end == '\0' && count >= 0 && count <= most)
+    return (int)count;
+  fprintf(stderr,
+          "%s: %s='%s' is not a count from 0 to %d; keeping at most %d %s\n",
+          reporter, name, text, most, fallback, what);
+  return fallback;
+}
 
 /* Called with the pool's mutex held. */
 static int pool_limit(tessel_stream_pool *pool) {
   if (pool->limit < 0)
-    pool->limit =
-        tessel_env_count(pool->limit_variable, 16, TESSEL_MAX_POOLED_STREAMS,
-                         pool->reporter, "streams");
+    pool->limit = env_count(pool->limit_variable, 16, TESSEL_MAX_POOLED_STREAMS,
+                            pool->reporter, "streams");
   return pool->limit;
 }
 

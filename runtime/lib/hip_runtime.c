@@ -7,18 +7,9 @@
  * hip_runtime_api.h is plain C when __HIP_PLATFORM_AMD__ is defined (set by
  * the build); the C++-only parts live in hip_runtime.h, which we avoid. */
 
-/* strdup is POSIX, not C11. */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L
-#endif
-
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <hip/hip_runtime_api.h>
 
@@ -313,8 +304,10 @@ void *mgpuStreamCreate(void) {
 }
 
 void mgpuStreamDestroy(void *stream) {
-  /* The null and per-thread default streams are HIP's, never destroyed. */
-  if (!stream || stream == hipStreamPerThread || stream == lent_stream)
+  /* The null, legacy and per-thread default streams are HIP's, never
+   * destroyed. */
+  if (!stream || stream == TESSEL_HIP_NULL_STREAM ||
+      stream == hipStreamPerThread || stream == lent_stream)
     return;
   int32_t device = default_device;
   switch (tessel_stream_pool_give_back(&stream_pool, stream, &device)) {

@@ -1,10 +1,10 @@
-/* A stand-in for libamdhip64.so.5 with two "devices" whose memory is host
- * memory, so that what libtessel_hip_runtime.so asks of HIP (which device
- * is current for each call, modules per device, kept and lent streams,
- * reported errors) is tested on machines without an AMD GPU. Built with
- * the hip_4.2 symbol version that the runtime's references carry. The
- * kernels do not run. The counters tell the test program what reached
- * HIP. */
+/* A stand-in for libamdhip64 (under the real library's soname) with two
+ * "devices" whose memory is host memory, so that what libtessel_hip_runtime.so
+ * asks of HIP (which device is current for each call, modules per device, kept
+ * and lent streams, reported errors) is tested on machines without an AMD GPU.
+ * Built with the hip_4.2 symbol version that the runtime's references carry.
+ * The kernels do not run. The counters tell the test program what reached HIP.
+ */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem */
 #endif

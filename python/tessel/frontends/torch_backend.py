@@ -26,7 +26,7 @@ import warnings
 
 import torch
 
-from .._native import library_dir
+from .._native import GPU_RUNTIMES, library_dir
 from ..compiler import CompileError, CompileOptions, compile_module, stats
 from ..mlir import UnsupportedError
 from .torch_fx import MLIR_TO_TORCH, lower_graph
@@ -74,13 +74,14 @@ def amdgpu_chip(gcn_arch_name: str) -> str:
     return chip
 
 
-def amd_compute_units(chip: str, properties) -> int:
+def amd_compute_units(properties) -> int:
     """The device's compute units. HIP counts RDNA chips' (gfx10 and later)
     workgroup processors instead, two compute units each, unless
     GPU_ENABLE_WGP_MODE=0 (ROCm/hip#3198): a 7900 XTX reports 48 of its
     96. Tessel's presets and models count compute units."""
     count = properties.multi_processor_count
-    if chip.startswith("gfx1") and os.environ.get("GPU_ENABLE_WGP_MODE") != "0":
+    rdna = properties.gcnArchName.startswith("gfx1")
+    if rdna and os.environ.get("GPU_ENABLE_WGP_MODE") != "0":
         count *= 2
     return count
 
@@ -89,10 +90,10 @@ def _mapped_files() -> set:
     """The files mapped into this process (/proc/self/maps)."""
     try:
         with open("/proc/self/maps") as maps:
-            return {line.split(None, 5)[5].strip() for line in maps
-                    if len(line.split(None, 5)) == 6}
+            fields = [line.split(None, 5) for line in maps]
     except OSError:
         return set()
+    return {f[5].strip() for f in fields if len(f) == 6}
 
 
 def hip_runtime_problem() -> str | None:
@@ -101,7 +102,7 @@ def hip_runtime_problem() -> str | None:
     than PyTorch's brings a second HIP runtime into the process, to which
     PyTorch's streams and devices mean nothing."""
     try:
-        ctypes.CDLL(str(library_dir() / "libtessel_hip_runtime.so"))
+        ctypes.CDLL(str(library_dir() / GPU_RUNTIMES["amdgpu"].library))
     except OSError as e:
         return f"Tessel's HIP runtime cannot be loaded: {e}"
     hips = {os.path.realpath(f) for f in _mapped_files()
@@ -198,33 +199,31 @@ def options_for_device(options: CompileOptions, device) -> CompileOptions:
         if problem:
             raise UnsupportedError("tessel: " + problem)
     given = options.target_options or ""
+    given_keys = set(re.findall(r"(?:^|\s)([a-z-]+)=", given))
     described = []
     properties = torch.cuda.get_device_properties(device)
-    given_chip = re.search(r"(?:^|\s)chip=(\S+)", given)
-    if given_chip:
-        chip = given_chip.group(1)
-    elif target == "amdgpu":
-        chip = amdgpu_chip(properties.gcnArchName)
-    else:
-        chip = nvgpu_chip(*torch.cuda.get_device_capability(device))
-        # An older driver cannot load sm_90a's PTX: sm_90's kernels (WMMA)
-        # then, rather than a library that fails at load.
-        driver = cuda_driver_version()
-        if chip == "sm_90a" and 0 < driver < SM_90A_DRIVER:
-            chip = "sm_90"
-    if not given_chip:
+    if "chip" not in given_keys:
+        if target == "amdgpu":
+            chip = amdgpu_chip(properties.gcnArchName)
+        else:
+            chip = nvgpu_chip(*torch.cuda.get_device_capability(device))
+            # An older driver cannot load sm_90a's PTX: sm_90's kernels
+            # (WMMA) then, rather than a library that fails at load.
+            driver = cuda_driver_version()
+            if chip == "sm_90a" and 0 < driver < SM_90A_DRIVER:
+                chip = "sm_90"
         described.append("chip=" + chip)
     # The preset's figures are one model's (H100 SXM for sm_90a, MI210 for
     # gfx90a); the device's own matter to the tile and occupancy models, and
     # shared memory also to whether a kernel can launch at all. (ROCm's
     # properties have no opt-in figure: a block may use all of it.)
-    if "sm-count=" not in given:
-        units = (amd_compute_units(chip, properties) if target == "amdgpu"
+    if "sm-count" not in given_keys:
+        units = (amd_compute_units(properties) if target == "amdgpu"
                  else properties.multi_processor_count)
         described.append(f"sm-count={units}")
     shared = getattr(properties, "shared_memory_per_block" if target == "amdgpu"
                      else "shared_memory_per_block_optin", 0)
-    if shared and "smem-per-block=" not in given:
+    if shared and "smem-per-block" not in given_keys:
         described.append(f"smem-per-block={shared}")
     target_options = " ".join(described + ([given] if given else []))
     return dataclasses.replace(options, target=target, target_options=target_options)

@@ -180,7 +180,8 @@ TESSEL_RT_EXPORT int tessel_hip_device_count(void);
  * with the same meaning (TESSEL_HIP_POOLED_STREAMS for the kept streams;
  * "tessel-hip: " prefix). NULL takes a lent stream back; HIP's null stream
  * (PyTorch's default stream under ROCm) is lent as TESSEL_HIP_NULL_STREAM,
- * (void *)1, as CUDA's legacy stream is CU_STREAM_LEGACY. Each call makes
+ * (void *)1, as CUDA's legacy stream is CU_STREAM_LEGACY (and as newer
+ * HIP headers spell it, hipStreamLegacy). Each call makes
  * the thread's default device HIP's current device for its duration and
  * restores the caller's after. */
 #define TESSEL_HIP_NULL_STREAM ((void *)1)
