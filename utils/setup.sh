@@ -60,16 +60,27 @@ venv="${TESSEL_VENV:-$root/.venv}"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-# The pinned frameworks take about 7.5 GiB installed (torch's wheel pulls 3 GiB
-# of NVIDIA libraries). Without pip's cache they take no second copy; with too
-# little room pip fails late with a bare ENOSPC, so say so up front.
+# The pinned frameworks take 7.3 GiB installed (torch's wheel pulls 3 GiB of
+# NVIDIA libraries), and pip keeps the 3.2 GiB of wheels it downloads in
+# $TMPDIR until it is done: 10.5 GiB at the peak where both are one disk
+# (measured with pip 26.3, without its cache, which would add another copy).
+# With too little room pip fails late with a bare ENOSPC, so say so up front.
 site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-if [ ! -d "$site/torch" ]; then
-  need_kib=$((9 * 1024 * 1024))
-  free_kib=$(df -Pk "$venv" | awk 'NR == 2 { print $4 }')
-  if [ "$free_kib" -lt "$need_kib" ]; then
-    echo "setup: installing the Python frameworks into $venv needs about 9 GiB free; $((free_kib / 1024)) MiB free there (TESSEL_VENV to put it elsewhere)" >&2
+free_gib_at() { df -Pk "$1" | awk 'NR == 2 { printf "%.1f", $4 / 1048576 }'; }
+filesystem_of() { df -P "$1" | awk 'NR == 2 { print $1 }'; }
+needs_room() { # folder, GiB, what for
+  if awk -v free="$(free_gib_at "$1")" -v need="$2" 'BEGIN { exit !(free < need) }'; then
+    echo "setup: installing the Python frameworks needs about $2 GiB free in $1 ($3); $(free_gib_at "$1") GiB free there (TESSEL_VENV or TMPDIR to use another disk)" >&2
     exit 1
+  fi
+}
+if [ ! -d "$site/torch" ]; then
+  downloads="${TMPDIR:-/tmp}"
+  if [ "$(filesystem_of "$venv")" = "$(filesystem_of "$downloads")" ]; then
+    needs_room "$venv" 11 "the environment and pip's downloads"
+  else
+    needs_room "$venv" 8 "the environment"
+    needs_room "$downloads" 4 "pip's downloads"
   fi
 fi
 export PIP_NO_CACHE_DIR=1
