@@ -354,10 +354,8 @@ static void *get_function(void *module, const char *name) {
   return function;
 }
 
-static void report_message(const char *message) { report_error("%s", message); }
-
 static const tessel_gpu_driver cuda_driver = {load_module_image, get_function,
-                                              report_message};
+                                              report_error};
 
 static void *load_module(const void *data, size_t image_bytes, bool jit,
                          int opt_level) {

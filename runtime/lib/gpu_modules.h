@@ -30,8 +30,9 @@ struct tessel_gpu_module;
 typedef struct tessel_gpu_driver {
   void *(*load_module)(const struct tessel_gpu_module *module);
   void *(*get_function)(void *driver_module, const char *name);
-  /* Reports a failure of the runtime's own (out of host memory, ...). */
-  void (*report)(const char *message);
+  /* The runtime's printf-like error report, for failures of its own (out
+   * of host memory, ...). */
+  void (*report)(const char *format, ...) __attribute__((format(printf, 1, 2)));
 } tessel_gpu_driver;
 
 typedef struct tessel_gpu_kernel {

@@ -117,10 +117,8 @@ static void *get_function(void *module, const char *name) {
   return function;
 }
 
-static void report_message(const char *message) { report_error("%s", message); }
-
 static const tessel_gpu_driver hip_driver = {load_module_image, get_function,
-                                             report_message};
+                                             report_error};
 
 void *mgpuModuleLoad(void *data, size_t data_size) {
   if (!data) {
