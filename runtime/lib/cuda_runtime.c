@@ -65,6 +65,7 @@ _Static_assert(sizeof(void *) == sizeof(void (*)(void)),
   X(cuEventDestroy)                                                            \
   X(cuEventSynchronize)                                                        \
   X(cuEventRecord)                                                             \
+  X(cuEventQuery)                                                              \
   X(cuMemAlloc)                                                                \
   X(cuMemAllocManaged)                                                         \
   X(cuMemFree)                                                                 \
@@ -214,12 +215,13 @@ static _Thread_local int32_t default_device = 0;
 static pthread_mutex_t primary_context_mutex = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext primary_contexts[TESSEL_MAX_GPU_DEVICES];
 
-static bool push_default_context(void) {
+/* Makes device `ordinal`'s primary context current; false after a
+ * reported failure. */
+static bool push_device_context(int32_t ordinal) {
   if (!driver_is_ready()) {
     report_error("CUDA is unavailable: %s", driver_problem);
     return false;
   }
-  int32_t ordinal = default_device;
   if (ordinal < 0 || ordinal >= TESSEL_MAX_GPU_DEVICES) {
     report_error("device %d is out of range", (int)ordinal);
     return false;
@@ -245,6 +247,10 @@ static bool push_default_context(void) {
   if (pushed == CUDA_ERROR_DEINITIALIZED)
     return false;
   return report_cuda_failure("cuCtxPushCurrent", pushed) == CUDA_SUCCESS;
+}
+
+static bool push_default_context(void) {
+  return push_device_context(default_device);
 }
 
 static void pop_context(void) {
@@ -585,16 +591,177 @@ void mgpuLaunchClusterKernel(void *function, intptr_t cluster_x,
  * default device is the one it was lent on, generated code launches on it,
  * in order with the caller's other work, so the caller need not
  * synchronize its stream before the call, and mgpuStreamDestroy leaves it
- * alone. */
+ * alone. Lent with tessel_cuda_set_stream_async, generated code's waits on
+ * it return at once, so a call returns once its work is queued, as a
+ * framework's own operators do; what the runtime reuses after a call
+ * (freed blocks, tensor-map copies) is then ordered after the call's
+ * kernels by events instead (see below). */
 static tessel_stream_pool stream_pool =
     TESSEL_STREAM_POOL_INITIALIZER("TESSEL_CUDA_POOLED_STREAMS", "tessel-cuda");
 static _Thread_local int32_t lent_stream_device = 0;
+static _Thread_local bool lent_stream_async = false;
 
-void tessel_cuda_set_stream(void *stream) {
+/* Whether generated code's work on this thread goes to a stream lent with
+ * tessel_cuda_set_stream_async, whose waits are skipped. */
+static bool async_stream_in_use(void) {
+  return lent_stream && lent_stream_async &&
+         lent_stream_device == default_device;
+}
+
+/* Memory the host reads after a kernel (see tessel_host_visible): while
+ * the thread has any, waits on an async lent stream are real. */
+static _Thread_local tessel_host_visible host_visible;
+
+/* Async epochs. A tensor-map copy handed out to a call that does not wait
+ * for its kernels may be overwritten only once they are done. Maps get a
+ * tag when handed out; at the first skipped wait after a hand-out the
+ * thread records an event on its async lent stream, which covers every tag
+ * so far. Generated code waits after each op and makes an op's maps after
+ * the previous op's wait, so that is one event per kernel that reads maps.
+ * The events sit in a ring of TESSEL_ASYNC_EPOCHS and pass in order (a
+ * later event that has passed says nothing of an earlier one on another
+ * stream): tags_done is one past the last tag of the newest event known to
+ * have passed. When the ring is full and the newest event is on the same
+ * stream, it is recorded again, later, and covers the new tags too, so the
+ * thread does not wait; on another stream, the thread waits for the
+ * oldest. A tag whose event could not be recorded had its stream waited
+ * for, and is covered by the next event that passes. */
+enum { TESSEL_ASYNC_EPOCHS = 32 };
+typedef struct epoch_event {
+  CUevent event; /* NULL: passed when it was made */
+  int32_t device;
+  CUstream stream;
+  uint64_t last_tag;
+} epoch_event;
+static _Thread_local epoch_event epoch_events[TESSEL_ASYNC_EPOCHS];
+static _Thread_local uint64_t epochs_recorded, epochs_done;
+static _Thread_local uint64_t next_map_tag, tags_done;
+/* A map was handed out to an async call since the last recorded epoch. */
+static _Thread_local bool maps_await_epoch;
+
+/* Advances past the epochs whose events have passed; with `wait_for_one`,
+ * waits for the oldest unfinished one first. */
+static void advance_async_epochs(bool wait_for_one) {
+  while (epochs_done < epochs_recorded) {
+    epoch_event *oldest = &epoch_events[epochs_done % TESSEL_ASYNC_EPOCHS];
+    if (oldest->event) {
+      if (!push_device_context(oldest->device))
+        return;
+      CUresult result = wait_for_one ? driver_cuEventSynchronize(oldest->event)
+                                     : driver_cuEventQuery(oldest->event);
+      pop_context();
+      if (result == CUDA_ERROR_NOT_READY)
+        return;
+      if (result != CUDA_SUCCESS) {
+        /* Its maps, and later ones, stay in use. */
+        report_cuda_failure(
+            wait_for_one ? "cuEventSynchronize" : "cuEventQuery", result);
+        return;
+      }
+    }
+    tags_done = oldest->last_tag + 1;
+    ++epochs_done;
+    wait_for_one = false;
+  }
+}
+
+/* Records `event` (made if NULL) on the lent stream; false after a
+ * reported failure. */
+static bool record_on_lent_stream(CUevent *event) {
+  if (!push_device_context(lent_stream_device))
+    return false;
+  bool recorded =
+      (*event || CUDA_CALL(cuEventCreate, event, CU_EVENT_DISABLE_TIMING) ==
+                     CUDA_SUCCESS) &&
+      CUDA_CALL(cuEventRecord, *event, lent_stream) == CUDA_SUCCESS;
+  if (!recorded) /* the maps' kernels are done once the stream is */
+    CUDA_CALL(cuStreamSynchronize, lent_stream);
+  pop_context();
+  return recorded;
+}
+
+/* Ends the epoch of the maps handed out since the last one: an event on
+ * the async lent stream, after their kernels. */
+static void record_async_epoch(void) {
+  if (!maps_await_epoch || !lent_stream)
+    return;
+  maps_await_epoch = false;
+  const uint64_t tag = next_map_tag++;
+  if (epochs_recorded - epochs_done == TESSEL_ASYNC_EPOCHS)
+    advance_async_epochs(false);
+  if (epochs_recorded - epochs_done == TESSEL_ASYNC_EPOCHS) {
+    epoch_event *newest =
+        &epoch_events[(epochs_recorded - 1) % TESSEL_ASYNC_EPOCHS];
+    if (newest->event && newest->device == lent_stream_device &&
+        newest->stream == lent_stream) {
+      /* The stream waits for the event's earlier point first: should the
+       * handle name a new stream now (the old one destroyed), the event
+       * still passes only after what it covered. */
+      if (!push_device_context(lent_stream_device))
+        return; /* reported; the tag stays in use until a later event */
+      bool ordered = CUDA_CALL(cuStreamWaitEvent, lent_stream, newest->event,
+                               0) == CUDA_SUCCESS;
+      if (!ordered) /* a later event covers the tag: its kernels are done */
+        CUDA_CALL(cuStreamSynchronize, lent_stream);
+      pop_context();
+      if (ordered && record_on_lent_stream(&newest->event))
+        newest->last_tag = tag;
+      return;
+    }
+    advance_async_epochs(true);
+    if (epochs_recorded - epochs_done == TESSEL_ASYNC_EPOCHS) {
+      /* The oldest event failed (reported): wait for this epoch's stream;
+       * a later event covers its tag. */
+      if (push_device_context(lent_stream_device)) {
+        CUDA_CALL(cuStreamSynchronize, lent_stream);
+        pop_context();
+      }
+      return;
+    }
+  }
+  epoch_event *slot = &epoch_events[epochs_recorded % TESSEL_ASYNC_EPOCHS];
+  if (slot->event && slot->device != lent_stream_device &&
+      push_device_context(slot->device)) {
+    CUDA_CALL(cuEventDestroy, slot->event);
+    pop_context();
+    slot->event = NULL;
+  }
+  if (slot->event && slot->device != lent_stream_device)
+    slot->event = NULL; /* its device is gone: leaked, not misused */
+  if (!record_on_lent_stream(&slot->event)) {
+    /* The stream was waited for instead: an epoch that has passed. */
+    if (slot->event && push_device_context(lent_stream_device)) {
+      CUDA_CALL(cuEventDestroy, slot->event);
+      pop_context();
+    }
+    slot->event = NULL;
+  }
+  slot->device = lent_stream_device;
+  slot->stream = lent_stream;
+  slot->last_tag = tag;
+  ++epochs_recorded;
+}
+
+/* Whether a wait on `stream` is skipped: it is the async lent stream and
+ * the host reads no device memory after it. */
+static bool wait_skipped(CUstream stream) {
+  return async_stream_in_use() && stream == lent_stream &&
+         !tessel_host_reads_device_memory(&host_visible);
+}
+
+static void lend_stream(void *stream, bool async) {
+  /* Maps handed out on the stream lent so far belong to an epoch on it. */
+  if (lent_stream_async)
+    record_async_epoch();
   lent_stream = (CUstream)stream;
+  lent_stream_async = async && stream;
   lent_stream_device = default_device;
   errors.lent_call_failed = false;
 }
+
+void tessel_cuda_set_stream(void *stream) { lend_stream(stream, false); }
+
+void tessel_cuda_set_stream_async(void *stream) { lend_stream(stream, true); }
 
 void *tessel_cuda_stream(void) { return lent_stream; }
 
@@ -657,6 +824,10 @@ void mgpuStreamDestroy(void *stream) {
 static _Thread_local uint64_t stream_synchronizations = 0;
 
 void mgpuStreamSynchronize(void *stream) {
+  if (wait_skipped((CUstream)stream)) {
+    record_async_epoch();
+    return;
+  }
   if (!push_default_context())
     return;
   CUDA_CALL(cuStreamSynchronize, (CUstream)stream);
@@ -714,13 +885,22 @@ void mgpuEventRecord(void *event, void *stream) {
  * short kernel. Reuse also keeps a temporary's address from call to call,
  * so its TMA descriptors come from the tensor-map cache below. This is
  * sound for generated code: it frees a buffer only after waiting for the
- * stream whose kernels used it. Managed (host-shared) memory is freed at
- * once. TESSEL_CUDA_CACHED_BYTES bounds the memory kept (default 1 GiB; 0
+ * stream whose kernels used it. On a stream lent with
+ * tessel_cuda_set_stream_async that wait is skipped, so a block freed
+ * there carries an event recorded on that stream after its kernels: its
+ * next allocation orders the allocation's stream after the event (see
+ * order_after_earlier_use), and it goes back to the driver only once the
+ * event has passed. Managed (host-shared) memory is freed at once.
+ * TESSEL_CUDA_CACHED_BYTES bounds the memory kept (default 1 GiB; 0
  * disables the reuse); the oldest blocks go back to the driver first. */
 typedef struct device_block {
   CUdeviceptr ptr;
   uint64_t size;
   int32_t device;
+  /* Made for the block's first async free and kept with it. */
+  CUevent freed_event;
+  /* freed_event was recorded after kernels that may still use the block. */
+  bool use_pending;
 } device_block;
 
 enum { TESSEL_CACHED_BLOCKS = 16 };
@@ -770,15 +950,52 @@ static void track_live_block(device_block block) {
   live_blocks[live_block_count++] = block;
 }
 
-/* Frees `block` in its own device's context. */
+/* Frees `block` in its own device's context, once kernels that an async
+ * call queued before freeing it are done. */
 static void release_device_block(device_block block) {
-  int32_t current = default_device;
-  default_device = block.device;
-  if (push_default_context()) {
-    CUDA_CALL(cuMemFree, block.ptr);
-    pop_context();
-  }
-  default_device = current;
+  if (!push_device_context(block.device))
+    return;
+  if (block.use_pending)
+    CUDA_CALL(cuEventSynchronize, block.freed_event);
+  if (block.freed_event)
+    CUDA_CALL(cuEventDestroy, block.freed_event);
+  CUDA_CALL(cuMemFree, block.ptr);
+  pop_context();
+}
+
+/* A block freed by an async call: an event after the kernels queued so
+ * far on the lent stream, which may still use it. False (reported) when
+ * none could be recorded. Short driver calls only: it runs under
+ * device_block_mutex. */
+static bool mark_use_pending(device_block *block) {
+  if (!push_device_context(block->device))
+    return false;
+  if (!block->freed_event && CUDA_CALL(cuEventCreate, &block->freed_event,
+                                       CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+    block->freed_event = NULL;
+  block->use_pending =
+      block->freed_event &&
+      CUDA_CALL(cuEventRecord, block->freed_event, lent_stream) == CUDA_SUCCESS;
+  pop_context();
+  return block->use_pending;
+}
+
+/* Orders the next use of a reused block after its earlier use, which may
+ * still be running, given `freed_event` recorded after it: on the async
+ * lent stream, the stream waits (on the GPU); for any other stream the
+ * host waits, since the block may be used on another stream than the one
+ * it is allocated on (generated code waits for that one right away, so it
+ * would wait as long). Called in the block's device's context. */
+static void order_after_earlier_use(CUevent freed_event, CUstream stream) {
+  CUresult state = driver_cuEventQuery(freed_event);
+  if (state == CUDA_SUCCESS)
+    return;
+  if (state != CUDA_ERROR_NOT_READY)
+    report_cuda_failure("cuEventQuery", state);
+  if (wait_skipped(stream) &&
+      CUDA_CALL(cuStreamWaitEvent, stream, freed_event, 0) == CUDA_SUCCESS)
+    return;
+  CUDA_CALL(cuEventSynchronize, freed_event);
 }
 
 /* Gives every kept block of `device` back to the driver; returns how many. */
@@ -813,7 +1030,8 @@ static bool allocate_device_memory(CUdeviceptr *ptr, uint64_t size_bytes) {
 }
 
 void *mgpuMemAlloc(uint64_t size_bytes, void *stream, bool is_host_shared) {
-  (void)stream; /* allocation is synchronous, as upstream */
+  /* Allocation is synchronous, as upstream; `stream` is only ordered after
+   * a reused block's earlier use. */
   CUdeviceptr ptr = 0;
   if (size_bytes == 0) /* the driver rejects 0; an empty memref needs none */
     return NULL;
@@ -827,8 +1045,16 @@ void *mgpuMemAlloc(uint64_t size_bytes, void *stream, bool is_host_shared) {
               (size_t)(cached_block_count - i - 1) * sizeof *cached_blocks);
       --cached_block_count;
       cached_block_bytes -= block.size;
+      const bool use_pending = block.use_pending;
+      block.use_pending = false; /* ordered below */
       track_live_block(block);
       pthread_mutex_unlock(&device_block_mutex);
+      /* Outside the lock: it may wait. The block is the caller's alone
+       * (its address is not handed out yet), and so is its event. */
+      if (use_pending && push_default_context()) {
+        order_after_earlier_use(block.freed_event, (CUstream)stream);
+        pop_context();
+      }
       return (void *)(uintptr_t)block.ptr;
     }
     pthread_mutex_unlock(&device_block_mutex);
@@ -836,11 +1062,16 @@ void *mgpuMemAlloc(uint64_t size_bytes, void *stream, bool is_host_shared) {
   if (!push_default_context())
     return NULL;
   if (is_host_shared) {
-    CUDA_CALL(cuMemAllocManaged, &ptr, size_bytes, CU_MEM_ATTACH_GLOBAL);
+    if (CUDA_CALL(cuMemAllocManaged, &ptr, size_bytes, CU_MEM_ATTACH_GLOBAL) ==
+        CUDA_SUCCESS)
+      tessel_track_host_visible_block(&host_visible, (void *)(uintptr_t)ptr);
+    else
+      ptr = 0;
   } else {
     if (allocate_device_memory(&ptr, size_bytes)) {
       pthread_mutex_lock(&device_block_mutex);
-      track_live_block((device_block){ptr, size_bytes, default_device});
+      track_live_block((device_block){
+          .ptr = ptr, .size = size_bytes, .device = default_device});
       pthread_mutex_unlock(&device_block_mutex);
     } else {
       ptr = 0;
@@ -859,6 +1090,10 @@ void mgpuMemFree(void *ptr, void *stream) {
   device_block released[TESSEL_CACHED_BLOCKS + 1];
   int released_count = 0;
   bool tracked = false;
+  const bool async = async_stream_in_use();
+  /* A block an async call freed without an event to keep it by: freed
+   * after waiting for the stream, outside the lock. */
+  bool wait_before_release = false;
   pthread_mutex_lock(&device_block_mutex);
   for (size_t i = 0; i < live_block_count; ++i) {
     if (live_blocks[i].ptr != address)
@@ -866,8 +1101,11 @@ void mgpuMemFree(void *ptr, void *stream) {
     device_block block = live_blocks[i];
     live_blocks[i] = live_blocks[--live_block_count];
     tracked = true;
+    /* An async call's kernels may still use it. */
+    if (async && block.device == default_device && !mark_use_pending(&block))
+      wait_before_release = true;
     uint64_t limit = cached_bytes_limit();
-    if (block.size > limit) {
+    if (block.size > limit || wait_before_release) {
       released[released_count++] = block;
       break;
     }
@@ -887,14 +1125,23 @@ void mgpuMemFree(void *ptr, void *stream) {
   for (int i = 0; !tracked && i < cached_block_count; ++i)
     freed_twice |= cached_blocks[i].ptr == address;
   pthread_mutex_unlock(&device_block_mutex);
+  if (wait_before_release && push_default_context()) {
+    CUDA_CALL(cuStreamSynchronize, lent_stream);
+    pop_context();
+  }
   for (int i = 0; i < released_count; ++i)
     release_device_block(released[i]);
   if (freed_twice)
     report_error("mgpuMemFree(%p): the block was already freed", ptr);
   if (tracked || freed_twice)
     return;
+  tessel_forget_host_visible_block(&host_visible, ptr);
   if (!push_default_context())
     return;
+  /* Not a block to keep: freed now, after the kernels an async call
+   * queued, which may use it. */
+  if (async)
+    CUDA_CALL(cuStreamSynchronize, lent_stream);
   CUDA_CALL(cuMemFree, address);
   pop_context();
 }
@@ -927,7 +1174,8 @@ void mgpuMemset32(void *dst, uint32_t value, size_t count, void *stream) {
 void mgpuMemHostRegister(void *ptr, uint64_t size_bytes) {
   if (!push_default_context())
     return;
-  CUDA_CALL(cuMemHostRegister, ptr, size_bytes, 0);
+  if (CUDA_CALL(cuMemHostRegister, ptr, size_bytes, 0) == CUDA_SUCCESS)
+    ++host_visible.registrations;
   pop_context();
 }
 
@@ -943,7 +1191,9 @@ void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
 void mgpuMemHostUnregister(void *ptr) {
   if (!push_default_context())
     return;
-  CUDA_CALL(cuMemHostUnregister, ptr);
+  if (CUDA_CALL(cuMemHostUnregister, ptr) == CUDA_SUCCESS &&
+      host_visible.registrations)
+    --host_visible.registrations;
   pop_context();
 }
 
@@ -1003,11 +1253,13 @@ void mgpuTensorMapEncodeTiled(void *tensor_map, int32_t data_type,
  * latest mgpuStreamSynchronize: generated code makes a kernel's maps, then
  * launches it and waits for it, so such a map is read by no kernel now or
  * to come (a map handed out since may still be waiting for its launch,
- * e.g. A's while B's is made). Maps another thread used too are never
- * overwritten; when no map qualifies, the new one gets a device copy of
- * its own that is never freed, as upstream's runtime does for every map.
- * The kernels acquire their maps (fence.proxy.tensormap) before using
- * them, so TMA does not keep using an overwritten slot's older map. */
+ * e.g. A's while B's is made). A map handed out to a call on a stream
+ * lent with tessel_cuda_set_stream_async, which does not wait, is in use
+ * until its async epoch has passed (see record_async_epoch). Maps another
+ * thread used too are never overwritten; when no map qualifies, the new one
+ * gets a device copy of its own that is never freed, as upstream's runtime does
+ * for every map. The kernels acquire their maps (fence.proxy.tensormap) before
+ * using them, so TMA does not keep using an overwritten slot's older map. */
 typedef enum tensor_map_state {
   TENSOR_MAP_FREE,    /* no map (a write failed): any thread may take it */
   TENSOR_MAP_WRITING, /* a thread is writing its copy: lookups skip it */
@@ -1023,9 +1275,17 @@ typedef struct {
   uint32_t box[5];
   CUdeviceptr copy;
   uint64_t last_use;
-  pthread_t user;
-  /* The user's stream_synchronizations when it was last handed out. */
+  /* this_thread_id() of its user: unlike a pthread_t, never the id of a
+   * later thread, which must not take over a dead thread's maps. */
+  uint64_t user;
+  /* Handed out to a call that waits for its kernels, last when the user's
+   * stream_synchronizations was handed_out. */
+  bool waited_use;
   uint64_t handed_out;
+  /* Handed out to an async call, last with the user's map tag
+   * async_tag. */
+  bool async_use;
+  uint64_t async_tag;
   /* Used by more than one thread: never overwritten. */
   bool shared;
   tensor_map_state state;
@@ -1036,6 +1296,34 @@ static int tensor_map_cache_size = 0;
 static uint64_t tensor_map_clock = 0;
 static pthread_mutex_t tensor_map_mutex = PTHREAD_MUTEX_INITIALIZER;
 
+/* A number of the calling thread's own, never reused. */
+static uint64_t this_thread_id(void) {
+  static _Atomic uint64_t last_id;
+  static _Thread_local uint64_t id;
+  if (!id)
+    id = ++last_id;
+  return id;
+}
+
+/* Whether kernels of the calling thread (the entry's only user) may still
+ * read the entry's copy. */
+static bool tensor_map_in_use(const tensor_map_entry *e) {
+  return (e->waited_use && e->handed_out >= stream_synchronizations) ||
+         (e->async_use && e->async_tag >= tags_done);
+}
+
+/* Marks `e` as handed out to the calling thread's current call. */
+static void hand_out_tensor_map(tensor_map_entry *e) {
+  if (async_stream_in_use()) {
+    e->async_use = true;
+    e->async_tag = next_map_tag;
+    maps_await_epoch = true;
+  } else {
+    e->waited_use = true;
+    e->handed_out = stream_synchronizations;
+  }
+}
+
 /* The slot a new map of `device` goes into, marked as being written, or
  * -1 (the map then gets a copy no slot keeps). Called with
  * tensor_map_mutex held. */
@@ -1045,7 +1333,7 @@ static int claim_tensor_map_slot(int32_t device) {
     victim = tensor_map_cache_size++;
     memset(&tensor_map_cache[victim], 0, sizeof *tensor_map_cache);
   }
-  pthread_t self = pthread_self();
+  const uint64_t self = this_thread_id();
   for (int i = 0; victim < 0 && i < tensor_map_cache_size; ++i)
     if (tensor_map_cache[i].state == TENSOR_MAP_FREE &&
         tensor_map_cache[i].device == device)
@@ -1054,8 +1342,7 @@ static int claim_tensor_map_slot(int32_t device) {
   for (int i = 0; victim < 0 && i < tensor_map_cache_size; ++i) {
     const tensor_map_entry *e = &tensor_map_cache[i];
     if (e->state == TENSOR_MAP_READY && !e->shared && e->device == device &&
-        pthread_equal(e->user, self) &&
-        e->handed_out < stream_synchronizations &&
+        e->user == self && !tensor_map_in_use(e) &&
         (oldest < 0 || e->last_use < tensor_map_cache[oldest].last_use))
       oldest = i;
   }
@@ -1094,6 +1381,21 @@ static bool same_tensor_map(const tensor_map_entry *a,
          memcmp(a->dims, b->dims, sizeof a->dims) == 0 &&
          memcmp(a->strides, b->strides, sizeof a->strides) == 0 &&
          memcmp(a->box, b->box, sizeof a->box) == 0;
+}
+
+/* The copy of a map like `key`, handed out to the calling thread, or 0.
+ * Called with tensor_map_mutex held. */
+static CUdeviceptr find_tensor_map(const tensor_map_entry *key) {
+  for (int i = 0; i < tensor_map_cache_size; ++i) {
+    tensor_map_entry *e = &tensor_map_cache[i];
+    if (e->state == TENSOR_MAP_READY && same_tensor_map(e, key)) {
+      e->last_use = ++tensor_map_clock;
+      e->shared |= e->user != this_thread_id();
+      hand_out_tensor_map(e);
+      return e->copy;
+    }
+  }
+  return 0;
 }
 #endif
 
@@ -1163,18 +1465,20 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
   memcpy(key.dims, global_dims, sizeof key.dims);
   memcpy(key.strides, global_strides_bytes, sizeof key.strides);
   memcpy(key.box, box, sizeof key.box);
-  pthread_t self = pthread_self();
+  const uint64_t self = this_thread_id();
   pthread_mutex_lock(&tensor_map_mutex);
-  for (int i = 0; i < tensor_map_cache_size; ++i) {
-    tensor_map_entry *e = &tensor_map_cache[i];
-    if (e->state == TENSOR_MAP_READY && same_tensor_map(e, &key)) {
-      e->last_use = ++tensor_map_clock;
-      e->shared |= !pthread_equal(e->user, self);
-      e->handed_out = stream_synchronizations;
-      CUdeviceptr cached = e->copy;
-      pthread_mutex_unlock(&tensor_map_mutex);
-      return (void *)(uintptr_t)cached;
-    }
+  CUdeviceptr cached = find_tensor_map(&key);
+  if (!cached && epochs_done < epochs_recorded) {
+    /* A miss: copies of the thread's finished async calls may be taken.
+     * Their events are queried outside the lock. */
+    pthread_mutex_unlock(&tensor_map_mutex);
+    advance_async_epochs(false);
+    pthread_mutex_lock(&tensor_map_mutex);
+    cached = find_tensor_map(&key);
+  }
+  if (cached) {
+    pthread_mutex_unlock(&tensor_map_mutex);
+    return (void *)(uintptr_t)cached;
   }
   int slot = claim_tensor_map_slot(key.device);
   CUdeviceptr device_copy = slot >= 0 ? tensor_map_cache[slot].copy : 0;
@@ -1218,7 +1522,7 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
   key.copy = device_copy;
   key.user = self;
   key.shared = false;
-  key.handed_out = stream_synchronizations;
+  hand_out_tensor_map(&key);
   settle_tensor_map_slot(slot, &key, ok);
   return ok ? (void *)(uintptr_t)device_copy : NULL;
 #else

@@ -64,6 +64,48 @@ static inline void *tessel_with_room_for_one(void *items, size_t count,
   return grown;
 }
 
+/* Device memory the host reads after a kernel, per thread: managed memory
+ * the thread allocated and has not freed (gpu.alloc host_shared: generated
+ * code loads a result such as a full reduction's from it right after the
+ * kernel's wait) and host memory it registered. While it has any, a
+ * runtime does not skip waits on an async lent stream. A managed block
+ * freed by another thread stays on the list, which keeps the waits real:
+ * safe. */
+typedef struct tessel_host_visible {
+  void **blocks;
+  size_t count, capacity;
+  uint64_t registrations;
+  /* A block the list had no room for: every wait stays real. */
+  bool untracked;
+} tessel_host_visible;
+
+static inline bool
+tessel_host_reads_device_memory(const tessel_host_visible *visible) {
+  return visible->count || visible->registrations || visible->untracked;
+}
+
+static inline void tessel_track_host_visible_block(tessel_host_visible *visible,
+                                                   void *ptr) {
+  void **grown =
+      tessel_with_room_for_one(visible->blocks, visible->count,
+                               &visible->capacity, sizeof *visible->blocks);
+  if (!grown) {
+    visible->untracked = true;
+    return;
+  }
+  visible->blocks = grown;
+  visible->blocks[visible->count++] = ptr;
+}
+
+static inline void
+tessel_forget_host_visible_block(tessel_host_visible *visible, void *ptr) {
+  for (size_t i = 0; i < visible->count; ++i)
+    if (visible->blocks[i] == ptr) {
+      visible->blocks[i] = visible->blocks[--visible->count];
+      return;
+    }
+}
+
 /* Errors a runtime reported on one thread: it writes them to stderr and
  * counts them, keeping the last one's text (generated code cannot see a
  * failure, its caller can); within a call on a lent stream, an error also

@@ -269,23 +269,48 @@ void mgpuLaunchClusterKernel(void *function, intptr_t cluster_x,
  * caller may lend the thread a stream of its own (tessel_hip_set_stream),
  * which generated code then launches on while the default device is the
  * one it was lent on. The null stream, whose handle 0 means "none" to
- * tessel_hip_set_stream, is lent as TESSEL_HIP_NULL_STREAM. */
+ * tessel_hip_set_stream, is lent as TESSEL_HIP_NULL_STREAM. Lent with
+ * tessel_hip_set_stream_async, generated code's waits on it return at
+ * once; a free then waits for it (mgpuMemFree). */
 static tessel_stream_pool stream_pool =
     TESSEL_STREAM_POOL_INITIALIZER("TESSEL_HIP_POOLED_STREAMS", "tessel-hip");
 static _Thread_local int32_t lent_stream_device = 0;
+static _Thread_local bool lent_stream_async = false;
 
-void tessel_hip_set_stream(void *stream) {
+static void lend_stream(void *stream, bool async) {
   lent_stream = (hipStream_t)stream;
+  lent_stream_async = async && stream;
   lent_stream_device = default_device;
   errors.lent_call_failed = false;
 }
+
+void tessel_hip_set_stream(void *stream) { lend_stream(stream, false); }
+
+void tessel_hip_set_stream_async(void *stream) { lend_stream(stream, true); }
+
+/* The handle generated code is given for the lent stream: HIP's null
+ * stream is 0. */
+static hipStream_t lent_stream_handle(void) {
+  return lent_stream == TESSEL_HIP_NULL_STREAM ? NULL : lent_stream;
+}
+
+/* Whether generated code's work on this thread goes to a stream lent with
+ * tessel_hip_set_stream_async. */
+static bool async_stream_in_use(void) {
+  return lent_stream && lent_stream_async &&
+         lent_stream_device == default_device;
+}
+
+/* Memory the host reads after a kernel (see tessel_host_visible): while
+ * the thread has any, waits on an async lent stream are real. */
+static _Thread_local tessel_host_visible host_visible;
 
 void *tessel_hip_stream(void) { return lent_stream; }
 
 void *mgpuStreamCreate(void) {
   /* TESSEL_HIP_NULL_STREAM lends HIP's null stream, whose handle is 0. */
   if (lent_stream && lent_stream_device == default_device)
-    return lent_stream == TESSEL_HIP_NULL_STREAM ? NULL : lent_stream;
+    return lent_stream_handle();
   void *kept = tessel_stream_pool_take(&stream_pool, default_device);
   if (kept)
     return kept;
@@ -340,6 +365,9 @@ void mgpuStreamDestroy(void *stream) {
   } while (0)
 
 void mgpuStreamSynchronize(void *stream) {
+  if (async_stream_in_use() && (hipStream_t)stream == lent_stream_handle() &&
+      !tessel_host_reads_device_memory(&host_visible))
+    return;
   HIP_CALL_ON_DEFAULT_DEVICE(hipStreamSynchronize, (hipStream_t)stream);
 }
 
@@ -380,18 +408,32 @@ void *mgpuMemAlloc(uint64_t size_bytes, void *stream, bool is_host_shared) {
     return NULL;
   /* Upstream ignores host_shared on ROCm; honouring it keeps
    * gpu.alloc host_shared memory host-accessible on both vendors. */
-  if (is_host_shared)
+  if (is_host_shared) {
     HIP_CALL_ON_DEFAULT_DEVICE(hipMallocManaged, &ptr, size_bytes,
                                hipMemAttachGlobal);
-  else
+    if (ptr)
+      tessel_track_host_visible_block(&host_visible, ptr);
+  } else {
     HIP_CALL_ON_DEFAULT_DEVICE(hipMalloc, &ptr, size_bytes);
+  }
   return ptr;
 }
 
 void mgpuMemFree(void *ptr, void *stream) {
   (void)stream;
-  if (ptr)
-    HIP_CALL_ON_DEFAULT_DEVICE(hipFree, ptr);
+  if (!ptr)
+    return;
+  tessel_forget_host_visible_block(&host_visible, ptr);
+  int callers;
+  if (!enter_default_device(&callers))
+    return;
+  /* After an async call's kernels, which may still use it. (Unlike the
+   * CUDA runtime this one keeps no freed blocks, so it has no event to
+   * defer the free to.) */
+  if (async_stream_in_use())
+    HIP_CALL(hipStreamSynchronize, lent_stream_handle());
+  HIP_CALL(hipFree, ptr);
+  leave_default_device(callers);
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t size_bytes, void *stream) {
@@ -411,8 +453,13 @@ void mgpuMemset32(void *dst, uint32_t value, size_t count, void *stream) {
 }
 
 void mgpuMemHostRegister(void *ptr, uint64_t size_bytes) {
-  HIP_CALL_ON_DEFAULT_DEVICE(hipHostRegister, ptr, size_bytes,
-                             hipHostRegisterDefault);
+  int callers;
+  if (!enter_default_device(&callers))
+    return;
+  if (HIP_CALL(hipHostRegister, ptr, size_bytes, hipHostRegisterDefault) ==
+      hipSuccess)
+    ++host_visible.registrations;
+  leave_default_device(callers);
 }
 
 void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
@@ -425,7 +472,13 @@ void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
 }
 
 void mgpuMemHostUnregister(void *ptr) {
-  HIP_CALL_ON_DEFAULT_DEVICE(hipHostUnregister, ptr);
+  int callers;
+  if (!enter_default_device(&callers))
+    return;
+  if (HIP_CALL(hipHostUnregister, ptr) == hipSuccess &&
+      host_visible.registrations)
+    --host_visible.registrations;
+  leave_default_device(callers);
 }
 
 void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,

@@ -22,6 +22,11 @@ extern int fake_cuda_stream_creates, fake_cuda_stream_destroys;
 extern int fake_cuda_module_loads[2], fake_cuda_module_unloads[2],
     fake_cuda_launches[2], fake_cuda_wrong_context_uses,
     fake_cuda_function_attribute_sets;
+extern int fake_cuda_hold_work, fake_cuda_track_pointer_params,
+    fake_cuda_hazards, fake_cuda_stream_syncs, fake_cuda_event_records,
+    fake_cuda_event_syncs, fake_cuda_stream_waits;
+int fake_cuda_unfinished_launches(void);
+void fake_cuda_finish_work(void);
 
 static int failures;
 
@@ -508,6 +513,208 @@ static void modules(void) {
   free(lent);
 }
 
+/* What generated code does for one op that uses a temporary of `bytes`
+ * (0: none) and, with map_offset >= 0, a TMA map: allocate, make the map,
+ * launch, free, each step on a stream of its own that it waits for. The
+ * kernel's params name the temporary and the map's copy, so that the
+ * stand-in driver can tell when they are freed or overwritten too early. */
+static void *async_kernel;
+
+static void generated_op(uint64_t bytes, int64_t map_offset) {
+  void *stream = mgpuStreamCreate();
+  void *temporary = bytes ? mgpuMemAlloc(bytes, stream, false) : NULL;
+  mgpuStreamSynchronize(stream);
+  mgpuStreamDestroy(stream);
+  void *map = map_offset >= 0 ? map_at(map_offset) : NULL;
+  void *params[3] = {NULL, NULL, NULL};
+  int count = 0;
+  if (temporary)
+    params[count++] = &temporary;
+  if (map)
+    params[count++] = &map;
+  stream = mgpuStreamCreate();
+  mgpuLaunchKernel(async_kernel, 1, 1, 1, 32, 1, 1, 0, stream, params, NULL, 0);
+  mgpuStreamSynchronize(stream);
+  mgpuStreamDestroy(stream);
+  if (temporary) {
+    stream = mgpuStreamCreate();
+    mgpuMemFree(temporary, stream);
+    mgpuStreamSynchronize(stream);
+    mgpuStreamDestroy(stream);
+  }
+}
+
+/* Streams lent with tessel_cuda_set_stream_async: calls return with their
+ * kernels queued (the stand-in holds every launch unfinished until it is
+ * waited for), and nothing the runtime reuses afterwards is reused before
+ * the kernels that used it are done. */
+static void async_streams(void) {
+  static const char ptx[] = "//\n.version 8.3\n";
+  async_kernel =
+      mgpuModuleGetFunction(mgpuModuleLoadJIT((void *)ptx, 2), "kernel");
+  fake_cuda_track_pointer_params = 1;
+  fake_cuda_hold_work = 1;
+  /* Streams of the stand-in's own (made before lending: while a stream
+   * is lent, mgpuStreamCreate returns it). */
+  void *lent = mgpuStreamCreate(), *other = mgpuStreamCreate();
+  tessel_cuda_set_stream_async(lent);
+  int syncs = fake_cuda_stream_syncs;
+  generated_op(0, -1);
+  expect(tessel_cuda_stream() == lent && fake_cuda_stream_syncs == syncs &&
+             fake_cuda_unfinished_launches() == 1,
+         "a call on an async lent stream returns with its kernel queued");
+
+  int allocs = fake_cuda_device_allocs, records = fake_cuda_event_records;
+  generated_op(4096, -1);
+  expect(fake_cuda_device_allocs == allocs + 1 && fake_cuda_frees == 0 &&
+             fake_cuda_event_records == records + 1 &&
+             fake_cuda_stream_syncs == syncs,
+         "its temporary is kept, with an event after its kernels, unwaited");
+  int waits = fake_cuda_stream_waits;
+  generated_op(4096, -1);
+  expect(fake_cuda_device_allocs == allocs + 1 &&
+             fake_cuda_stream_waits == waits + 1 &&
+             fake_cuda_stream_syncs == syncs && fake_cuda_event_syncs == 0,
+         "the next call reuses it after the event, on the GPU, not the host");
+  fake_cuda_finish_work();
+  waits = fake_cuda_stream_waits;
+  generated_op(4096, -1);
+  expect(fake_cuda_device_allocs == allocs + 1 &&
+             fake_cuda_stream_waits == waits,
+         "once the kernels are done, with no wait at all");
+
+  /* A call that waits, on the runtime's own stream, after an async one
+   * whose kernel is queued: the block is reused after the host waits for
+   * its event (it may be used on another stream than its allocation's). */
+  generated_op(4096, -1);
+  tessel_cuda_set_stream(NULL);
+  int event_syncs = fake_cuda_event_syncs;
+  generated_op(4096, -1);
+  expect(fake_cuda_device_allocs == allocs + 1 &&
+             fake_cuda_event_syncs == event_syncs + 1 &&
+             fake_cuda_hazards == 0 && fake_cuda_unfinished_launches() == 0,
+         "a call on another stream reuses it after waiting for the event");
+
+  /* 17 sizes freed by async calls: the two oldest blocks leave the cache
+   * of 16, the 4096-byte one (freed by the waiting call: at once) and the
+   * first of the 17 (once its event has passed). */
+  tessel_cuda_set_stream_async(lent);
+  event_syncs = fake_cuda_event_syncs;
+  for (int i = 0; i < 17; ++i)
+    generated_op(8192 + (uint64_t)i, -1);
+  expect(fake_cuda_frees == 2 && fake_cuda_event_syncs == event_syncs + 1 &&
+             fake_cuda_hazards == 0 && fake_cuda_unfinished_launches() == 1,
+         "a block leaving the cache is freed after its kernels, not before");
+
+  /* Device memory the runtime did not allocate (the stand-in's is host
+   * memory), freed in an async call: after the stream. */
+  fake_cuda_finish_work();
+  void *elsewhere = malloc(100);
+  void *params[2] = {&elsewhere, NULL};
+  mgpuLaunchKernel(async_kernel, 1, 1, 1, 32, 1, 1, 0, lent, params, NULL, 0);
+  syncs = fake_cuda_stream_syncs;
+  mgpuMemFree(elsewhere, lent);
+  expect(fake_cuda_stream_syncs == syncs + 1 && fake_cuda_hazards == 0,
+         "memory the runtime does not keep is freed after the stream");
+
+  /* Memory the host reads after a kernel: generated code loads a full
+   * reduction's result from managed memory right after the kernel's wait.
+   * While the thread has such memory, or registered host memory, waits
+   * are real. */
+  void *shared = mgpuMemAlloc(4, lent, true);
+  params[0] = &shared;
+  mgpuLaunchKernel(async_kernel, 1, 1, 1, 32, 1, 1, 0, lent, params, NULL, 0);
+  syncs = fake_cuda_stream_syncs;
+  mgpuStreamSynchronize(lent);
+  expect(fake_cuda_stream_syncs == syncs + 1 &&
+             fake_cuda_unfinished_launches() == 0,
+         "a wait is real while the thread has managed memory");
+  mgpuMemFree(shared, lent);
+  static char registered[64];
+  mgpuMemHostRegister(registered, sizeof registered);
+  syncs = fake_cuda_stream_syncs;
+  generated_op(0, -1);
+  expect(fake_cuda_stream_syncs == syncs + 2, /* its two waits */
+         "and while it has registered host memory");
+  mgpuMemHostUnregister(registered);
+  syncs = fake_cuda_stream_syncs;
+  generated_op(0, -1);
+  expect(fake_cuda_stream_syncs == syncs &&
+             fake_cuda_unfinished_launches() == 1,
+         "skipped again once both are gone");
+
+  /* Tensor maps. One async call makes 256 maps for one kernel, which
+   * stays queued: the next call's new map may overwrite none of their
+   * copies and gets one apart; once the kernel is done, it takes the
+   * least recently used. One event per call that made maps, however
+   * many waits it skips. */
+  fake_cuda_finish_work();
+  static void *copies[257];
+  void *map_params[257];
+  for (int i = 0; i < 256; ++i) {
+    copies[i] = map_at(16 * i);
+    map_params[i] = &copies[i];
+  }
+  map_params[256] = NULL;
+  records = fake_cuda_event_records;
+  mgpuLaunchKernel(async_kernel, 1, 1, 1, 32, 1, 1, 0, lent, map_params, NULL,
+                   0);
+  for (int wait = 0; wait < 3; ++wait)
+    mgpuStreamSynchronize(lent);
+  expect(fake_cuda_event_records == records + 1,
+         "a call that made maps records one event, at its first wait");
+  allocs = fake_cuda_device_allocs;
+  int uploads = fake_cuda_uploads;
+  generated_op(0, 16 * 300);
+  expect(fake_cuda_device_allocs == allocs + 1 &&
+             fake_cuda_uploads == uploads + 1 && fake_cuda_hazards == 0,
+         "a map made while all 256 copies are queued gets one apart");
+  fake_cuda_finish_work();
+  allocs = fake_cuda_device_allocs;
+  void *next = map_at(16 * 301);
+  expect(fake_cuda_device_allocs == allocs && next == copies[0] &&
+             fake_cuda_hazards == 0,
+         "once the kernel is done, the oldest copy is overwritten");
+  /* 40 kernels with a map each, queued on one stream: one event each up
+   * to 32 outstanding; past that the newest event is recorded again,
+   * after the stream waits for it, and the host does not wait. Once they
+   * are done, their copies may be overwritten. */
+  event_syncs = fake_cuda_event_syncs;
+  waits = fake_cuda_stream_waits;
+  for (int i = 0; i < 40; ++i)
+    generated_op(0, 16 * (400 + i));
+  expect(fake_cuda_event_syncs == event_syncs &&
+             fake_cuda_stream_waits >= waits + 8 &&
+             fake_cuda_unfinished_launches() == 1 && fake_cuda_hazards == 0,
+         "past 32 outstanding events the newest covers more, unwaited");
+  fake_cuda_finish_work();
+  allocs = fake_cuda_device_allocs;
+  for (int i = 0; i < 40; ++i)
+    map_at(16 * (500 + i));
+  expect(fake_cuda_device_allocs == allocs && fake_cuda_hazards == 0,
+         "and once their kernels are done, their copies are taken");
+  /* The ring full of one stream's events, then a map-making kernel on
+   * another lent stream: the host waits for the oldest event. */
+  for (int i = 0; i < 33; ++i)
+    generated_op(0, 16 * (600 + i));
+  tessel_cuda_set_stream_async(other);
+  event_syncs = fake_cuda_event_syncs;
+  generated_op(0, 16 * 700);
+  expect(fake_cuda_event_syncs == event_syncs + 1 && fake_cuda_hazards == 0 &&
+             fake_cuda_wrong_context_uses == 0,
+         "on another stream, the host waits for the oldest event");
+  fake_cuda_finish_work();
+
+  /* Lent to wait (tessel_cuda_set_stream): calls wait as before. */
+  tessel_cuda_set_stream(lent);
+  syncs = fake_cuda_stream_syncs;
+  generated_op(4096, -1);
+  expect(fake_cuda_stream_syncs == syncs + 3 &&
+             fake_cuda_unfinished_launches() == 0,
+         "a stream lent with tessel_cuda_set_stream is still waited for");
+  tessel_cuda_set_stream(NULL);
+}
+
 int main(int argc, char **argv) {
   /* In order with the runtime's reports on stderr. */
   setvbuf(stdout, NULL, _IONBF, 0);
@@ -534,11 +741,14 @@ int main(int argc, char **argv) {
     streams_unpooled();
   else if (strcmp(limit, "streams-misuse") == 0)
     streams_misuse();
+  else if (strcmp(limit, "async") == 0)
+    async_streams();
   else {
-    fprintf(stderr,
-            "usage: %s [default|1500|0|misuse|tensor-maps|tensor-maps-launch|"
-            "constants|streams|streams-unpooled|streams-misuse|modules]\n",
-            argv[0]);
+    fprintf(
+        stderr,
+        "usage: %s [default|1500|0|misuse|tensor-maps|tensor-maps-launch|"
+        "constants|streams|streams-unpooled|streams-misuse|modules|async]\n",
+        argv[0]);
     return 2;
   }
   puts(failures ? "FAILED" : "ALL CHECKS PASSED");

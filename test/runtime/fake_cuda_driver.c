@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 int fake_cuda_device_allocs, fake_cuda_managed_allocs, fake_cuda_frees;
 /* Host-to-device copies (cuMemcpyHtoD: the runtime's tensor-map uploads). */
@@ -180,17 +182,268 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
   return make_handle((void **)function);
 }
 
+/* Work on streams. While fake_cuda_hold_work is set, a launch stays
+ * unfinished until its stream is synchronized, an event recorded after it
+ * is synchronized, or fake_cuda_finish_work() is called; otherwise it
+ * finishes at once. Each launch has a number; a stream remembers its
+ * latest launch, the latest one known finished, and the launches of other
+ * streams it waits for (cuStreamWaitEvent): when it finishes, those have.
+ * Only the legacy stream and streams made by cuStreamCreate are followed;
+ * launches on other handles (tests lend malloc'ed ones) finish at once. */
+int fake_cuda_hold_work;
+int fake_cuda_stream_syncs, fake_cuda_event_records, fake_cuda_event_syncs,
+    fake_cuda_stream_waits;
+static uint64_t launch_count, finished_everywhere;
+
+enum { FAKE_WAITS = 8 };
+typedef struct fake_stream_state fake_stream_state;
+struct fake_stream_state {
+  const void *handle; /* NULL once destroyed (states are never reused) */
+  uint64_t latest, finished;
+  /* Its later launches come after launch waited_launch[i] of
+   * waited_stream[i]. */
+  const fake_stream_state *waited_stream[FAKE_WAITS];
+  uint64_t waited_launch[FAKE_WAITS];
+  int wait_count;
+};
+enum { FAKE_STREAMS = 1024 };
+static fake_stream_state stream_states[FAKE_STREAMS];
+static int stream_state_count = 1; /* [0]: the legacy stream */
+
+static fake_stream_state *state_of(CUstream stream) {
+  if (stream == NULL || stream == CU_STREAM_LEGACY ||
+      stream == CU_STREAM_PER_THREAD)
+    return &stream_states[0];
+  for (int i = 1; i < stream_state_count; ++i)
+    if (stream_states[i].handle == stream)
+      return &stream_states[i];
+  return NULL;
+}
+
+static uint64_t finished_on(const fake_stream_state *state) {
+  return state->finished > finished_everywhere ? state->finished
+                                               : finished_everywhere;
+}
+
+/* Launches on any stream that have not finished. */
+int fake_cuda_unfinished_launches(void) {
+  int unfinished = 0;
+  for (int i = 0; i < stream_state_count; ++i)
+    unfinished += stream_states[i].latest > finished_on(&stream_states[i]);
+  return unfinished;
+}
+
+/* With fake_cuda_guard_managed set, managed memory is pages of its own
+ * that the host cannot touch while any launch is unfinished: host code
+ * that reads a kernel's result before waiting for it faults. */
+int fake_cuda_guard_managed;
+enum { FAKE_MANAGED = 64 };
+static struct {
+  void *base;
+  size_t bytes;
+} managed_blocks[FAKE_MANAGED];
+static int managed_count;
+static bool managed_guarded;
+
+static void guard_managed(void) {
+  bool busy = fake_cuda_unfinished_launches() > 0;
+  if (busy == managed_guarded)
+    return;
+  for (int i = 0; i < managed_count; ++i)
+    mprotect(managed_blocks[i].base, managed_blocks[i].bytes,
+             busy ? PROT_NONE : PROT_READ | PROT_WRITE);
+  managed_guarded = busy;
+}
+
+void fake_cuda_finish_work(void) {
+  finished_everywhere = launch_count;
+  guard_managed();
+}
+
+/* `state` has finished its launches up to `launch`, and with them what
+ * they waited for. */
+static void finish_through(fake_stream_state *state, uint64_t launch) {
+  if (state->finished < launch)
+    state->finished = launch;
+  for (int i = 0; i < state->wait_count; ++i) {
+    fake_stream_state *waited = (fake_stream_state *)state->waited_stream[i];
+    if (waited != state && finished_on(waited) < state->waited_launch[i])
+      finish_through(waited, state->waited_launch[i]);
+  }
+}
+
+/* Whether launches on `later` now come after launch `launch` of
+ * `earlier`. */
+static bool ordered_after(const fake_stream_state *later,
+                          const fake_stream_state *earlier, uint64_t launch) {
+  if (later == earlier)
+    return true;
+  for (int i = 0; later && i < later->wait_count; ++i)
+    if (later->waited_stream[i] == earlier && later->waited_launch[i] >= launch)
+      return true;
+  return false;
+}
+
+/* With fake_cuda_track_pointer_params set, a launch's params are a
+ * NULL-terminated list of pointers to device addresses the kernel uses:
+ * each address remembers its latest launch, so that a free of it, a copy
+ * into it, or a launch using it on a stream not ordered after that launch,
+ * before it has finished, is counted as a hazard. */
+int fake_cuda_track_pointer_params;
+int fake_cuda_hazards;
+typedef struct fake_use {
+  CUdeviceptr address;
+  const fake_stream_state *stream;
+  uint64_t launch;
+} fake_use;
+enum { FAKE_USES = 1024 };
+static fake_use uses[FAKE_USES];
+static int use_count;
+
+static bool use_unfinished(const fake_use *use) {
+  return use->launch >
+         (use->stream ? finished_on(use->stream) : finished_everywhere);
+}
+
+static void record_use(CUdeviceptr address, const fake_stream_state *stream) {
+  for (int i = 0; i < use_count; ++i)
+    if (uses[i].address == address) {
+      fake_cuda_hazards +=
+          use_unfinished(&uses[i]) &&
+          !ordered_after(stream, uses[i].stream, uses[i].launch);
+      uses[i] = (fake_use){address, stream, launch_count};
+      return;
+    }
+  if (use_count < FAKE_USES)
+    uses[use_count++] = (fake_use){address, stream, launch_count};
+}
+
+/* Whether [address, address + bytes) may still be used by a launch. */
+static bool in_use(CUdeviceptr address, size_t bytes) {
+  for (int i = 0; i < use_count; ++i)
+    if (uses[i].address >= address && uses[i].address < address + bytes &&
+        use_unfinished(&uses[i]))
+      return true;
+  return false;
+}
+
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
                         unsigned int gz, unsigned int bx, unsigned int by,
                         unsigned int bz, unsigned int shared, CUstream stream,
                         void **params, void **extra) {
   (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz;
-  (void)stream, (void)params, (void)extra;
+  (void)params, (void)extra;
   if (!in_current_context(f))
     return CUDA_ERROR_INVALID_HANDLE;
   if ((int)shared > ((fake_handle *)f)->shared_limit)
     return CUDA_ERROR_INVALID_VALUE;
   ++fake_cuda_launches[current_device()];
+  fake_stream_state *state = state_of(stream);
+  ++launch_count;
+  for (int i = 0; fake_cuda_track_pointer_params && params && params[i]; ++i)
+    record_use(*(CUdeviceptr *)params[i], state);
+  if (state)
+    state->latest = launch_count;
+  if (!fake_cuda_hold_work)
+    fake_cuda_finish_work();
+  guard_managed();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamSynchronize(CUstream stream) {
+  ++fake_cuda_stream_syncs;
+  fake_stream_state *state = state_of(stream);
+  if (state)
+    finish_through(state, state->latest);
+  guard_managed();
+  return CUDA_SUCCESS;
+}
+
+/* An event is the latest launch of the stream it was recorded on. Events
+ * and the streams they are recorded on or waited for belong to a context,
+ * as on a GPU: used in another, the call fails and is counted. */
+typedef struct fake_event {
+  CUcontext context;
+  fake_stream_state *stream;
+  uint64_t launch;
+} fake_event;
+
+/* Whether `stream` may be used in the current context (the legacy
+ * stream: any). */
+static bool stream_in_current_context(CUstream stream) {
+  fake_stream_state *state = state_of(stream);
+  return !state || state == &stream_states[0] || in_current_context(stream);
+}
+
+static bool event_in_current_context(const fake_event *e) {
+  bool same = e && e->context == current_context();
+  fake_cuda_wrong_context_uses += !same;
+  return same;
+}
+
+CUresult cuEventCreate(CUevent *event, unsigned int flags) {
+  (void)flags;
+  if (!current_context())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  fake_event *made = calloc(1, sizeof *made);
+  if (!made)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  made->context = current_context();
+  *event = (CUevent)made;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventDestroy(CUevent event) {
+  free(event);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventRecord(CUevent event, CUstream stream) {
+  fake_event *e = (fake_event *)event;
+  if (!event_in_current_context(e) || !stream_in_current_context(stream))
+    return CUDA_ERROR_INVALID_HANDLE;
+  ++fake_cuda_event_records;
+  e->stream = state_of(stream);
+  e->launch = e->stream ? e->stream->latest : 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventQuery(CUevent event) {
+  const fake_event *e = (const fake_event *)event;
+  return !e->stream || finished_on(e->stream) >= e->launch
+             ? CUDA_SUCCESS
+             : CUDA_ERROR_NOT_READY;
+}
+
+CUresult cuEventSynchronize(CUevent event) {
+  ++fake_cuda_event_syncs;
+  const fake_event *e = (const fake_event *)event;
+  if (e->stream)
+    finish_through(e->stream, e->launch);
+  guard_managed();
+  return CUDA_SUCCESS;
+}
+
+/* The stream's later launches come after the event's launch. */
+CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags) {
+  (void)flags;
+  const fake_event *e = (const fake_event *)event;
+  if (!stream_in_current_context(stream))
+    return CUDA_ERROR_INVALID_HANDLE;
+  ++fake_cuda_stream_waits;
+  fake_stream_state *state = state_of(stream);
+  if (!state || !e->stream || state == e->stream)
+    return CUDA_SUCCESS;
+  for (int i = 0; i < state->wait_count; ++i)
+    if (state->waited_stream[i] == e->stream) {
+      if (state->waited_launch[i] < e->launch)
+        state->waited_launch[i] = e->launch;
+      return CUDA_SUCCESS;
+    }
+  if (state->wait_count == FAKE_WAITS)
+    return CUDA_ERROR_OUT_OF_MEMORY; /* more than the tests need */
+  state->waited_stream[state->wait_count] = e->stream;
+  state->waited_launch[state->wait_count++] = e->launch;
   return CUDA_SUCCESS;
 }
 
@@ -221,7 +474,20 @@ CUresult cuMemAlloc(CUdeviceptr *ptr, size_t bytes) {
 
 CUresult cuMemAllocManaged(CUdeviceptr *ptr, size_t bytes, unsigned int flags) {
   (void)flags;
-  void *block = malloc(bytes);
+  void *block = NULL;
+  if (fake_cuda_guard_managed && managed_count < FAKE_MANAGED) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t mapped = (bytes + page - 1) / page * page;
+    block =
+        mmap(NULL, mapped, managed_guarded ? PROT_NONE : PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (block == MAP_FAILED)
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    managed_blocks[managed_count].base = block;
+    managed_blocks[managed_count++].bytes = mapped;
+  } else {
+    block = malloc(bytes);
+  }
   if (!block)
     return CUDA_ERROR_OUT_OF_MEMORY;
   ++fake_cuda_managed_allocs;
@@ -231,6 +497,13 @@ CUresult cuMemAllocManaged(CUdeviceptr *ptr, size_t bytes, unsigned int flags) {
 
 CUresult cuMemFree(CUdeviceptr ptr) {
   ++fake_cuda_frees;
+  fake_cuda_hazards += in_use(ptr, 1);
+  for (int i = 0; i < managed_count; ++i)
+    if (managed_blocks[i].base == (void *)(uintptr_t)ptr) {
+      munmap(managed_blocks[i].base, managed_blocks[i].bytes);
+      managed_blocks[i] = managed_blocks[--managed_count];
+      return CUDA_SUCCESS;
+    }
   free((void *)(uintptr_t)ptr);
   return CUDA_SUCCESS;
 }
@@ -248,6 +521,7 @@ CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   ++fake_cuda_uploads;
+  fake_cuda_hazards += in_use(dst, bytes);
   memcpy((void *)(uintptr_t)dst, src, bytes);
   return CUDA_SUCCESS;
 }
@@ -274,7 +548,12 @@ int fake_cuda_stream_creates, fake_cuda_stream_destroys;
 
 CUresult cuStreamCreate(CUstream *stream, unsigned int flags) {
   (void)flags;
+  if (stream_state_count == FAKE_STREAMS)
+    return CUDA_ERROR_OUT_OF_MEMORY;
   CUresult made = make_handle((void **)stream);
+  if (made == CUDA_SUCCESS)
+    stream_states[stream_state_count++] = (fake_stream_state){
+        .handle = *stream, .latest = launch_count, .finished = launch_count};
   fake_cuda_stream_creates += made == CUDA_SUCCESS;
   return made;
 }
@@ -283,6 +562,11 @@ CUresult cuStreamCreate(CUstream *stream, unsigned int flags) {
 CUresult cuStreamDestroy(CUstream stream) {
   if (!in_current_context(stream))
     return CUDA_ERROR_INVALID_HANDLE;
+  /* Its state stays (uses may point at it), under no handle: a stream
+   * made later at the same address is another stream. */
+  fake_stream_state *state = state_of(stream);
+  if (state)
+    state->handle = NULL;
   free(stream);
   ++fake_cuda_stream_destroys;
   return CUDA_SUCCESS;
@@ -292,13 +576,6 @@ CUresult cuStreamDestroy(CUstream stream) {
 #define FAKE_SUCCESS(name, ...)                                                \
   CUresult name(__VA_ARGS__) { return CUDA_SUCCESS; }
 #pragma GCC diagnostic ignored "-Wunused-parameter"
-FAKE_SUCCESS(cuStreamSynchronize, CUstream stream)
-FAKE_SUCCESS(cuStreamWaitEvent, CUstream stream, CUevent event,
-             unsigned int flags)
-FAKE_SUCCESS(cuEventCreate, CUevent *event, unsigned int flags)
-FAKE_SUCCESS(cuEventDestroy, CUevent event)
-FAKE_SUCCESS(cuEventSynchronize, CUevent event)
-FAKE_SUCCESS(cuEventRecord, CUevent event, CUstream stream)
 FAKE_SUCCESS(cuMemsetD16Async, CUdeviceptr dst, unsigned short value,
              size_t count, CUstream stream)
 FAKE_SUCCESS(cuMemsetD32Async, CUdeviceptr dst, unsigned int value,

@@ -176,7 +176,10 @@ hipError_t hipStreamDestroy(hipStream_t stream) {
   return hipSuccess;
 }
 
+int fake_hip_stream_syncs, fake_hip_frees;
+
 hipError_t hipStreamSynchronize(hipStream_t stream) {
+  ++fake_hip_stream_syncs;
   if (stream)
     used_on(stream->device);
   return hipSuccess;
@@ -226,6 +229,7 @@ hipError_t hipMallocManaged(void **ptr, size_t size, unsigned flags) {
 }
 
 hipError_t hipFree(void *ptr) {
+  ++fake_hip_frees;
   free(ptr);
   return hipSuccess;
 }

@@ -338,6 +338,39 @@ int main(void) {
           "a kernel on the lent stream; destroying it leaves it usable");
   }
   tessel_cuda_set_stream(NULL);
+  /* Lent with tessel_cuda_set_stream_async: waits on it return at once,
+   * and a temporary freed behind its queued kernels is reused by a call on
+   * another stream only after them: the copy there sees both kernels'
+   * work. */
+  void *async_stream = mgpuStreamCreate();
+  tessel_cuda_set_stream_async(async_stream);
+  float *temporary = mgpuMemAlloc(byte_count, async_stream, false);
+  if (add_one && temporary && async_stream) {
+    mgpuMemcpy(temporary, host, byte_count, async_stream);
+    launch_add_one(add_one, temporary, async_stream);
+    launch_add_one(add_one, temporary, async_stream);
+    mgpuStreamSynchronize(async_stream); /* skipped */
+    mgpuMemFree(temporary, async_stream);
+    tessel_cuda_set_stream(NULL);
+    void *own = mgpuStreamCreate();
+    float *reused_block = mgpuMemAlloc(byte_count, own, false);
+    memset(round_trip, 0, byte_count);
+    mgpuMemcpy(round_trip, reused_block, byte_count, own);
+    mgpuStreamSynchronize(own);
+    mgpuStreamDestroy(own);
+    for (size_t i = 0; i < element_count; ++i)
+      round_trip[i] -= 1.0f; /* add_one ran twice */
+    check(reused_block == temporary &&
+              tessel_compare_f32("add_one twice, async lent stream", round_trip,
+                                 expected, element_count, 1e-6, 1e-6,
+                                 NULL) == 0,
+          "an async lent stream's freed temporary, reused on another "
+          "stream after its kernels");
+    mgpuMemFree(reused_block, stream);
+  }
+  tessel_cuda_set_stream(NULL);
+  mgpuStreamSynchronize(async_stream);
+  mgpuStreamDestroy(async_stream);
   mgpuMemFree(larger, stream);
   mgpuMemFree(again, stream);
   if (module)

@@ -101,7 +101,10 @@ TESSEL_RT_EXPORT void mgpuSetDefaultDevice(int32_t device);
  * later call on the same thread may overwrite it (the runtime keeps 256
  * copies), so a caller must have synchronized every kernel that reads a
  * copy before its next synchronization, as generated code does (it waits
- * for each kernel). */
+ * for each kernel). On a stream lent with tessel_cuda_set_stream_async,
+ * where generated code's waits return at once, the copy stays the
+ * caller's until an event the runtime records on that stream, after the
+ * kernels, has passed. */
 TESSEL_RT_EXPORT void mgpuTensorMapEncodeTiled(
     void *tensor_map, int32_t data_type, uint32_t rank, void *global_address,
     const uint64_t *global_dims, const uint64_t *global_strides_bytes,
@@ -162,6 +165,25 @@ TESSEL_RT_EXPORT int tessel_cuda_compute_capability(int device, int *major,
  * the runtime keeps the streams generated code destroys for its next calls
  * (TESSEL_CUDA_POOLED_STREAMS, default 16, 0 for none). */
 TESSEL_RT_EXPORT void tessel_cuda_set_stream(void *stream);
+/* Lends `stream` as tessel_cuda_set_stream does, and besides makes
+ * generated code's waits on it (mgpuStreamSynchronize) return at once: a
+ * call returns as soon as its work is queued on the stream, as a
+ * framework's own operators do, and the caller synchronizes the stream
+ * when it needs the results on the host (results in device memory are
+ * ready for later work on the same stream). While the thread has managed
+ * memory (mgpuMemAlloc host_shared) or registered host memory live, the
+ * waits are real: generated code reads results from it on the host right
+ * after them. What the runtime reuses after an async call is ordered
+ * after its kernels by events on the stream: a freed device block's next
+ * use (an allocation for the async lent stream makes the stream wait for
+ * the event, on the GPU; one for any other stream waits on the host) and
+ * a TMA descriptor's device copy (not overwritten before its kernels are
+ * done). A pointer the runtime does not track is freed only after the
+ * stream has been waited for. A kernel that faults while running is
+ * reported, and counted, by whichever call meets the broken context next
+ * (the caller's synchronization, or a later call into this runtime), not
+ * by the call that launched it; failed launches are counted as before. */
+TESSEL_RT_EXPORT void tessel_cuda_set_stream_async(void *stream);
 /* The stream lent to the calling thread, or NULL. */
 TESSEL_RT_EXPORT void *tessel_cuda_stream(void);
 /* Errors the calling thread's calls into this runtime have reported on
@@ -186,6 +208,11 @@ TESSEL_RT_EXPORT int tessel_hip_device_count(void);
  * restores the caller's after. */
 #define TESSEL_HIP_NULL_STREAM ((void *)1)
 TESSEL_RT_EXPORT void tessel_hip_set_stream(void *stream);
+/* tessel_cuda_set_stream_async's counterpart. The HIP runtime keeps no
+ * freed blocks: a call that frees a temporary (hipFree) waits for the
+ * stream first, so only calls without device temporaries return before
+ * their kernels are done. */
+TESSEL_RT_EXPORT void tessel_hip_set_stream_async(void *stream);
 TESSEL_RT_EXPORT void *tessel_hip_stream(void);
 TESSEL_RT_EXPORT uint64_t tessel_hip_error_count(void);
 TESSEL_RT_EXPORT const char *tessel_hip_last_error(void);

@@ -3,8 +3,9 @@
  * -DFAKE_HIP fake_hip.c as libamdhip64: twice on device 0, then once on
  * device 1, and prints what reached the driver. The kernels do not run;
  * this checks the calls the generated host code makes through the runtime.
- * Built with -DPROGRAM_ADD (test/driver/Inputs/add.mlir) or -DPROGRAM_MM
- * (generated_calls_mm.mlir, CUDA). */
+ * Built with -DPROGRAM_ADD (test/driver/Inputs/add.mlir), -DPROGRAM_MM
+ * (generated_calls_mm.mlir, CUDA) or -DPROGRAM_TOTAL (a full reduction,
+ * CUDA). */
 #include "tessel/gpu_runtime.h"
 
 #include <stdint.h>
@@ -41,8 +42,17 @@ static void call(void) {
   tessel_memref_f32_2d mc = {&c[0][0], &c[0][0], 0, {128, 128}, {128, 1}};
   _mlir_ciface_mm(&ma, &mb, &mc);
 }
+#elif defined(PROGRAM_TOTAL)
+/* test/integration/Inputs/reduction.mlir: @total returns a full
+ * reduction's result, which the host code loads from managed memory after
+ * the kernel. */
+static float x[19][77];
+static void call(void) {
+  tessel_memref_f32_2d mx = {&x[0][0], &x[0][0], 0, {19, 77}, {77, 1}};
+  (void)_mlir_ciface_total(&mx);
+}
 #else
-#error "define PROGRAM_ADD or PROGRAM_MM"
+#error "define PROGRAM_ADD, PROGRAM_MM or PROGRAM_TOTAL"
 #endif
 
 #ifdef FAKE_HIP
@@ -52,7 +62,8 @@ int hipSetDevice(int device);
 int hipGetDevice(int *device);
 int hipStreamCreate(void **stream);
 
-extern int fake_hip_failing_launches, fake_hip_gone;
+extern int fake_hip_failing_launches, fake_hip_gone, fake_hip_stream_syncs,
+    fake_hip_frees;
 extern void *fake_hip_last_launch_stream;
 
 /* HIP's current device is the caller's between calls: a call on default
@@ -103,9 +114,69 @@ static void hip_lent_stream_and_errors(void) {
   call();
   printf("launches after a failure on the null stream: %d\n",
          fake_hip_launches[1] - launches);
+  /* Lent asynchronously: the call waits for nothing; a free waits for the
+   * stream first, since its kernels may still use the memory. */
+  tessel_hip_set_stream_async(lent);
+  int syncs = fake_hip_stream_syncs;
+  call();
+  printf("async lent stream: launched on it: %s, waits %d\n",
+         fake_hip_last_launch_stream == lent ? "yes" : "no",
+         fake_hip_stream_syncs - syncs);
+  void *temporary = mgpuMemAlloc(64, lent, false);
+  int frees = fake_hip_frees;
+  mgpuMemFree(temporary, lent);
+  printf("async free: waits %d, frees %d\n", fake_hip_stream_syncs - syncs,
+         fake_hip_frees - frees);
+  /* Managed memory, which host code reads after a kernel: while the
+   * thread has some, the waits are real. */
+  void *shared = mgpuMemAlloc(4, lent, true);
+  syncs = fake_hip_stream_syncs;
+  mgpuStreamSynchronize(lent);
+  printf("async wait with managed memory live: waits %d\n",
+         fake_hip_stream_syncs - syncs);
+  mgpuMemFree(shared, lent);
+  syncs = fake_hip_stream_syncs;
+  mgpuStreamSynchronize(lent);
+  printf("and once it is freed: waits %d\n", fake_hip_stream_syncs - syncs);
+  tessel_hip_set_stream(lent);
+  syncs = fake_hip_stream_syncs;
+  call();
+  printf("lent to wait again: waits %d\n", fake_hip_stream_syncs - syncs);
   tessel_hip_set_stream(NULL);
   printf("stream lent after taking it back: %p\n", tessel_hip_stream());
   printf("handles used on another device: %d\n", WRONG_DEVICE_USES);
+}
+#endif
+
+#ifndef FAKE_HIP
+extern int fake_cuda_hold_work, fake_cuda_stream_syncs, fake_cuda_event_records,
+    fake_cuda_device_allocs, fake_cuda_guard_managed;
+int fake_cuda_unfinished_launches(void);
+
+/* Two more calls on device 0, on a stream lent with
+ * tessel_cuda_set_stream_async while the stand-in holds every launch
+ * unfinished: generated code waits for nothing, and the launches stay
+ * queued, unless the host reads a result from managed memory after them
+ * (the stand-in makes that memory fault until they are done). */
+static void cuda_async_stream(void) {
+  mgpuSetDefaultDevice(0);
+  void *lent = mgpuStreamCreate();
+  fake_cuda_hold_work = 1;
+  /* A host read of managed memory before its kernel is waited for
+   * faults. */
+  fake_cuda_guard_managed = 1;
+  tessel_cuda_set_stream_async(lent);
+  int syncs = fake_cuda_stream_syncs, records = fake_cuda_event_records;
+  int allocs = fake_cuda_device_allocs, launches = FAKE(launches)[0];
+  call();
+  call();
+  printf("async lent stream: %d launch(es), still queued: %s, %d wait(s), "
+         "%d event(s), %d new device block(s)\n",
+         FAKE(launches)[0] - launches,
+         fake_cuda_unfinished_launches() ? "yes" : "no",
+         fake_cuda_stream_syncs - syncs, fake_cuda_event_records - records,
+         fake_cuda_device_allocs - allocs);
+  tessel_cuda_set_stream(NULL);
 }
 #endif
 
@@ -131,6 +202,7 @@ int main(int argc, char **argv) {
   fake_hip_gone = argc > 1 && strcmp(argv[1], "hip-gone-at-exit") == 0;
 #else
   (void)argc, (void)argv;
+  cuda_async_stream();
 #endif
   return 0;
 }
