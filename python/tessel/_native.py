@@ -189,15 +189,25 @@ class CompiledFunction:
             d.aligned = p
         self._fn(*[ctypes.addressof(d) for d in descs])
 
-    def call_device_pointers(self, pointers, device: int, stream: int) -> None:
+    def call_device_pointers(self, pointers, device: int, stream: int,
+                             wait: bool = False) -> None:
         """A GPU library's call (target nvgpu or amdgpu): `pointers` are
         device addresses on GPU `device` (PyTorch's cuda:N, also under
         ROCm), and the kernels run on `stream`, the caller's (a CUstream of
         that device's primary context, or a hipStream_t of that device): the
-        call is ordered after the work queued there, and returns when its
-        own is done. 1 names the default stream (CUDA's legacy stream,
-        CU_STREAM_LEGACY; HIP's null stream, TESSEL_HIP_NULL_STREAM);
-        0 is not a stream here."""
+        call is ordered after the work queued there. It returns once its
+        work is queued, as PyTorch's own operators do (the stream is lent
+        with tessel_cuda_set_stream_async or tessel_hip_set_stream_async;
+        see docs/Runtime.md for when the runtime still waits), so later work
+        on the stream
+        sees the results and the host sees them after synchronizing it;
+        with `wait`, it returns when its work is done. 1 names the default
+        stream (CUDA's legacy stream, CU_STREAM_LEGACY; HIP's null stream,
+        TESSEL_HIP_NULL_STREAM); 0 is not a stream here. A failure the
+        runtime reports (a launch, an allocation) raises RuntimeError; a
+        fault while a kernel runs surfaces where the stream is next
+        synchronized, or raises from a later call, as with PyTorch's
+        kernels."""
         gpu = self._gpu
         if gpu is None:
             raise RuntimeError(f"{self.so_path} is not a GPU library (target nvgpu or amdgpu)")
@@ -206,7 +216,7 @@ class CompiledFunction:
         runtime = self._gpu_runtime()
         runtime.set_device(device)
         errors = runtime.error_count()
-        runtime.set_stream(stream)
+        (runtime.set_stream if wait else runtime.set_stream_async)(stream)
         try:
             if runtime.stream() != stream:
                 raise RuntimeError(f"{self.name}: the {gpu.name} runtime did not take the stream")
@@ -233,6 +243,9 @@ class CompiledFunction:
                     "set_device": (self._lib.mgpuSetDefaultDevice, [ctypes.c_int32], None),
                     "set_stream": (getattr(self._lib, f"tessel_{prefix}_set_stream"),
                                    [ctypes.c_void_p], None),
+                    "set_stream_async": (getattr(self._lib,
+                                                 f"tessel_{prefix}_set_stream_async"),
+                                         [ctypes.c_void_p], None),
                     "stream": (getattr(self._lib, f"tessel_{prefix}_stream"), [],
                                ctypes.c_void_p),
                     "error_count": (getattr(self._lib, f"tessel_{prefix}_error_count"), [],

@@ -108,6 +108,9 @@ FAKE_DRIVER = Path(_native.library_dir()).parent / "fake-cuda" / "libcuda.so.1"
 STAND_IN_CALL = """
 fn.call_device_pointers(pointers, 1, 0x1234)
 fn.call_device_pointers(pointers, 1, 0x1234)
+print("waits", counts("fake_cuda_stream_syncs", 1))
+fn.call_device_pointers(pointers, 1, 0x1234, wait=True)
+print("waits with wait=True", counts("fake_cuda_stream_syncs", 1))
 try:
     fn.call_device_pointers(pointers, 1, 0)
 except ValueError as e:
@@ -132,7 +135,12 @@ def test_device_call_against_the_stand_in_driver():
     lines = run.stdout.splitlines()
     # Both calls on device 1 (the library loaded for it: device 0 untouched),
     # on the stream given (none created), the stream taken back after each.
-    assert "launches [0, 2]" in lines
+    # Returned once queued, as PyTorch's operators do; with wait=True, after
+    # waiting for the stream.
+    assert "waits [0]" in lines, run.stdout
+    assert any(line.startswith("waits with wait=True [") and line != "waits with wait=True [0]"
+               for line in lines), run.stdout
+    assert "launches [0, 3]" in lines
     assert "module loads [0, 1]" in lines
     assert "streams created [0]" in lines
     assert "wrong context [0]" in lines

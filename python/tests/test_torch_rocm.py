@@ -143,6 +143,9 @@ fake.hipSetDevice(0)
 fn.call_device_pointers(pointers, 1, stream.value)
 fn.call_device_pointers(pointers, 1, stream.value)
 print("streams created on the lent stream's calls", counts("fake_hip_stream_creates", 1))
+print("waits", counts("fake_hip_stream_syncs", 1))
+fn.call_device_pointers(pointers, 1, stream.value, wait=True)
+print("waits with wait=True", counts("fake_hip_stream_syncs", 1))
 last = ctypes.c_void_p.in_dll(fake, "fake_hip_last_launch_stream").value
 print("launched on the lent stream", last == stream.value)
 # HIP's null stream, PyTorch's default, is lent as 1 (0 is no stream).
@@ -184,10 +187,15 @@ def test_device_call_against_the_stand_in_hip():
     # stream (the one the test made) or HIP's null stream, no stream of the
     # runtime's; HIP's current device left as the caller had it.
     assert "streams created on the lent stream's calls [1]" in lines, run.stdout  # the test's
+    # Returned once queued, as PyTorch's operators do; with wait=True, after
+    # waiting for the stream.
+    assert "waits [0]" in lines, run.stdout
+    assert any(line.startswith("waits with wait=True [") and line != "waits with wait=True [0]"
+               for line in lines), run.stdout
     assert "launched on the lent stream True" in lines
     assert "launched on the null stream True" in lines
     assert any(line.startswith("refused: add: no stream") for line in lines)
-    assert "launches [0, 3]" in lines
+    assert "launches [0, 4]" in lines
     assert "module loads [0, 1]" in lines
     assert "streams created [1]" in lines
     assert "wrong device [0]" in lines

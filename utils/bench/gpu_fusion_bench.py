@@ -20,14 +20,17 @@ for the int8 matmuls, eager is torch._int_mm (cuBLASLt), the peer of the
 int8 bar; for the linear layer, F.linear (cuBLAS); for the convolution, eager is cuDNN. Every result is checked against
 eager before anything is timed (the matmul's exactly). Timing: wall clock
 around one call and a device synchronization, backends interleaved, median
-of the repetitions after warm-ups. Tessel's entry points synchronize their
-stream before they return. Tessel is timed two ways: on PyTorch's current
-stream, lent to the runtime (tessel_cuda_set_stream), which is how a
-framework would call it and what the ratios use; and on a stream the
-runtime keeps, after synchronizing PyTorch's (tessel_own_stream; run with
-TESSEL_CUDA_POOLED_STREAMS=0 for a new stream on every call, as before
-the runtime kept them). Ratios from before 2026-11-27's stream lending
-timed the second way, without kept streams. Bandwidth is counted over the compulsory
+of the repetitions after warm-ups. Tessel is timed three ways: on
+PyTorch's current stream lent with tessel_cuda_set_stream_async, where a
+call returns once its kernels are queued, as eager's and Inductor's do
+(`tessel`: how torch.compile(backend="tessel") calls it, and what the
+ratios use); on PyTorch's stream lent with tessel_cuda_set_stream, where
+the generated code waits for its kernels before the call returns
+(`tessel_waits`); and on a stream the runtime keeps, after synchronizing
+PyTorch's (`tessel_own_stream`; with TESSEL_CUDA_POOLED_STREAMS=0 a new
+stream on every call, as before the runtime kept them). Ratios from
+before 2026-11-27's stream lending timed the last way, without kept
+streams; those of the H200 run of 2026-11-27 too. Bandwidth is counted over the compulsory
 bytes (inputs read once, output written once); the matmul's and the
 convolution's rates in tera-operations per second (2 m n k, and 2 n f oh
 ow c kh kw).
@@ -81,20 +84,29 @@ def descriptor(t):
 CU_STREAM_LEGACY = 1
 
 
+STREAM_MODES = ("async", "waits", "own")
+
+
 def tessel_function(kernels, library, symbol, out_shape,
-                    out_dtype=torch.float32, lend_stream=True):
+                    out_dtype=torch.float32, mode="async"):
     """The compiled function as f(*inputs) -> output (a fresh tensor).
 
-    lend_stream: Tessel's kernels run on PyTorch's current stream
-    (tessel_cuda_set_stream), in order with PyTorch's work; otherwise on
-    the runtime's own stream, after PyTorch's stream is synchronized."""
+    mode: "async", Tessel's kernels run on PyTorch's current stream, in
+    order with PyTorch's work, and the call returns once they are queued
+    (tessel_cuda_set_stream_async); "waits", the same stream, and the call
+    returns when they are done (tessel_cuda_set_stream); "own", on the
+    runtime's own stream, after PyTorch's stream is synchronized."""
+    if mode not in STREAM_MODES:
+        raise ValueError(f"mode {mode!r} is none of {STREAM_MODES}")
+    lend_stream = mode != "own"
     lib = ctypes.CDLL(os.path.join(kernels, library))
     fn = getattr(lib, "_mlir_ciface_" + symbol)
     fn.restype = None
     # Looked up through the kernel library's handle, which searches its
     # own dependencies: the runtime instance its mgpu* calls reach (a
     # runtime loaded by path could be a second copy of it).
-    set_stream = lib.tessel_cuda_set_stream
+    set_stream = (lib.tessel_cuda_set_stream_async if mode == "async"
+                  else lib.tessel_cuda_set_stream)
     set_stream.argtypes = [ctypes.c_void_p]
     set_stream.restype = None
     lent_stream = lib.tessel_cuda_stream
@@ -121,7 +133,7 @@ def tessel_function(kernels, library, symbol, out_shape,
                       or CU_STREAM_LEGACY)
             set_stream(stream)
             if lent_stream() != stream:
-                raise RuntimeError("tessel_cuda_set_stream did not reach the "
+                raise RuntimeError("tessel_cuda_set_stream(_async) did not reach the "
                                    f"runtime that {library} uses")
         else:
             # Tessel's stream is not PyTorch's: the inputs must be ready.
@@ -304,9 +316,12 @@ def run_workload(name, make, kernels, reps):
     operations = rest[1] if len(rest) > 1 else None
     backends = {"tessel": tessel_function(kernels, library, symbol, out_shape,
                                           out_dtype),
+                "tessel_waits": tessel_function(
+                    kernels, library, symbol, out_shape, out_dtype,
+                    mode="waits"),
                 "tessel_own_stream": tessel_function(
                     kernels, library, symbol, out_shape, out_dtype,
-                    lend_stream=False),
+                    mode="own"),
                 "eager": reference_fn,
                 "inductor": torch.compile(reference_fn, dynamic=False)}
     reference = reference_fn(*inputs)
@@ -344,9 +359,12 @@ def run_workload(name, make, kernels, reps):
                for peer in ("eager", "inductor")}
     for peer, ratio in speedup.items():
         print(f"  tessel vs {peer}: {ratio:.2f}x")
-    print(f"  (tessel: on PyTorch's stream; tessel_own_stream: on a stream "
-          f"the runtime keeps, after PyTorch's is synchronized, "
-          f"{median['tessel_own_stream'] / median['tessel']:.2f}x as long)")
+    print(f"  (tessel: returns once queued on PyTorch's stream; as long as "
+          f"that: tessel_waits, waiting for its kernels, "
+          f"{median['tessel_waits'] / median['tessel']:.2f}x; "
+          f"tessel_own_stream, on a stream the runtime keeps after "
+          f"PyTorch's is synchronized, "
+          f"{median['tessel_own_stream'] / median['tessel']:.2f}x)")
     if name.startswith("int_mm"):
         print("  (eager is torch._int_mm, cuBLASLt's int8 matmul)")
     # One line to pick out (run-gpu-bench.sh --bars reads it).

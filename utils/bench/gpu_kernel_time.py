@@ -1,16 +1,20 @@
 """Kernel time against call time for gpu_fusion_bench.py's workloads.
 
-gpu_fusion_bench.py times Tessel's whole synchronous C call: the generated
-host code asks the runtime for a stream (PyTorch's, lent to it, or with
---own-stream the runtime's own, after PyTorch's is synchronized),
-launches, waits and gives the stream back. This script separates the
-kernel from the call: it runs the compiled function under torch.profiler (CUPTI
-sees every kernel of the process, Tessel's too) and prints, per workload,
-the median wall time of a call and the median GPU time of the kernels one
-call launches, for several fresh input allocations in one process.
+gpu_fusion_bench.py times Tessel's whole C call: the generated host code
+asks the runtime for a stream, launches, waits and gives the stream back.
+With --stream async (the default) the stream is PyTorch's, lent with
+tessel_cuda_set_stream_async, and the waits return at once: the call's
+wall time is the host's share only. With --stream waits it is PyTorch's
+stream, lent with tessel_cuda_set_stream, and the call waits for its
+kernels; with --stream own it is the runtime's own, after PyTorch's is
+synchronized. This script separates the kernel from the call: it runs
+the compiled function under torch.profiler (CUPTI sees every kernel of
+the process, Tessel's too) and prints, per workload, the median wall time
+of a call and the median GPU time of the kernels one call launches, for
+several fresh input allocations in one process.
 
   python3 utils/bench/gpu_kernel_time.py --kernels DIR [--only blur]
-      [--calls 30] [--allocations 3] [--own-stream]
+      [--calls 30] [--allocations 3] [--stream async|waits|own]
 """
 import argparse
 import os
@@ -42,7 +46,7 @@ def main():
     parser.add_argument("--only", default="blur")
     parser.add_argument("--calls", type=int, default=30)
     parser.add_argument("--allocations", type=int, default=3)
-    parser.add_argument("--own-stream", action="store_true")
+    parser.add_argument("--stream", choices=bench.STREAM_MODES, default="async")
     args = parser.parse_args()
     torch.manual_seed(0)
     with torch.no_grad():
@@ -53,7 +57,7 @@ def main():
                 out_dtype = spec[6] if len(spec) > 6 else torch.float32
                 fn = bench.tessel_function(args.kernels, library, symbol,
                                            out_shape, out_dtype,
-                                           lend_stream=not args.own_stream)
+                                           mode=args.stream)
                 for _ in range(3):
                     fn(*inputs)
                 torch.cuda.synchronize()
@@ -69,7 +73,9 @@ def main():
                 # The output's allocation (torch.empty) launches nothing;
                 # every kernel seen is Tessel's.
                 kernel = statistics.median(kernels) if kernels else float("nan")
-                mode = "own stream" if args.own_stream else "PyTorch's stream"
+                mode = {"async": "PyTorch's stream, returns once queued",
+                        "waits": "PyTorch's stream, waits",
+                        "own": "own stream"}[args.stream]
                 print(f"{title} ({mode}), allocation {allocation}: call "
                       f"{statistics.median(walls):.1f} us (median of "
                       f"{args.calls}), kernel {kernel:.1f} us "

@@ -424,11 +424,10 @@ if python3 -c "import torch" 2>/dev/null; then
         | tee -a "$logs/fusion" || status=1
     done
     # The blur kernel's GPU time beside its whole call's (torch.profiler),
-    # on PyTorch's stream and on the runtime's own: what the host side of
-    # a call costs.
-    for mode in lent own; do
-      kt=(--kernels "$dir" --only blur --calls 30 --allocations 2)
-      [[ "$mode" == own ]] && kt+=(--own-stream)
+    # on PyTorch's stream (returning once queued, and waiting) and on the
+    # runtime's own: what the host side of a call costs.
+    for mode in async waits own; do
+      kt=(--kernels "$dir" --only blur --calls 30 --allocations 2 --stream "$mode")
       run_step "$step_limit" "gpu_kernel_time.py (blur, $mode stream)" python3 "$root/utils/bench/gpu_kernel_time.py" "${kt[@]}" \
         | tee -a "$logs/kernel_time" || status=1
     done
