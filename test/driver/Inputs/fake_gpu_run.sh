@@ -49,14 +49,14 @@ stub "$dir/bin/python3" '
 case "$1" in
   -c) case "$2" in "import torch") exit 0 ;; *) exit 1 ;; esac ;;
 esac
-script=$1 own=""
+script=$1 mode=""
 while [ $# -gt 0 ]; do
   [ "$1" = --only ] && w=$2
-  [ "$1" = --own-stream ] && own=own
+  [ "$1" = --stream ] && mode=$2
   shift
 done
 case "$script" in
-  *gpu_kernel_time.py) echo "$w kernel time (${own:-lent} stream)"; exit 0 ;;
+  *gpu_kernel_time.py) echo "$w kernel time (${mode:-no} stream mode)"; exit 0 ;;
 esac
 case "$w" in
   blur) echo "speedup blur eager=3.900 inductor=4.125" ;;
