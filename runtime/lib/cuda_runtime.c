@@ -665,11 +665,16 @@ static void advance_async_epochs(bool wait_for_one) {
   }
 }
 
-/* Records `event` (made if NULL) on the lent stream; false after a
- * reported failure. */
-static bool record_on_lent_stream(CUevent *event) {
+typedef enum epoch_record {
+  EPOCH_RECORDED, /* the event is recorded after the maps' kernels */
+  EPOCH_WAITED,   /* no event: the stream was waited for instead */
+  EPOCH_FAILED,   /* neither (reported): the maps' epoch stays open */
+} epoch_record;
+
+/* Records `event` (made if NULL) on the lent stream. */
+static epoch_record record_on_lent_stream(CUevent *event) {
   if (!push_device_context(lent_stream_device))
-    return false;
+    return EPOCH_FAILED;
   bool recorded =
       (*event || CUDA_CALL(cuEventCreate, event, CU_EVENT_DISABLE_TIMING) ==
                      CUDA_SUCCESS) &&
@@ -677,7 +682,7 @@ static bool record_on_lent_stream(CUevent *event) {
   if (!recorded) /* the maps' kernels are done once the stream is */
     CUDA_CALL(cuStreamSynchronize, lent_stream);
   pop_context();
-  return recorded;
+  return recorded ? EPOCH_RECORDED : EPOCH_WAITED;
 }
 
 /* Ends the epoch of the maps handed out since the last one: an event on
@@ -685,8 +690,9 @@ static bool record_on_lent_stream(CUevent *event) {
 static void record_async_epoch(void) {
   if (!maps_await_epoch || !lent_stream)
     return;
-  maps_await_epoch = false;
-  const uint64_t tag = next_map_tag++;
+  /* The tag is taken only once something covers it; until then the
+   * epoch stays open, to be ended at the next wait or lending. */
+  const uint64_t tag = next_map_tag;
   if (epochs_recorded - epochs_done == TESSEL_ASYNC_EPOCHS)
     advance_async_epochs(false);
   if (epochs_recorded - epochs_done == TESSEL_ASYNC_EPOCHS) {
@@ -698,24 +704,32 @@ static void record_async_epoch(void) {
        * handle name a new stream now (the old one destroyed), the event
        * still passes only after what it covered. */
       if (!push_device_context(lent_stream_device))
-        return; /* reported; the tag stays in use until a later event */
+        return; /* reported; the epoch stays open */
       bool ordered = CUDA_CALL(cuStreamWaitEvent, lent_stream, newest->event,
                                0) == CUDA_SUCCESS;
       if (!ordered) /* a later event covers the tag: its kernels are done */
         CUDA_CALL(cuStreamSynchronize, lent_stream);
       pop_context();
-      if (ordered && record_on_lent_stream(&newest->event))
+      epoch_record record =
+          ordered ? record_on_lent_stream(&newest->event) : EPOCH_WAITED;
+      if (record == EPOCH_FAILED)
+        return;
+      if (record == EPOCH_RECORDED)
         newest->last_tag = tag;
+      maps_await_epoch = false;
+      ++next_map_tag;
       return;
     }
     advance_async_epochs(true);
     if (epochs_recorded - epochs_done == TESSEL_ASYNC_EPOCHS) {
       /* The oldest event failed (reported): wait for this epoch's stream;
        * a later event covers its tag. */
-      if (push_device_context(lent_stream_device)) {
-        CUDA_CALL(cuStreamSynchronize, lent_stream);
-        pop_context();
-      }
+      if (!push_device_context(lent_stream_device))
+        return; /* reported; the epoch stays open */
+      CUDA_CALL(cuStreamSynchronize, lent_stream);
+      pop_context();
+      maps_await_epoch = false;
+      ++next_map_tag;
       return;
     }
   }
@@ -728,7 +742,10 @@ static void record_async_epoch(void) {
   }
   if (slot->event && slot->device != lent_stream_device)
     slot->event = NULL; /* its device is gone: leaked, not misused */
-  if (!record_on_lent_stream(&slot->event)) {
+  epoch_record record = record_on_lent_stream(&slot->event);
+  if (record == EPOCH_FAILED)
+    return;
+  if (record == EPOCH_WAITED) {
     /* The stream was waited for instead: an epoch that has passed. */
     if (slot->event && push_device_context(lent_stream_device)) {
       CUDA_CALL(cuEventDestroy, slot->event);
@@ -740,6 +757,8 @@ static void record_async_epoch(void) {
   slot->stream = lent_stream;
   slot->last_tag = tag;
   ++epochs_recorded;
+  maps_await_epoch = false;
+  ++next_map_tag;
 }
 
 /* Whether a wait on `stream` is skipped: it is the async lent stream and
@@ -828,6 +847,10 @@ void mgpuStreamSynchronize(void *stream) {
     record_async_epoch();
     return;
   }
+  /* A real wait on the async lent stream (the host reads device memory
+   * after it) ends the maps' epoch too, or they would stay in use. */
+  if (async_stream_in_use() && (CUstream)stream == lent_stream)
+    record_async_epoch();
   if (!push_default_context())
     return;
   CUDA_CALL(cuStreamSynchronize, (CUstream)stream);

@@ -583,6 +583,18 @@ static void async_streams(void) {
              fake_cuda_stream_waits == waits,
          "once the kernels are done, with no wait at all");
 
+  /* Freed by an async call on one stream, reused by an async call on
+   * another: that stream waits for the event, on the GPU. */
+  generated_op(4096, -1);
+  tessel_cuda_set_stream_async(other);
+  waits = fake_cuda_stream_waits;
+  generated_op(4096, -1);
+  expect(fake_cuda_device_allocs == allocs + 1 &&
+             fake_cuda_stream_waits == waits + 1 &&
+             fake_cuda_event_syncs == 0 && fake_cuda_hazards == 0,
+         "another async stream waits for the event, on the GPU");
+  tessel_cuda_set_stream_async(lent);
+
   /* A call that waits, on the runtime's own stream, after an async one
    * whose kernel is queued: the block is reused after the host waits for
    * its event (it may be used on another stream than its allocation's). */
@@ -633,9 +645,13 @@ static void async_streams(void) {
   static char registered[64];
   mgpuMemHostRegister(registered, sizeof registered);
   syncs = fake_cuda_stream_syncs;
-  generated_op(0, -1);
-  expect(fake_cuda_stream_syncs == syncs + 2, /* its two waits */
-         "and while it has registered host memory");
+  records = fake_cuda_event_records;
+  generated_op(0, 16 * 800);
+  /* Its two waits and the new map's upload. */
+  expect(fake_cuda_stream_syncs == syncs + 3 &&
+             fake_cuda_event_records == records + 1,
+         "and while it has registered host memory (which still ends the "
+         "epoch of the maps made)");
   mgpuMemHostUnregister(registered);
   syncs = fake_cuda_stream_syncs;
   generated_op(0, -1);

@@ -267,7 +267,7 @@ def _compile_aten(gm: torch.fx.GraphModule, example_inputs, options: CompileOpti
         else:
             if torch.cuda.is_current_stream_capturing():
                 raise RuntimeError("tessel: a Tessel graph cannot be captured in a CUDA graph "
-                                   "(its host code allocates and waits on every call)")
+                                   "(its host code may allocate, and wait, on any call)")
             # On PyTorch's current stream: after the work that made the
             # inputs, before the work that reads the outputs.
             stream = torch.cuda.current_stream(device).cuda_stream or DEFAULT_STREAM

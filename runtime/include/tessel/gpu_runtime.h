@@ -103,8 +103,9 @@ TESSEL_RT_EXPORT void mgpuSetDefaultDevice(int32_t device);
  * copy before its next synchronization, as generated code does (it waits
  * for each kernel). On a stream lent with tessel_cuda_set_stream_async,
  * where generated code's waits return at once, the copy stays the
- * caller's until an event the runtime records on that stream, after the
- * kernels, has passed. */
+ * caller's until an event the runtime records on that stream at the next
+ * wait (or lending) has passed: kernels that read the copy must be
+ * launched on the lent stream before that next wait. */
 TESSEL_RT_EXPORT void mgpuTensorMapEncodeTiled(
     void *tensor_map, int32_t data_type, uint32_t rank, void *global_address,
     const uint64_t *global_dims, const uint64_t *global_strides_bytes,
@@ -176,7 +177,8 @@ TESSEL_RT_EXPORT void tessel_cuda_set_stream(void *stream);
  * after them. What the runtime reuses after an async call is ordered
  * after its kernels by events on the stream: a freed device block's next
  * use (an allocation for the async lent stream makes the stream wait for
- * the event, on the GPU; one for any other stream waits on the host) and
+ * the event, on the GPU, unless the waits are real then; one for any
+ * other stream waits on the host) and
  * a TMA descriptor's device copy (not overwritten before its kernels are
  * done). A pointer the runtime does not track is freed only after the
  * stream has been waited for. A kernel that faults while running is
