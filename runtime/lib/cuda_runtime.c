@@ -685,6 +685,13 @@ static epoch_record record_on_lent_stream(CUevent *event) {
   return recorded ? EPOCH_RECORDED : EPOCH_WAITED;
 }
 
+/* The open epoch's maps are covered (by an event, or by a wait for their
+ * stream): later maps get the next tag. */
+static void close_map_epoch(void) {
+  maps_await_epoch = false;
+  ++next_map_tag;
+}
+
 /* Ends the epoch of the maps handed out since the last one: an event on
  * the async lent stream, after their kernels. */
 static void record_async_epoch(void) {
@@ -716,8 +723,7 @@ static void record_async_epoch(void) {
         return;
       if (record == EPOCH_RECORDED)
         newest->last_tag = tag;
-      maps_await_epoch = false;
-      ++next_map_tag;
+      close_map_epoch();
       return;
     }
     advance_async_epochs(true);
@@ -728,8 +734,7 @@ static void record_async_epoch(void) {
         return; /* reported; the epoch stays open */
       CUDA_CALL(cuStreamSynchronize, lent_stream);
       pop_context();
-      maps_await_epoch = false;
-      ++next_map_tag;
+      close_map_epoch();
       return;
     }
   }
@@ -757,8 +762,7 @@ static void record_async_epoch(void) {
   slot->stream = lent_stream;
   slot->last_tag = tag;
   ++epochs_recorded;
-  maps_await_epoch = false;
-  ++next_map_tag;
+  close_map_epoch();
 }
 
 /* Whether a wait on `stream` is skipped: it is the async lent stream and
