@@ -1623,6 +1623,39 @@ def LowerFloatMinMaxPass
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def ContractMultiplyAddsPass : Pass<"tessel-contract-multiply-adds"> {
+  let summary = "Multiplies feeding one add or subtract as fused multiply-adds";
+  let description = [{
+    Rewrites `arith.addf` and `arith.subf` one of whose operands is an
+    `arith.mulf` with no other use, in the same block, into `math.fma` (a
+    subtract negates the addend or a factor). One rounding instead of two
+    and one instruction instead of two: what nvcc does by default
+    (`--fmad=true`), and what `tessel-vectorize-generics` already does for
+    the CPU's vector code. Without it the NVPTX backend emits `mul.rn` and
+    `add.rn`, which ptxas may not fuse, so a 5-tap stencil issued ten
+    floating-point instructions per output instead of five.
+
+    The GPU pipelines run it on each `gpu.module` once the kernels' loops
+    are final: passes before that recognize contractions and splittable
+    reductions by their `arith.mulf` / `arith.addf` bodies. The fast-math
+    flags the multiply and the add share go to the `math.fma`. A product
+    with another use, or computed in another block, is left alone.
+
+    ```mlir
+    %p = arith.mulf %x, %w : f32
+    %s = arith.addf %acc, %p : f32
+    %d = arith.mulf %y, %v : f32
+    %t = arith.subf %s, %d : f32
+    // becomes
+    %s = math.fma %x, %w, %acc : f32
+    %n = arith.negf %y : f32
+    %t = math.fma %n, %v, %s : f32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def ApproximateMathPass : Pass<"tessel-approximate-math", "::mlir::func::FuncOp"> {
   let summary = "Replace f32 transcendentals by polynomial approximations";
   let description = [{

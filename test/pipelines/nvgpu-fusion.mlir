@@ -26,6 +26,10 @@
 // RUN: tessel-compile %t.blur.mlir --target=nvgpu --target-options=chip=sm_90a -o %t.b90.o --emit-device-asm=%t.ptx90
 // RUN: tessel-compile %tessel_src/utils/bench/image/workloads/harris.mlir --target=nvgpu --target-options=chip=sm_90a -o %t.h90.o --emit-device-asm=%t.ptx90
 // RUN: %python %tessel_src/test/driver/Inputs/ptxas_all.py %ptxas sm_90a %t.ptx90 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=FAIL
+// Every tap of both blurs is one fma (tessel-contract-multiply-adds): no
+// multiply or add rounded on its own is left.
+// RUN: FileCheck %s --check-prefix=FMA --implicit-check-not=mul.rn.f32 --implicit-check-not=add.rn.f32 --input-file=%t.ptx80/blur_x_blur_y_kernel.ptx
+// RUN: FileCheck %s --check-prefix=FMA --implicit-check-not=mul.rn.f32 --implicit-check-not=add.rn.f32 --input-file=%t.ptx90/blur_x_blur_y_kernel.ptx
 
 // CHECK-NOT: 4096x4092
 // CHECK: llvm.func @blur_x_blur_y(
@@ -46,3 +50,6 @@
 // ONE-NOT: gpu.launch_func
 
 // PTXAS: OK blur_x_blur_y_kernel
+
+// FMA: .entry blur_x_blur_y_kernel
+// FMA: fma.rn.f32
