@@ -219,6 +219,34 @@ static LogicalResult checkDescriptors(ModuleOp module, bool &any) {
   return success(ok);
 }
 
+/// Each launch that uses a descriptor gets a copy of its create op right
+/// before it. The runtime may overwrite a descriptor's device copy once the
+/// thread that was handed it has waited after it (generated code waits
+/// after every launch), so a descriptor must be asked for again before
+/// each launch that reads it; a repeat is a hit in the runtime's table.
+static void createDescriptorsPerLaunch(ModuleOp module) {
+  SmallVector<nvgpu::TmaCreateDescriptorOp> creates;
+  module.walk([&](nvgpu::TmaCreateDescriptorOp op) { creates.push_back(op); });
+  OpBuilder b(module.getContext());
+  for (nvgpu::TmaCreateDescriptorOp create : creates) {
+    DenseMap<Operation *, Value> perLaunch;
+    for (OpOperand &use :
+         llvm::make_early_inc_range(create.getResult().getUses())) {
+      auto launch = use.getOwner()->getParentOfType<gpu::LaunchOp>();
+      if (!launch)
+        continue;
+      Value &made = perLaunch[launch];
+      if (!made) {
+        b.setInsertionPoint(launch);
+        made = b.clone(*create)->getResult(0);
+      }
+      use.set(made);
+    }
+    if (create->use_empty())
+      create->erase();
+  }
+}
+
 namespace {
 struct LowerTMADescriptorsPass
     : public tessel::impl::LowerTMADescriptorsPassBase<
@@ -230,6 +258,7 @@ struct LowerTMADescriptorsPass
       return signalPassFailure();
     if (!any)
       return;
+    createDescriptorsPerLaunch(module);
     MLIRContext *ctx = &getContext();
     LLVMTypeConverter converter(ctx);
     RewritePatternSet patterns(ctx);

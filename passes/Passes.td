@@ -943,7 +943,11 @@ def LowerTMADescriptorsPass
     `convert-nvgpu-to-nvvm` lowers the TMA ops as usual. (Upstream converts
     all nvgpu ops before outlining instead, which the WMMA kernels' loops,
     carrying `gpu.mma_matrix` values, do not survive.) A descriptor created
-    inside a kernel is an error.
+    inside a kernel is an error. A descriptor that several launches use is
+    created again right before each of them: the runtime may reuse a
+    descriptor's device copy once its thread has waited after the launch
+    it was made for, so every launch asks for its own (a repeat is a hit in
+    the runtime's table).
 
     A descriptor of a view of a constant `memref.global` (a weight compiled
     into the program) would record the constant's host address, which TMA

@@ -612,6 +612,24 @@ static bool async_stream_in_use(void) {
  * the thread has any, waits on an async lent stream are real. */
 static _Thread_local tessel_host_visible host_visible;
 
+/* Counts the calling thread's real mgpuStreamSynchronize calls: a tensor
+ * map handed out before the thread's latest one may be overwritten, since
+ * the kernels of generated code that read it are done (see the tensor-map
+ * cache below). */
+static _Thread_local uint64_t stream_synchronizations = 0;
+
+/* How far a thread that uses tensor maps knows its kernels to be done: its
+ * stream_synchronizations and tags_done (below), published so that another
+ * thread may tell which of its maps' copies no kernel reads any more and
+ * take them. Made at the thread's first map; freed once the thread has
+ * exited and no entry of the map table names it. */
+typedef struct map_user {
+  _Atomic uint64_t synchronizations, tags_done;
+  int references; /* the live thread, and table entries; tensor_map_mutex */
+} map_user;
+static _Thread_local map_user *this_map_user;
+static pthread_mutex_t tensor_map_mutex = PTHREAD_MUTEX_INITIALIZER;
+
 /* Async epochs. A tensor-map copy handed out to a call that does not wait
  * for its kernels may be overwritten only once they are done. Maps get a
  * tag when handed out; at the first skipped wait after a hand-out the
@@ -660,6 +678,8 @@ static void advance_async_epochs(bool wait_for_one) {
       }
     }
     tags_done = oldest->last_tag + 1;
+    if (this_map_user)
+      this_map_user->tags_done = tags_done;
     ++epochs_done;
     wait_for_one = false;
   }
@@ -765,6 +785,65 @@ static void record_async_epoch(void) {
   close_map_epoch();
 }
 
+/* The calling thread's map_user, made at its first call (NULL, reported,
+ * if it cannot be). */
+static pthread_key_t map_user_key;
+static bool map_user_key_made;
+static pthread_once_t map_user_key_once = PTHREAD_ONCE_INIT;
+static void retire_map_user(void *user);
+static void make_map_user_key(void) {
+  map_user_key_made = pthread_key_create(&map_user_key, retire_map_user) == 0;
+  if (!map_user_key_made)
+    report_error("pthread_key_create failed: threads' tensor-map state "
+                 "will not be released when they exit");
+}
+
+static map_user *current_map_user(void) {
+  if (this_map_user)
+    return this_map_user;
+  pthread_once(&map_user_key_once, make_map_user_key);
+  map_user *user = calloc(1, sizeof *user);
+  if (!user) {
+    report_error("out of host memory for a thread's tensor-map state");
+    return NULL;
+  }
+  user->synchronizations = stream_synchronizations;
+  user->tags_done = tags_done;
+  user->references = 1;
+  /* Without the key the record outlives the thread: a few bytes, and its
+   * async maps still queued at its exit stay in use. */
+  if (map_user_key_made)
+    (void)pthread_setspecific(map_user_key, user);
+  this_map_user = user;
+  return user;
+}
+
+static void release_map_user(map_user *user) {
+  if (user && --user->references == 0)
+    free(user);
+}
+
+/* At the exit of a thread that made maps: a last look at which of its
+ * epochs have passed (their maps' copies may then be taken by other
+ * threads; those of epochs still queued stay in use for good), then its
+ * events are destroyed (the driver frees a queued one once it passes). */
+static void retire_map_user(void *user) {
+  advance_async_epochs(false);
+  for (int i = 0; i < TESSEL_ASYNC_EPOCHS; ++i) {
+    epoch_event *slot = &epoch_events[i];
+    if (slot->event && push_device_context(slot->device)) {
+      CUDA_CALL(cuEventDestroy, slot->event);
+      pop_context();
+    }
+    slot->event = NULL;
+  }
+  epochs_done = epochs_recorded;
+  this_map_user = NULL;
+  pthread_mutex_lock(&tensor_map_mutex);
+  release_map_user(user);
+  pthread_mutex_unlock(&tensor_map_mutex);
+}
+
 /* Whether a wait on `stream` is skipped: it is the async lent stream and
  * the host reads no device memory after it. */
 static bool wait_skipped(CUstream stream) {
@@ -840,12 +919,6 @@ void mgpuStreamDestroy(void *stream) {
   default_device = current;
 }
 
-/* Counts the calling thread's mgpuStreamSynchronize calls: a tensor map
- * handed out before the thread's latest one may be overwritten, since the
- * kernels of generated code that read it are done (see the tensor-map
- * cache below). */
-static _Thread_local uint64_t stream_synchronizations = 0;
-
 void mgpuStreamSynchronize(void *stream) {
   if (wait_skipped((CUstream)stream)) {
     record_async_epoch();
@@ -860,6 +933,8 @@ void mgpuStreamSynchronize(void *stream) {
   CUDA_CALL(cuStreamSynchronize, (CUstream)stream);
   pop_context();
   ++stream_synchronizations;
+  if (this_map_user)
+    this_map_user->synchronizations = stream_synchronizations;
 }
 
 void mgpuStreamWaitEvent(void *stream, void *event) {
@@ -1275,18 +1350,22 @@ void mgpuTensorMapEncodeTiled(void *tensor_map, int32_t data_type,
  * uploading them each time would cost an allocation and a synchronous copy
  * per call, and leak both (the generated code has no point at which it
  * could free a map). The table holds 256 maps. When it is full, a new map
- * overwrites the device copy of the least recently used map that only the
- * calling thread has used and that was last handed out before the thread's
- * latest mgpuStreamSynchronize: generated code makes a kernel's maps, then
- * launches it and waits for it, so such a map is read by no kernel now or
- * to come (a map handed out since may still be waiting for its launch,
- * e.g. A's while B's is made). A map handed out to a call on a stream
- * lent with tessel_cuda_set_stream_async, which does not wait, is in use
- * until its async epoch has passed (see record_async_epoch). Maps another
- * thread used too are never overwritten; when no map qualifies, the new one
- * gets a device copy of its own that is never freed, as upstream's runtime does
- * for every map. The kernels acquire their maps (fence.proxy.tensormap) before
- * using them, so TMA does not keep using an overwritten slot's older map. */
+ * overwrites the device copy of the least recently used map that only one
+ * thread has used and that no kernel of that thread may still read: one
+ * last handed out before that thread's latest mgpuStreamSynchronize
+ * (generated code makes a kernel's maps right before it launches it, once
+ * per launch, tessel-lower-tma-descriptors, and waits for it: a copy is
+ * read only by the launch it was handed out for; a map handed out since
+ * the wait may still be waiting for its launch, e.g. A's while B's is
+ * made), or, handed out to a call on a stream lent with
+ * tessel_cuda_set_stream_async, which does not wait, one whose async epoch
+ * that thread has seen pass (see record_async_epoch). Each thread publishes
+ * that progress (map_user), so any thread may take an idle copy, a dead
+ * thread's included. Maps two threads used are never overwritten; when no
+ * map qualifies, the new one gets a device copy of its own that is never
+ * freed, as upstream's runtime does for every map. The kernels acquire
+ * their maps (fence.proxy.tensormap) before using them, so TMA does not
+ * keep using an overwritten slot's older map. */
 typedef enum tensor_map_state {
   TENSOR_MAP_FREE,    /* no map (a write failed): any thread may take it */
   TENSOR_MAP_WRITING, /* a thread is writing its copy: lookups skip it */
@@ -1302,9 +1381,9 @@ typedef struct {
   uint32_t box[5];
   CUdeviceptr copy;
   uint64_t last_use;
-  /* this_thread_id() of its user: unlike a pthread_t, never the id of a
-   * later thread, which must not take over a dead thread's maps. */
-  uint64_t user;
+  /* The thread that made it (a reference), whose progress says whether
+   * its kernels are done with the copy. */
+  map_user *user;
   /* Handed out to a call that waits for its kernels, last when the user's
    * stream_synchronizations was handed_out. */
   bool waited_use;
@@ -1321,22 +1400,15 @@ enum { TESSEL_TENSOR_MAP_CACHE = 256 };
 static tensor_map_entry tensor_map_cache[TESSEL_TENSOR_MAP_CACHE];
 static int tensor_map_cache_size = 0;
 static uint64_t tensor_map_clock = 0;
-static pthread_mutex_t tensor_map_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-/* A number of the calling thread's own, never reused. */
-static uint64_t this_thread_id(void) {
-  static _Atomic uint64_t last_id;
-  static _Thread_local uint64_t id;
-  if (!id)
-    id = ++last_id;
-  return id;
-}
-
-/* Whether kernels of the calling thread (the entry's only user) may still
- * read the entry's copy. */
+/* Whether kernels of the entry's only user may still read its copy, as far
+ * as that thread has published. Another thread's async maps count as in
+ * use until that thread has seen their events pass, which it looks at only
+ * when one of its maps misses the table, when its ring of events is full,
+ * or when it exits. */
 static bool tensor_map_in_use(const tensor_map_entry *e) {
-  return (e->waited_use && e->handed_out >= stream_synchronizations) ||
-         (e->async_use && e->async_tag >= tags_done);
+  return (e->waited_use && e->handed_out >= e->user->synchronizations) ||
+         (e->async_use && e->async_tag >= e->user->tags_done);
 }
 
 /* Marks `e` as handed out to the calling thread's current call. */
@@ -1360,7 +1432,6 @@ static int claim_tensor_map_slot(int32_t device) {
     victim = tensor_map_cache_size++;
     memset(&tensor_map_cache[victim], 0, sizeof *tensor_map_cache);
   }
-  const uint64_t self = this_thread_id();
   for (int i = 0; victim < 0 && i < tensor_map_cache_size; ++i)
     if (tensor_map_cache[i].state == TENSOR_MAP_FREE &&
         tensor_map_cache[i].device == device)
@@ -1369,15 +1440,18 @@ static int claim_tensor_map_slot(int32_t device) {
   for (int i = 0; victim < 0 && i < tensor_map_cache_size; ++i) {
     const tensor_map_entry *e = &tensor_map_cache[i];
     if (e->state == TENSOR_MAP_READY && !e->shared && e->device == device &&
-        e->user == self && !tensor_map_in_use(e) &&
+        !tensor_map_in_use(e) &&
         (oldest < 0 || e->last_use < tensor_map_cache[oldest].last_use))
       oldest = i;
   }
   if (victim < 0)
     victim = oldest;
   if (victim >= 0) {
-    tensor_map_cache[victim].state = TENSOR_MAP_WRITING;
-    tensor_map_cache[victim].device = device;
+    tensor_map_entry *e = &tensor_map_cache[victim];
+    release_map_user(e->user);
+    e->user = NULL;
+    e->state = TENSOR_MAP_WRITING;
+    e->device = device;
   }
   return victim;
 }
@@ -1390,6 +1464,7 @@ static void settle_tensor_map_slot(int slot, const tensor_map_entry *entry,
   pthread_mutex_lock(&tensor_map_mutex);
   if (written) {
     tensor_map_cache[slot] = *entry;
+    ++entry->user->references;
     tensor_map_cache[slot].last_use = ++tensor_map_clock;
     tensor_map_cache[slot].state = TENSOR_MAP_READY;
   } else {
@@ -1417,7 +1492,7 @@ static CUdeviceptr find_tensor_map(const tensor_map_entry *key) {
     tensor_map_entry *e = &tensor_map_cache[i];
     if (e->state == TENSOR_MAP_READY && same_tensor_map(e, key)) {
       e->last_use = ++tensor_map_clock;
-      e->shared |= e->user != this_thread_id();
+      e->shared |= e->user != this_map_user;
       hand_out_tensor_map(e);
       return e->copy;
     }
@@ -1492,7 +1567,9 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
   memcpy(key.dims, global_dims, sizeof key.dims);
   memcpy(key.strides, global_strides_bytes, sizeof key.strides);
   memcpy(key.box, box, sizeof key.box);
-  const uint64_t self = this_thread_id();
+  map_user *const self = current_map_user();
+  if (!self)
+    return NULL;
   pthread_mutex_lock(&tensor_map_mutex);
   CUdeviceptr cached = find_tensor_map(&key);
   if (!cached && epochs_done < epochs_recorded) {

@@ -28,13 +28,19 @@ func.func @one_launch(%a: memref<256x256xf16>) {
 
 !map = !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
 
-// Two launches share one descriptor: each gets its own cast.
+// Two launches use one descriptor: it is made again right before each (the
+// runtime may reuse a copy once the launch it was made for is waited for),
+// and each launch casts its own.
 // CHECK-LABEL: func.func @two_launches
 // CHECK: %[[P:.*]] = llvm.call @mgpuTensorMapEncodeTiledMemref(
+// CHECK-NOT: llvm.call
 // CHECK: gpu.launch
 // CHECK-NEXT: builtin.unrealized_conversion_cast %[[P]]
+// CHECK: %[[Q:.*]] = llvm.call @mgpuTensorMapEncodeTiledMemref(
+// CHECK-NOT: llvm.call
 // CHECK: gpu.launch
-// CHECK-NEXT: builtin.unrealized_conversion_cast %[[P]]
+// CHECK-NEXT: builtin.unrealized_conversion_cast %[[Q]]
+// CHECK-NOT: llvm.call
 func.func @two_launches(%a: memref<256x256xf16>) {
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index

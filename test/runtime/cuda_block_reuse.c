@@ -24,7 +24,7 @@ extern int fake_cuda_module_loads[2], fake_cuda_module_unloads[2],
     fake_cuda_function_attribute_sets;
 extern int fake_cuda_hold_work, fake_cuda_track_pointer_params,
     fake_cuda_hazards, fake_cuda_stream_syncs, fake_cuda_event_records,
-    fake_cuda_event_syncs, fake_cuda_stream_waits;
+    fake_cuda_event_syncs, fake_cuda_stream_waits, fake_cuda_live_events;
 int fake_cuda_unfinished_launches(void);
 void fake_cuda_finish_work(void);
 
@@ -146,9 +146,18 @@ static void *map_from_another_thread(void *offset) {
   return map_at((int64_t)(intptr_t)offset);
 }
 
+/* As generated code: the map's kernel is waited for before the thread
+ * exits. */
+static void *map_and_wait_on_another_thread(void *offset) {
+  void *map = map_at((int64_t)(intptr_t)offset);
+  mgpuStreamSynchronize(NULL);
+  return map;
+}
+
 /* The runtime keeps 256 device copies of tensor maps: a known map is not
- * uploaded again, and past 256 the least recently used map of the calling
- * thread has its copy overwritten, never one another thread used. */
+ * uploaded again, and past 256 the least recently used idle map has its
+ * copy overwritten, whichever thread made it, never one two threads
+ * used. */
 static void tensor_maps(void) {
   void *maps[256];
   int distinct = 1;
@@ -184,13 +193,40 @@ static void tensor_maps(void) {
   expect(seen == maps[3] && map_at(16 * 3) == maps[3] &&
              fake_cuda_uploads == uploads && fake_cuda_device_allocs == 256,
          "a map two threads used keeps its copy");
-  /* The other thread's new map finds no copy of its own to overwrite: it
-   * gets a copy outside the table. */
-  pthread_create(&thread, NULL, map_from_another_thread,
+  /* Another thread's new map takes the least recently used copy that no
+   * kernel reads, one the main thread made (map 1045: the table holds map
+   * 3 and maps 1045-1299). */
+  void *main_copy = map_at(16 * 1045);
+  mgpuStreamSynchronize(NULL);
+  for (int i = 1046; i < 1300; ++i)
+    map_at(16 * i);
+  mgpuStreamSynchronize(NULL);
+  pthread_create(&thread, NULL, map_and_wait_on_another_thread,
                  (void *)(intptr_t)(16 * 5000));
   pthread_join(thread, &seen);
-  expect(seen != NULL && fake_cuda_device_allocs == 257,
-         "a thread with no copy to overwrite gets a new one");
+  void *dead_threads_copy = seen;
+  expect(seen == main_copy && fake_cuda_device_allocs == 256 &&
+             fake_cuda_uploads == uploads + 1,
+         "another thread takes an idle copy the main thread made");
+  /* The main thread hands out all its maps again (1046-1299) and does not
+   * wait: they are in use. The next thread's map takes the exited
+   * thread's copy, whose kernel it waited for. */
+  for (int i = 1046; i < 1300; ++i)
+    map_at(16 * i);
+  pthread_create(&thread, NULL, map_from_another_thread,
+                 (void *)(intptr_t)(16 * 5001));
+  pthread_join(thread, &seen);
+  expect(seen == dead_threads_copy && fake_cuda_device_allocs == 256,
+         "an exited thread's idle copy is taken");
+  /* That thread did not wait (as if its kernel were still queued): with
+   * every copy in use or shared, the next map gets a copy apart. */
+  pthread_create(&thread, NULL, map_from_another_thread,
+                 (void *)(intptr_t)(16 * 5002));
+  pthread_join(thread, &seen);
+  expect(seen != NULL && seen != dead_threads_copy &&
+             fake_cuda_device_allocs == 257,
+         "with no copy idle, a new map gets a copy apart");
+  mgpuStreamSynchronize(NULL);
 }
 
 /* A thread makes a kernel's three maps (`out[0..2]`, and the addresses
@@ -208,14 +244,14 @@ static void *three_maps_then_one(void *maps) {
 }
 
 /* The maps of one launch never share a copy: with the table full of the
- * main thread's maps but one, a second thread's first map takes the last
- * slot, and its next two, made before it synchronizes, may not overwrite
- * that one (its kernel is not launched yet): they get copies of their
- * own. After it synchronizes, its next map reuses the slot. */
+ * main thread's maps but one, all handed out since its last wait (in use),
+ * a second thread's first map takes the last slot, and its next two, made
+ * before it synchronizes, may not overwrite that one (its kernel is not
+ * launched yet): they get copies of their own. After it synchronizes, its
+ * next map reuses the slot. */
 static void tensor_maps_of_one_launch(void) {
   for (int i = 0; i < 255; ++i)
     map_at(16 * i);
-  mgpuStreamSynchronize(NULL);
   void *maps[7];
   pthread_t thread;
   pthread_create(&thread, NULL, three_maps_then_one, maps);
@@ -731,6 +767,79 @@ static void async_streams(void) {
   tessel_cuda_set_stream(NULL);
 }
 
+/* A thread that calls on an async lent stream: one op with a map per
+ * offset in `offsets` (up to the -1 that ends it), its kernels finished
+ * before it exits or not. */
+typedef struct {
+  void *stream;
+  const int64_t *offsets;
+  int finish;
+  void *copies[300];
+} async_thread_calls;
+
+static void *async_calls_on_thread(void *arg) {
+  async_thread_calls *calls = arg;
+  tessel_cuda_set_stream_async(calls->stream);
+  for (int i = 0; calls->offsets[i] >= 0; ++i) {
+    calls->copies[i] = map_at(calls->offsets[i]);
+    generated_op(0, calls->offsets[i]);
+  }
+  if (calls->finish) /* as torch.cuda.synchronize() */
+    fake_cuda_finish_work();
+  return NULL;
+}
+
+/* A thread's async state goes with it: its epoch events are destroyed when
+ * it exits, and its maps' copies are left to other threads once its
+ * kernels are done, but not while they are queued. */
+static void thread_exit(void) {
+  static const char ptx[] = "//\n.version 8.3\n";
+  async_kernel =
+      mgpuModuleGetFunction(mgpuModuleLoadJIT((void *)ptx, 2), "kernel");
+  fake_cuda_track_pointer_params = 1;
+  fake_cuda_hold_work = 1;
+  void *lent = mgpuStreamCreate();
+  int live = fake_cuda_live_events;
+  /* 256 maps, the whole table, kernels finished before the exit. */
+  static int64_t filling[257];
+  for (int i = 0; i < 256; ++i)
+    filling[i] = 16 * i;
+  filling[256] = -1;
+  static async_thread_calls first = {.finish = 1};
+  first.stream = lent;
+  first.offsets = filling;
+  pthread_t thread;
+  pthread_create(&thread, NULL, async_calls_on_thread, &first);
+  pthread_join(thread, NULL);
+  expect(fake_cuda_live_events == live && fake_cuda_device_allocs == 256,
+         "an exited thread's epoch events are destroyed");
+  int allocs = fake_cuda_device_allocs;
+  void *taken = map_at(16 * 1000);
+  mgpuStreamSynchronize(NULL);
+  expect(taken == first.copies[0] && fake_cuda_device_allocs == allocs,
+         "its copies, whose kernels are done, are taken by another thread");
+  /* A thread exits with its kernels queued: its events are destroyed all
+   * the same, and the main thread's maps do not overwrite its copies. */
+  static int64_t queued[11];
+  for (int i = 0; i < 10; ++i)
+    queued[i] = 16 * (2000 + i);
+  queued[10] = -1;
+  static async_thread_calls second = {.finish = 0};
+  second.stream = lent;
+  second.offsets = queued;
+  pthread_create(&thread, NULL, async_calls_on_thread, &second);
+  pthread_join(thread, NULL);
+  expect(fake_cuda_live_events == live && fake_cuda_unfinished_launches() > 0,
+         "a thread exiting with queued kernels has its events destroyed");
+  for (int i = 0; i < 300; ++i) {
+    map_at(16 * (3000 + i));
+    mgpuStreamSynchronize(NULL);
+  }
+  expect(fake_cuda_hazards == 0,
+         "and its copies are not overwritten while its kernels are queued");
+  fake_cuda_finish_work();
+}
+
 int main(int argc, char **argv) {
   /* In order with the runtime's reports on stderr. */
   setvbuf(stdout, NULL, _IONBF, 0);
@@ -759,12 +868,14 @@ int main(int argc, char **argv) {
     streams_misuse();
   else if (strcmp(limit, "async") == 0)
     async_streams();
+  else if (strcmp(limit, "thread-exit") == 0)
+    thread_exit();
   else {
-    fprintf(
-        stderr,
-        "usage: %s [default|1500|0|misuse|tensor-maps|tensor-maps-launch|"
-        "constants|streams|streams-unpooled|streams-misuse|modules|async]\n",
-        argv[0]);
+    fprintf(stderr,
+            "usage: %s [default|1500|0|misuse|tensor-maps|tensor-maps-launch|"
+            "constants|streams|streams-unpooled|streams-misuse|modules|async|"
+            "thread-exit]\n",
+            argv[0]);
     return 2;
   }
   puts(failures ? "FAILED" : "ALL CHECKS PASSED");

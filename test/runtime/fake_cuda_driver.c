@@ -193,6 +193,8 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
 int fake_cuda_hold_work;
 int fake_cuda_stream_syncs, fake_cuda_event_records, fake_cuda_event_syncs,
     fake_cuda_stream_waits;
+/* Events made and not destroyed. */
+int fake_cuda_live_events;
 static uint64_t launch_count, finished_everywhere;
 
 enum { FAKE_WAITS = 8 };
@@ -390,10 +392,15 @@ CUresult cuEventCreate(CUevent *event, unsigned int flags) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   made->context = current_context();
   *event = (CUevent)made;
+  ++fake_cuda_live_events;
   return CUDA_SUCCESS;
 }
 
+/* As the driver, a recorded event that has not passed may be destroyed:
+ * the driver releases it once it passes. */
 CUresult cuEventDestroy(CUevent event) {
+  if (event)
+    --fake_cuda_live_events;
   free(event);
   return CUDA_SUCCESS;
 }
