@@ -1628,36 +1628,39 @@ def LowerFloatMinMaxPass
 }
 
 def ContractMultiplyAddsPass : Pass<"tessel-contract-multiply-adds"> {
-  let summary = "Multiplies feeding one add or subtract as fused multiply-adds";
+  let summary = "Let multiplies feeding one add or subtract fuse into FMAs";
   let description = [{
-    Rewrites `arith.addf` and `arith.subf` one of whose operands is an
-    `arith.mulf` with no other use, in the same block, into `math.fma` (a
-    subtract negates the addend or a factor). One rounding instead of two
-    and one instruction instead of two: what nvcc does by default
-    (`--fmad=true`), and what `tessel-vectorize-generics` already does for
-    the CPU's vector code. Without it the NVPTX backend emits `mul.rn` and
-    `add.rn`, which ptxas may not fuse, so a 5-tap stencil issued ten
-    floating-point instructions per output instead of five.
+    Adds the `contract` fast-math flag to each `arith.addf` / `arith.subf`
+    one of whose operands is an `arith.mulf` with no other use, in the same
+    block, and to that multiply, so that LLVM's backends compute the pair
+    as one fused multiply-add: one rounding instead of two and one
+    instruction instead of two. What nvcc does by default (`--fmad=true`,
+    across statements as here). Without it the NVPTX backend prints each
+    multiply and add with an explicit rounding mode (`mul.rn`, `add.rn`),
+    which ptxas does not fuse, so a 5-tap stencil issued ten floating-point
+    instructions per output instead of five.
 
-    The GPU pipelines run it on each `gpu.module` once the kernels' loops
-    are final: passes before that recognize contractions and splittable
-    reductions by their `arith.mulf` / `arith.addf` bodies. The fast-math
-    flags the multiply and the add share go to the `math.fma`. A product
-    with another use, or computed in another block, is left alone.
+    The pair is marked rather than rewritten into `math.fma`, which
+    `convert-gpu-to-nvvm` lowers to a libdevice call (`__nv_fmaf`, f16
+    through f32); with the flag, NVPTX emits `fma.rn` for f32, f16, f16x2,
+    bf16 and f64, and AMDGPU its `v_fma` / `v_fmac`. Where an add has two
+    products (`a * b - c * d`) only the first is marked.
+
+    Contraction changes results in the last bits, and a few identities no
+    longer hold exactly (`a * b - a * b` need not be 0, a rank-1 2x2
+    determinant need not vanish). The GPU pipelines run it on each
+    `gpu.module`; a pipeline string without the stage keeps every multiply
+    and add rounded on its own.
 
     ```mlir
     %p = arith.mulf %x, %w : f32
     %s = arith.addf %acc, %p : f32
-    %d = arith.mulf %y, %v : f32
-    %t = arith.subf %s, %d : f32
     // becomes
-    %s = math.fma %x, %w, %acc : f32
-    %n = arith.negf %y : f32
-    %t = math.fma %n, %v, %s : f32
+    %p = arith.mulf %x, %w fastmath<contract> : f32
+    %s = arith.addf %acc, %p fastmath<contract> : f32
     ```
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def ApproximateMathPass : Pass<"tessel-approximate-math", "::mlir::func::FuncOp"> {

@@ -63,9 +63,9 @@ replace() { # stage, replacement
 [[ -z "$tiles" ]] || replace "tessel-map-tiles-to-gpu" "tessel-map-tiles-to-gpu{$tiles}"
 [[ -z "$fuse" ]] || replace "tessel-fuse-producers" "tessel-fuse-producers{$fuse}"
 ((kernels_only)) && kernels="builtin.module(tessel-export-c-interface"
-# The GPU pipelines fuse the kernels' multiply-adds in each gpu.module; the
-# launches here are the kernels, so the same rewrite gives them the GPU's
-# roundings.
+# The GPU pipelines mark the kernels' multiply-adds to fuse into FMAs in
+# each gpu.module; the launches here are the kernels, and the CPU's backend
+# fuses the marked pairs the same way.
 emulated="$kernels,func.func(tessel-contract-multiply-adds),tessel-emulate-gpu-on-cpu,func.func(convert-vector-to-scf{full-unroll=true},canonicalize),convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-vector-to-llvm,convert-to-llvm,reconcile-unrealized-casts,tessel-finalize-target)"
 if ((print)); then
   printf '%s\n' "$emulated"

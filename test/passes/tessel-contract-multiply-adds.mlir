@@ -2,18 +2,17 @@
 // The pass has no anchor: it also runs on a function.
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-contract-multiply-adds))' | FileCheck %s --check-prefix=FUNC
 
-// A stencil's taps in a kernel: each product feeds one add, so each tap is
-// one fma, the accumulator chained through them.
+// A stencil's taps in a kernel: each product feeds one add, so each pair is
+// marked `contract` for the backend to fuse.
 
 // CHECK-LABEL: gpu.func @taps(
-// CHECK-SAME: %[[X0:[^:]*]]: f32, %[[X1:[^:]*]]: f32, %[[W0:[^:]*]]: f32, %[[W1:[^:]*]]: f32, %[[ACC:[^:]*]]: f32,
-// CHECK-NOT: arith.mulf
-// CHECK-NOT: arith.addf
-// CHECK: %[[S0:.*]] = math.fma %[[X0]], %[[W0]], %[[ACC]] : f32
-// CHECK: %[[S1:.*]] = math.fma %[[X1]], %[[W1]], %[[S0]] : f32
-// CHECK: memref.store %[[S1]]
+// CHECK: %[[P0:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: %[[S0:.*]] = arith.addf %{{.*}}, %[[P0]] fastmath<contract> : f32
+// CHECK: %[[P1:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: arith.addf %[[P1]], %[[S0]] fastmath<contract> : f32
 // FUNC-LABEL: gpu.module @taps_module
-// FUNC: arith.mulf
+// FUNC-NOT: contract
+// FUNC: gpu.return
 gpu.module @taps_module {
   gpu.func @taps(%x0: f32, %x1: f32, %w0: f32, %w1: f32, %acc: f32,
                  %out: memref<1xf32>) kernel {
@@ -29,33 +28,38 @@ gpu.module @taps_module {
 
 // -----
 
-// Subtracts: a product minus c negates c, c minus a product negates a
-// factor. Vectors and f16 contract too.
+// Subtracts, either side, vectors and f16; flags already there are kept.
+// With two products only the first is marked.
 
 // CHECK-LABEL: gpu.func @subtracts(
-// CHECK-SAME: %[[A:[^:]*]]: f32, %[[B:[^:]*]]: f32, %[[C:[^:]*]]: f32,
-// CHECK-SAME: %[[V:[^:]*]]: vector<4xf16>, %[[U:[^:]*]]: vector<4xf16>
-// CHECK: %[[NC:.*]] = arith.negf %[[C]] : f32
-// CHECK: %[[D:.*]] = math.fma %[[A]], %[[B]], %[[NC]] : f32
-// CHECK: %[[NA:.*]] = arith.negf %[[A]] : f32
-// CHECK: %[[E:.*]] = math.fma %[[NA]], %[[B]], %[[C]] : f32
-// CHECK: %[[F:.*]] = math.fma %[[V]], %[[U]], %[[V]] : vector<4xf16>
-// CHECK-NOT: arith.mulf
-// CHECK: gpu.return
+// CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: arith.subf %[[P]], %{{.*}} fastmath<contract> : f32
+// CHECK: %[[Q:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: arith.subf %{{.*}}, %[[Q]] fastmath<contract> : f32
+// CHECK: %[[V:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<nnan,contract> : vector<4xf16>
+// CHECK: arith.addf %[[V]], %{{.*}} fastmath<ninf,contract> : vector<4xf16>
+// CHECK: %[[A:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: %[[B:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.subf %[[A]], %[[B]] fastmath<contract> : f32
 gpu.module @subtracts_module {
   gpu.func @subtracts(%a: f32, %b: f32, %c: f32, %v: vector<4xf16>,
-                      %u: vector<4xf16>, %out: memref<2xf32>,
+                      %u: vector<4xf16>, %out: memref<3xf32>,
                       %vout: memref<4xf16>) kernel {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
     %p = arith.mulf %a, %b : f32
     %d = arith.subf %p, %c : f32
     %q = arith.mulf %a, %b : f32
     %e = arith.subf %c, %q : f32
-    %vp = arith.mulf %v, %u : vector<4xf16>
-    %f = arith.addf %vp, %v : vector<4xf16>
-    memref.store %d, %out[%c0] : memref<2xf32>
-    memref.store %e, %out[%c1] : memref<2xf32>
+    %vp = arith.mulf %v, %u fastmath<nnan> : vector<4xf16>
+    %f = arith.addf %vp, %v fastmath<ninf> : vector<4xf16>
+    %m = arith.mulf %a, %c : f32
+    %n = arith.mulf %b, %c : f32
+    %g = arith.subf %m, %n : f32
+    memref.store %d, %out[%c0] : memref<3xf32>
+    memref.store %e, %out[%c1] : memref<3xf32>
+    memref.store %g, %out[%c2] : memref<3xf32>
     vector.store %f, %vout[%c0] : memref<4xf16>, vector<4xf16>
     gpu.return
   }
@@ -63,35 +67,12 @@ gpu.module @subtracts_module {
 
 // -----
 
-// The fast-math flags both ops carry go to the fma; a flag only one has
-// does not.
-
-// CHECK-LABEL: gpu.func @flags(
-// CHECK: math.fma %{{.*}}, %{{.*}}, %{{.*}} fastmath<nnan,contract> : f32
-gpu.module @flags_module {
-  gpu.func @flags(%a: f32, %b: f32, %c: f32, %out: memref<1xf32>) kernel {
-    %c0 = arith.constant 0 : index
-    %p = arith.mulf %a, %b fastmath<nnan,ninf,contract> : f32
-    %s = arith.addf %p, %c fastmath<nnan,contract> : f32
-    memref.store %s, %out[%c0] : memref<1xf32>
-    gpu.return
-  }
-}
-
-// -----
-
 // Left alone: a product with a second use (it is needed rounded), one
-// computed in another block (an scf.for's body), and adds of no product.
+// computed in another block (outside an scf.for's body), and adds of no
+// product.
 
 // CHECK-LABEL: gpu.func @left_alone(
-// CHECK-NOT: math.fma
-// CHECK: %[[P:.*]] = arith.mulf
-// CHECK: arith.addf %[[P]]
-// CHECK: arith.addf %[[P]]
-// CHECK: scf.for
-// CHECK: arith.addf
-// CHECK: arith.addf
-// CHECK-NOT: math.fma
+// CHECK-NOT: contract
 // CHECK: gpu.return
 gpu.module @left_alone_module {
   gpu.func @left_alone(%a: f32, %b: f32, %c: f32, %out: memref<4xf32>) kernel {
@@ -116,11 +97,11 @@ gpu.module @left_alone_module {
 
 // -----
 
-// On a function (the CPU's scalar code, or a test): the same rewrite.
+// On a function: the same marking.
 
 // FUNC-LABEL: func.func @scalar(
-// FUNC: math.fma
-// FUNC-NOT: arith.mulf
+// FUNC: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// FUNC: arith.addf %{{.*}}, %{{.*}} fastmath<contract> : f32
 func.func @scalar(%a: f32, %b: f32, %c: f32) -> f32 {
   %p = arith.mulf %a, %b : f32
   %s = arith.addf %p, %c : f32
