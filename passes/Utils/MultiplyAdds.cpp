@@ -25,8 +25,8 @@ static void addContract(Operation *op) {
 LogicalResult mlir::tessel::allowMultiplyAddContraction(Operation *op) {
   if (!isa<arith::AddFOp, arith::SubFOp>(op))
     return failure();
-  // One product per add: with two (a * b - c * d), which one fuses is the
-  // backend's choice, so only the first is offered.
+  // One product per add: offered both of a * b - c * d, the backend would
+  // pick which to fuse; offered the first only, the choice stays ours.
   for (Value operand : op->getOperands()) {
     if (arith::MulFOp mul = absorbableProduct(operand, op)) {
       addContract(mul);
