@@ -580,16 +580,22 @@ static void generated_op(uint64_t bytes, int64_t map_offset) {
   }
 }
 
-/* Streams lent with tessel_cuda_set_stream_async: calls return with their
- * kernels queued (the stand-in holds every launch unfinished until it is
- * waited for), and nothing the runtime reuses afterwards is reused before
- * the kernels that used it are done. */
-static void async_streams(void) {
+/* Loads generated_op's kernel, and has the stand-in hold launches
+ * unfinished and tell which pointers they use. */
+static void hold_work_with_async_kernel(void) {
   static const char ptx[] = "//\n.version 8.3\n";
   async_kernel =
       mgpuModuleGetFunction(mgpuModuleLoadJIT((void *)ptx, 2), "kernel");
   fake_cuda_track_pointer_params = 1;
   fake_cuda_hold_work = 1;
+}
+
+/* Streams lent with tessel_cuda_set_stream_async: calls return with their
+ * kernels queued (the stand-in holds every launch unfinished until it is
+ * waited for), and nothing the runtime reuses afterwards is reused before
+ * the kernels that used it are done. */
+static void async_streams(void) {
+  hold_work_with_async_kernel();
   /* Streams of the stand-in's own (made before lending: while a stream
    * is lent, mgpuStreamCreate returns it). */
   void *lent = mgpuStreamCreate(), *other = mgpuStreamCreate();
@@ -793,11 +799,7 @@ static void *async_calls_on_thread(void *arg) {
  * it exits, and its maps' copies are left to other threads once its
  * kernels are done, but not while they are queued. */
 static void thread_exit(void) {
-  static const char ptx[] = "//\n.version 8.3\n";
-  async_kernel =
-      mgpuModuleGetFunction(mgpuModuleLoadJIT((void *)ptx, 2), "kernel");
-  fake_cuda_track_pointer_params = 1;
-  fake_cuda_hold_work = 1;
+  hold_work_with_async_kernel();
   void *lent = mgpuStreamCreate();
   int live = fake_cuda_live_events;
   /* 256 maps, the whole table, kernels finished before the exit. */
