@@ -6,7 +6,8 @@
 // that may be device-only. This pass makes each such op a kernel:
 //
 //   - a reduction whose outputs combine by one associative op (add, mul,
-//     min, max, and, or, xor) on 32-bit values is split over threads:
+//     min, max, and, or, xor) on i1 to i64, f16, bf16, f32 or f64 is
+//     split over threads:
 //     each thread folds a strided share, warps combine by shuffles and the
 //     block through shared memory (Utils/GPUThreadLoops). Past one block's
 //     worth of iterations it runs in two kernels: blocks reduce chunks into
@@ -100,6 +101,21 @@ static gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t blocks,
   return launch;
 }
 
+/// Where each output's slots start in shared memory (each aligned to its
+/// element), and in the last element the bytes they take together.
+static SmallVector<int64_t> scratchOffsets(TypeRange types, int64_t warps) {
+  SmallVector<int64_t> offsets;
+  int64_t end = 0;
+  for (Type type : types) {
+    int64_t bytes = reductionSlotBytes(type);
+    end = llvm::alignTo(end, bytes);
+    offsets.push_back(end);
+    end += warps * bytes;
+  }
+  offsets.push_back(end);
+  return offsets;
+}
+
 /// Per output, a shared memref of one element per warp.
 static SmallVector<Value> scratchBuffers(OpBuilder &b, Location loc,
                                          TypeRange types, int64_t warps) {
@@ -112,13 +128,10 @@ static SmallVector<Value> scratchBuffers(OpBuilder &b, Location loc,
       b, loc,
       MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
                       space));
-  int64_t offset = 0;
-  for (Type type : types) {
+  for (auto [type, offset] : llvm::zip(types, scratchOffsets(types, warps)))
     buffers.push_back(memref::ViewOp::create(
         b, loc, MemRefType::get({warps}, type, AffineMap(), space), shared,
         arith::ConstantIndexOp::create(b, loc, offset), ValueRange()));
-    offset += warps * 4;
-  }
   return buffers;
 }
 
@@ -128,7 +141,7 @@ static void emitSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
   Location loc = op.getLoc();
   SmallVector<Type> types = outputElementTypes(op);
   int64_t warps = plan.threads / warp;
-  int64_t scratchBytes = warps > 1 ? warps * 4 * int64_t(types.size()) : 0;
+  int64_t scratchBytes = warps > 1 ? scratchOffsets(types, warps).back() : 0;
   SmallVector<Value> sizes;
   for (Range range :
        cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(rewriter, loc))

@@ -253,7 +253,7 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
         for (BlockArgument arg : op.getRegionOutputArgs()) {
           sharedBytes = llvm::alignTo(sharedBytes, kBufferAlignment);
           slots.push_back({sharedBytes, arg.getType()});
-          sharedBytes += threads / warp * 4;
+          sharedBytes += threads / warp * reductionSlotBytes(arg.getType());
         }
     }
     scratchSlots.push_back(std::move(slots));

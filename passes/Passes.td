@@ -800,8 +800,10 @@ def MapReductionsToGPUPass
     wavefronts):
 
     - a reduction whose every output is combined by one associative,
-      commutative arith op (add, mul, min, max, and, or, xor) on f32 or i32
-      is split over threads: each thread folds a strided share of the
+      commutative arith op (add, mul, min, max, and, or, xor) on i1, i8,
+      i16, i32, i64, f16, bf16, f32 or f64 is split over threads (a value
+      narrower than 32 bits crosses lanes in an i32, the combine stays in
+      its own type): each thread folds a strided share of the
       iterations (consecutive threads on consecutive iterations of the
       innermost loop), warps combine by `gpu.shuffle` and the block's warps
       through shared memory. Past 16 iterations per thread of one block it

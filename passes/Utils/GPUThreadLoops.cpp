@@ -80,8 +80,17 @@ mlir::tessel::matchSplittableReduction(linalg::LinalgOp op, std::string &why) {
   SmallVector<arith::AtomicRMWKind> kinds;
   for (auto [i, arg] : llvm::enumerate(outputs)) {
     Type type = arg.getType();
-    if (!(type.isF32() || type.isInteger(32))) {
-      why = "its output element type is not 32-bit (f32 or i32)";
+    // Floats: the formats tessel-validate-input admits. arith's identity
+    // values are wrong for some 8-bit formats (a NaN as f8E4M3FN's max
+    // identity), which every lane without a value would fold in.
+    bool supported =
+        isa<IntegerType>(type)
+            ? llvm::is_contained({1u, 8u, 16u, 32u, 64u},
+                                 type.getIntOrFloatBitWidth())
+            : type.isF16() || type.isBF16() || type.isF32() || type.isF64();
+    if (!supported) {
+      why = "its output element type is not i1, i8, i16, i32, i64, f16, "
+            "bf16, f32 or f64";
       return std::nullopt;
     }
     SmallVector<Operation *> combiners;
@@ -200,8 +209,15 @@ static constexpr int64_t kIssueCycles = 2;
 static constexpr int64_t kShuffleCycles = 30;
 static constexpr int64_t kBarrierCycles = 100;
 /// Most outputs a warp or a block folds at once: four chains each, so 16
-/// loads in flight and 16 partial results per kind in registers.
+/// loads in flight.
 static constexpr int64_t kMaxOutputsPerGroup = 4;
+/// 32-bit registers a thread may hold partial results in while folding a
+/// group: the outputs folded at once × the op's results × the chains × the
+/// registers a result takes. 32 is what a softmax's or a layernorm's two
+/// f32 results at four outputs take, which ptxas keeps in registers under
+/// the 64-register limit of a 256-thread streaming kernel; three f32
+/// results at four outputs (48) spilled there, as did two f64 results (64).
+static constexpr int64_t kPartialResultRegisters = 32;
 
 /// Independent partial results per thread in a strided fold. A GPU thread
 /// issues its loads in order and waits at the first use: with one chain of
@@ -260,15 +276,27 @@ int64_t mlir::tessel::outputsPerGroup(linalg::LinalgOp op,
                                       ThreadMapping mapping, int64_t threads,
                                       int64_t warpSize) {
   int64_t p = parallelIterationBound(op);
+  // Per output folded at once (non-scalar outputs are never grouped; they
+  // count one register here so that a per-thread op asks nothing of them).
+  int64_t registersPerOutput = 0;
+  for (BlockArgument arg : op.getRegionOutputArgs()) {
+    Type type = arg.getType();
+    registersPerOutput +=
+        kFoldChains * (type.isIntOrFloat()
+                           ? llvm::divideCeil(type.getIntOrFloatBitWidth(), 32)
+                           : 1);
+  }
+  int64_t most = std::clamp<int64_t>(
+      kPartialResultRegisters / std::max<int64_t>(registersPerOutput, 1), 1,
+      kMaxOutputsPerGroup);
   switch (mapping) {
   case ThreadMapping::PerThread:
     return 1;
   case ThreadMapping::PerWarp:
     return std::clamp<int64_t>(
-        llvm::divideCeil(p, std::max<int64_t>(threads / warpSize, 1)), 1,
-        kMaxOutputsPerGroup);
+        llvm::divideCeil(p, std::max<int64_t>(threads / warpSize, 1)), 1, most);
   case ThreadMapping::PerBlock:
-    return std::clamp<int64_t>(p, 1, kMaxOutputsPerGroup);
+    return std::clamp<int64_t>(p, 1, most);
   }
   return 1;
 }
@@ -606,6 +634,38 @@ static SmallVector<Value> emitStridedFold(OpBuilder &b, Location loc,
   return rest.getResults();
 }
 
+int64_t mlir::tessel::reductionSlotBytes(Type type) {
+  return std::max<int64_t>(1,
+                           llvm::divideCeil(type.getIntOrFloatBitWidth(), 8));
+}
+
+/// `value` from the lane `distance` away (xor). The NVVM lowering of
+/// gpu.shuffle takes 32-bit and 64-bit values (the latter split in two) but
+/// turns a narrower one into an invalid nvvm.shfl.sync, so an f16, bf16, i8
+/// or i16 travels zero-extended in an i32. Its bits come back unchanged, so
+/// the combine still works in the output's own type (an f16 sum adds in f16).
+static Value shuffleXor(OpBuilder &b, Location loc, Value value, Value distance,
+                        Value width) {
+  Type type = value.getType();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  if (bits >= 32)
+    return gpu::ShuffleOp::create(b, loc, value, distance, width,
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  Type bitsType = b.getIntegerType(bits);
+  Value word = isa<FloatType>(type)
+                   ? arith::BitcastOp::create(b, loc, bitsType, value)
+                   : value;
+  word = arith::ExtUIOp::create(b, loc, b.getI32Type(), word);
+  Value moved = arith::TruncIOp::create(
+      b, loc, bitsType,
+      gpu::ShuffleOp::create(b, loc, word, distance, width,
+                             gpu::ShuffleMode::XOR)
+          .getShuffleResult());
+  return isa<FloatType>(type) ? arith::BitcastOp::create(b, loc, type, moved)
+                              : moved;
+}
+
 SmallVector<Value> mlir::tessel::emitWarpReduce(
     OpBuilder &b, Location loc, ArrayRef<arith::AtomicRMWKind> kinds,
     ValueRange values, int64_t warpSize) {
@@ -615,9 +675,7 @@ SmallVector<Value> mlir::tessel::emitWarpReduce(
     Value distance =
         arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
     for (size_t i = 0; i < results.size(); ++i) {
-      Value other = gpu::ShuffleOp::create(b, loc, results[i], distance, width,
-                                           gpu::ShuffleMode::XOR)
-                        .getShuffleResult();
+      Value other = shuffleXor(b, loc, results[i], distance, width);
       results[i] = arith::getReductionOp(kinds[i], b, loc, results[i], other);
     }
   }

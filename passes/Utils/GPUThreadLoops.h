@@ -46,8 +46,9 @@ enum class ThreadMapping { PerThread, PerWarp, PerBlock };
 /// The combining kind of each output of `op` when every output is a
 /// reduction that threads may split and recombine: the output's value is
 /// used only by one associative, commutative arith op (add, mul, min, max,
-/// and, or, xor) whose result is yielded for it, and its element type is a
-/// 32-bit integer or float (what gpu.shuffle moves in one instruction).
+/// and, or, xor) whose result is yielded for it, and its element type is
+/// i1, i8, i16, i32, i64, f16, bf16, f32 or f64 (narrower than 32 bits
+/// shuffled in an i32).
 /// std::nullopt otherwise, with `why` set.
 std::optional<SmallVector<arith::AtomicRMWKind>>
 matchSplittableReduction(linalg::LinalgOp op, std::string &why);
@@ -74,9 +75,10 @@ ThreadMapping chooseThreadMapping(linalg::LinalgOp op, int64_t threads,
                                   bool perBlockAllowed = true);
 
 /// Outputs a warp (per warp) or the block (per block) folds at once in
-/// `mapping`: at most 4, at most the outputs there are (per warp, each
-/// warp's share); 1 per thread. Per block, the scratch distributeOverThreads
-/// needs holds one slot per warp for each of these outputs' values.
+/// `mapping`: at most 4 (2 when an output is 64 bits wide), at most the
+/// outputs there are (per warp, each warp's share); 1 per thread. Per block,
+/// the scratch distributeOverThreads needs holds one slot per warp for each of
+/// these outputs' values.
 int64_t outputsPerGroup(linalg::LinalgOp op, ThreadMapping mapping,
                         int64_t threads, int64_t warpSize);
 
@@ -136,6 +138,10 @@ struct RowsPerThreadModel {
 int64_t chooseRowsPerThread(linalg::LinalgOp op,
                             const RowsPerThreadModel &model, int64_t warpSize,
                             ArrayRef<Value> initialValues = {});
+
+/// Bytes of one warp's slot for a reduction result of `type` in shared
+/// memory: its size rounded up to whole bytes (an i1 takes one).
+int64_t reductionSlotBytes(Type type);
 
 /// Combines `values` (one per kind) across the lanes of each warp by
 /// butterfly shuffles: every lane gets its warp's result.

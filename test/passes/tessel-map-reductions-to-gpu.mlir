@@ -131,8 +131,8 @@ module attributes {tessel.target = #t} {
 
 // -----
 
-// What is not split runs in one GPU thread: a fill of a 0-d buffer, and an
-// f64 sum (gpu.shuffle moves 32-bit values), with a remark for the sum.
+// What is not split runs in one GPU thread: a fill of a 0-d buffer, and a
+// difference (subf is not commutative), with a remark for it.
 
 #t = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>
 module attributes {tessel.target = #t} {
@@ -141,17 +141,82 @@ module attributes {tessel.target = #t} {
 // CHECK: memref.store %{{.*}}, %{{.*}}[] : memref<f64>
 // CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) {
 // CHECK: scf.for
-// CHECK: arith.addf
+// CHECK: arith.subf
 // CHECK-NOT: gpu.shuffle
   func.func @one_thread(%x: memref<100xf64>, %s: memref<f64>) {
     %zero = arith.constant 0.0 : f64
     linalg.fill ins(%zero : f64) outs(%s : memref<f64>)
-    // expected-remark @below {{reduction run by one GPU thread: its output element type is not 32-bit (f32 or i32)}}
+    // expected-remark @below {{reduction run by one GPU thread: 'arith.subf' is not an associative, commutative combiner}}
     linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
         ins(%x : memref<100xf64>) outs(%s : memref<f64>) {
     ^bb0(%v: f64, %acc: f64):
-      %r = arith.addf %v, %acc : f64
+      %r = arith.subf %acc, %v : f64
       linalg.yield %r : f64
+    }
+    return
+  }
+}
+
+// -----
+
+// Outputs narrower and wider than 32 bits are split too. NVVM's shfl.sync
+// moves 32 bits: an f16 crosses lanes zero-extended in an i32 (its bits
+// come back unchanged; the adds stay in f16), while an f64 is shuffled as
+// it is (gpu-to-nvvm splits it in two). Each output's slots in shared
+// memory take its own element size, aligned to it: 8 warps of f16 at byte
+// 0 (16 bytes), of f64 at byte 16, 80 bytes in all. An i128 is not split,
+// nor an 8-bit float (arith's identity for an f8E4M3FN max is a NaN).
+
+#t = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>
+module attributes {tessel.target = #t} {
+// CHECK-LABEL: func.func @mixed_widths(
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c80_i32 {
+// CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory
+// CHECK: memref.view %[[SMEM]][%c0][] : {{.*}} to memref<8xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[SMEM]][%c16][] : {{.*}} to memref<8xf64, #gpu.address_space<workgroup>>
+// CHECK: %[[HALF:.*]] = arith.bitcast %{{.*}} : f16 to i16
+// CHECK: %[[WORD:.*]] = arith.extui %[[HALF]] : i16 to i32
+// CHECK: %[[MOVED:.*]], %{{.*}} = gpu.shuffle  xor %[[WORD]], %c16_i32, %c32_i32 : i32
+// CHECK: %[[BITS:.*]] = arith.trunci %[[MOVED]] : i32 to i16
+// CHECK: %[[OTHER:.*]] = arith.bitcast %[[BITS]] : i16 to f16
+// CHECK: arith.addf %{{.*}}, %[[OTHER]] : f16
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f64
+// CHECK-NOT: gpu.shuffle {{.*}} : f16
+  func.func @mixed_widths(%x: memref<1000xf16>, %s: memref<f16>, %d: memref<f64>) {
+    // expected-remark @below {{reduction of 1000 iterations mapped to the GPU: one block, 256 threads per block}}
+    linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x : memref<1000xf16>) outs(%s, %d : memref<f16>, memref<f64>) {
+    ^bb0(%v: f16, %acc: f16, %wide: f64):
+      %r = arith.addf %v, %acc : f16
+      %e = arith.extf %v : f16 to f64
+      %w = arith.addf %e, %wide : f64
+      linalg.yield %r, %w : f16, f64
+    }
+    return
+  }
+
+// CHECK-LABEL: func.func @too_wide(
+// CHECK-NOT: gpu.shuffle
+  func.func @too_wide(%x: memref<100xi128>, %s: memref<i128>) {
+    // expected-remark @below {{reduction run by one GPU thread: its output element type is not i1, i8, i16, i32, i64, f16, bf16, f32 or f64}}
+    linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x : memref<100xi128>) outs(%s : memref<i128>) {
+    ^bb0(%v: i128, %acc: i128):
+      %r = arith.addi %v, %acc : i128
+      linalg.yield %r : i128
+    }
+    return
+  }
+
+// CHECK-LABEL: func.func @f8_max(
+// CHECK-NOT: gpu.shuffle
+  func.func @f8_max(%x: memref<100xf8E4M3FN>, %s: memref<f8E4M3FN>) {
+    // expected-remark @below {{reduction run by one GPU thread: its output element type is not i1, i8, i16, i32, i64, f16, bf16, f32 or f64}}
+    linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x : memref<100xf8E4M3FN>) outs(%s : memref<f8E4M3FN>) {
+    ^bb0(%v: f8E4M3FN, %acc: f8E4M3FN):
+      %r = arith.maximumf %v, %acc : f8E4M3FN
+      linalg.yield %r : f8E4M3FN
     }
     return
   }

@@ -1,8 +1,11 @@
 // Reductions without parallel loops, as tessel-map-reductions-to-gpu maps
 // them: a long f32 sum (two kernels: blocks into partials, one block over
 // them), an i32 max (two kernels), a sum and a max in one op over a 2-D
-// input whose outputs start from non-neutral values (one block), and an
-// f64 sum (one GPU thread: gpu.shuffle is split over 32-bit values only).
+// input whose outputs start from non-neutral values (one block), and
+// outputs narrower and wider than 32 bits: an f64 sum (one block), an f16
+// sum and an i64 sum (two kernels each), a bf16 max, an i8 xor, a signed i8
+// max of negative values and an i1 "all" (one block each). Narrow values
+// cross lanes in an i32; 64-bit ones as two halves.
 #i1 = affine_map<(i) -> (i)>
 #i2 = affine_map<(i, j) -> (i, j)>
 #s1 = affine_map<(i) -> ()>
@@ -63,4 +66,93 @@ func.func @sum_f64(%x: tensor<1000xf64>) -> tensor<f64> {
     linalg.yield %r : f64
   } -> tensor<f64>
   return %s : tensor<f64>
+}
+
+func.func @sum_f16(%x: tensor<20000xf16>) -> tensor<f16> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<f16>
+  %init = linalg.fill ins(%zero : f16) outs(%e : tensor<f16>) -> tensor<f16>
+  %s = linalg.generic {indexing_maps = [#i1, #s1], iterator_types = ["reduction"]}
+      ins(%x : tensor<20000xf16>) outs(%init : tensor<f16>) {
+  ^bb0(%v: f16, %acc: f16):
+    %r = arith.addf %v, %acc : f16
+    linalg.yield %r : f16
+  } -> tensor<f16>
+  return %s : tensor<f16>
+}
+
+func.func @max_bf16(%x: tensor<3000xbf16>) -> tensor<bf16> {
+  %lowest = arith.constant 0xFF80 : bf16
+  %e = tensor.empty() : tensor<bf16>
+  %init = linalg.fill ins(%lowest : bf16) outs(%e : tensor<bf16>) -> tensor<bf16>
+  %m = linalg.generic {indexing_maps = [#i1, #s1], iterator_types = ["reduction"]}
+      ins(%x : tensor<3000xbf16>) outs(%init : tensor<bf16>) {
+  ^bb0(%v: bf16, %acc: bf16):
+    %r = arith.maximumf %v, %acc : bf16
+    linalg.yield %r : bf16
+  } -> tensor<bf16>
+  return %m : tensor<bf16>
+}
+
+func.func @sum_i64(%x: tensor<50000xi64>) -> tensor<i64> {
+  %zero = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<i64>
+  %init = linalg.fill ins(%zero : i64) outs(%e : tensor<i64>) -> tensor<i64>
+  %s = linalg.generic {indexing_maps = [#i1, #s1], iterator_types = ["reduction"]}
+      ins(%x : tensor<50000xi64>) outs(%init : tensor<i64>) {
+  ^bb0(%v: i64, %acc: i64):
+    %r = arith.addi %v, %acc : i64
+    linalg.yield %r : i64
+  } -> tensor<i64>
+  return %s : tensor<i64>
+}
+
+func.func @xor_i8(%x: tensor<777xi8>) -> tensor<i8> {
+  %zero = arith.constant 0 : i8
+  %e = tensor.empty() : tensor<i8>
+  %init = linalg.fill ins(%zero : i8) outs(%e : tensor<i8>) -> tensor<i8>
+  %s = linalg.generic {indexing_maps = [#i1, #s1], iterator_types = ["reduction"]}
+      ins(%x : tensor<777xi8>) outs(%init : tensor<i8>) {
+  ^bb0(%v: i8, %acc: i8):
+    %r = arith.xori %v, %acc : i8
+    linalg.yield %r : i8
+  } -> tensor<i8>
+  return %s : tensor<i8>
+}
+
+func.func @max_negative_i8(%x: tensor<999xi8>) -> tensor<i8> {
+  %lowest = arith.constant -128 : i8
+  %e = tensor.empty() : tensor<i8>
+  %init = linalg.fill ins(%lowest : i8) outs(%e : tensor<i8>) -> tensor<i8>
+  %m = linalg.generic {indexing_maps = [#i1, #s1], iterator_types = ["reduction"]}
+      ins(%x : tensor<999xi8>) outs(%init : tensor<i8>) {
+  ^bb0(%v: i8, %acc: i8):
+    %r = arith.maxsi %v, %acc : i8
+    linalg.yield %r : i8
+  } -> tensor<i8>
+  return %m : tensor<i8>
+}
+
+// 1 when every element is positive, else 0: an i1 "and" reduction (its
+// 0-d result in device memory), then one thread widens it.
+func.func @all_positive(%x: tensor<5000xf32>) -> tensor<i32> {
+  %true = arith.constant true
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<i1>
+  %init = linalg.fill ins(%true : i1) outs(%e : tensor<i1>) -> tensor<i1>
+  %all = linalg.generic {indexing_maps = [#i1, #s1], iterator_types = ["reduction"]}
+      ins(%x : tensor<5000xf32>) outs(%init : tensor<i1>) {
+  ^bb0(%v: f32, %acc: i1):
+    %p = arith.cmpf ogt, %v, %zero : f32
+    %r = arith.andi %p, %acc : i1
+    linalg.yield %r : i1
+  } -> tensor<i1>
+  %e32 = tensor.empty() : tensor<i32>
+  %wide = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+      ins(%all : tensor<i1>) outs(%e32 : tensor<i32>) {
+  ^bb0(%b: i1, %o: i32):
+    %w = arith.extui %b : i1 to i32
+    linalg.yield %w : i32
+  } -> tensor<i32>
+  return %wide : tensor<i32>
 }
