@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -42,8 +43,9 @@ class CompileOptions:
                       own JIT, to compare the same function across backends
     opt_level         LLVM optimization level 0-3 (default 3)
     target_options    tessel-attach-target options, e.g. 'cores=1'
-    disable_passes    Tessel passes left out of the target's pipeline, e.g.
-                      ['tessel-fuse-producers'] (an optimization switch)
+    disable_passes    passes left out of the target's pipeline (every run,
+                      wherever nested), e.g. ['tessel-fuse-producers'] (an
+                      optimization switch)
     remarks           print the optimizer's remarks after compiling
     cache             use the on-disk compile cache (default True)
     """
@@ -91,16 +93,23 @@ class CompileOptions:
         return args
 
     def pipeline_without(self, passes) -> str:
+        """The target's pipeline with every run of each pass in `passes` left
+        out (with its options, under whichever op it is nested: func.func,
+        gpu.module, ...), and nestings left empty removed."""
         pipeline = _native.run_compiler([f"--target={self.target}", "--print-pipeline"]).strip()
         for p in passes:
-            if p not in pipeline:
+            # A whole pass name: not a piece of a longer one.
+            run = re.compile(r"(?<![\w.-])" + re.escape(p) + r"(\{[^{}]*\})?(?![\w.-])")
+            if not run.search(pipeline):
                 raise ValueError(f"disable_passes: '{p}' is not in the {self.target} pipeline")
-            for pattern in (f"{p}, ", f", {p}", f"{p},", f",{p}"):
-                if pattern in pipeline:
-                    pipeline = pipeline.replace(pattern, "", 1)
-                    break
-            pipeline = pipeline.replace(f"func.func({p})", "").replace(",,", ",")
-        return pipeline.replace("(,", "(").replace(",)", ")")
+            pipeline = run.sub("", pipeline)
+        while True:
+            tidy = re.sub(r",\s*(?=,|\))", "", pipeline)  # ', ,' and ', )'
+            tidy = re.sub(r"\(\s*,\s*", "(", tidy)  # '(, '
+            tidy = re.sub(r"[\w.]+\(\s*\)", "", tidy)  # 'gpu.module()'
+            if tidy == pipeline:
+                return pipeline
+            pipeline = tidy
 
     def debug_dir(self) -> Path | None:
         if not self.debug:

@@ -1,4 +1,6 @@
 """The compiler reached through libTesselCompiler.so, options and the cache."""
+import re
+
 import numpy as np
 import pytest
 
@@ -60,3 +62,31 @@ def test_disable_passes_builds_a_pipeline_without_them():
     assert "tessel-vectorize-generics" in pipeline
     with pytest.raises(ValueError, match="not in the cpu pipeline"):
         o.pipeline_without(["tessel-no-such-pass"])
+    # A piece of a pass name is not that pass.
+    with pytest.raises(ValueError, match="not in the cpu pipeline"):
+        o.pipeline_without(["tessel-fuse"])
+
+
+@pytest.mark.parametrize("target", ["cpu", "nvgpu", "amdgpu"])
+def test_disable_passes_leaves_out_every_run_and_empty_nestings(target, tmp_path):
+    """A pass alone in its nesting (gpu.module(tessel-contract-multiply-adds)
+    on AMD), first in one (gpu.module(tessel-contract-multiply-adds, ...) on
+    NVIDIA), run more than once, or run with options is left out wherever
+    it is, and the pipeline still parses (tessel-compile runs it on an
+    empty module)."""
+    o = tessel.CompileOptions(target=target)
+    empty = tmp_path / "empty.mlir"
+    empty.write_text("module {}\n")
+    full = o.pipeline_without([])
+    tessel_passes = sorted(set(re.findall(r"tessel-[a-z-]+(?=[{,)\s])", full)))
+    tessel_passes.remove("tessel-attach-target")
+    for p in tessel_passes + ["canonicalize", "one-shot-bufferize"]:
+        pipeline = o.pipeline_without([p])
+        assert not re.search(r"(?<![\w.-])" + re.escape(p) + r"(?![\w.-])", pipeline), p
+        assert "()" not in pipeline and ",," not in pipeline.replace(" ", ""), pipeline
+        assert len(pipeline) < len(full)
+        _native.run_compiler([str(empty), f"--target={target}", f"--pass-pipeline={pipeline}",
+                              "-o", str(tmp_path / "out.mlir")])
+    if target != "cpu":
+        pipeline = o.pipeline_without(["tessel-contract-multiply-adds"])
+        assert "gpu.module(" in pipeline

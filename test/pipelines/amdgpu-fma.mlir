@@ -12,6 +12,13 @@
 // RUN: llvm-objdump -d --mcpu=gfx90a %t.dev/f16/fms_kernel.hsaco | FileCheck %s --check-prefix=F16 --implicit-check-not=v_mul_f16 --implicit-check-not=v_sub_f16 --implicit-check-not=v_subrev_f16 --implicit-check-not=v_add_f16
 // RUN: llvm-objdump -d --mcpu=gfx1100 %t.dev/f32_1100/fms_kernel.hsaco | FileCheck %s --check-prefix=F32 --implicit-check-not=v_mul_f32 --implicit-check-not=v_sub_f32 --implicit-check-not=v_subrev_f32 --implicit-check-not=v_add_f32
 
+// Without the stage (the pipeline string edited), the multiply and the
+// subtract stay two instructions, each rounded.
+// RUN: env TESSEL_COMPILE=tessel-compile TESSEL_PIPELINE_SED='s/gpu.module(tessel-contract-multiply-adds),//' %tessel_src/utils/bench/tessel-compile-edited.sh %t.f32.mlir --target=amdgpu -o %t.nofma.o --emit-device-asm=%t.dev/nofma
+// RUN: llvm-objdump -d --mcpu=gfx90a %t.dev/nofma/fms_kernel.hsaco | FileCheck %s --check-prefix=SEPARATE --implicit-check-not=v_fma
+// SEPARATE: v_mul_f32
+// SEPARATE: v_sub_f32
+
 // F32: v_fma_f32 {{v[0-9]+}}, -{{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}
 // F16: v_fma_f16 {{v[0-9]+}}, -{{v[0-9]+}}, {{v[0-9]+}}, {{v[0-9]+}}
 
