@@ -11,9 +11,10 @@
 // are one scf.forall, which the CPU pipeline runs over the cores.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Passes.h"
 #include "passes/Analysis/FusionGroup.h"
 #include "passes/CostModel/FusionTiling.h"
+#include "passes/Passes.h"
+#include "passes/Utils/GPUThreadLoops.h"
 #include "passes/Utils/KernelSupport.h"
 #include "passes/Utils/TileAndFuse.h"
 
@@ -329,6 +330,15 @@ struct FuseProducersPass
       FusionProblem problem = describeFusionProblem(group, oncePerTile);
       FusionTiling tiling;
       std::string why;
+      // Tiles would give such a reduction one block per tile, too few to
+      // fill the GPU, each thread folding a long share alone.
+      if (gpu && group.producers.empty() && tileSizes.empty() &&
+          prefersSplitOverBlocks(root, target.getSmCount())) {
+        root->emitRemark() << "not tiled: few outputs over long reductions, "
+                              "which tessel-map-reductions-to-gpu splits "
+                              "over several blocks per output";
+        continue;
+      }
       if (group.producers.empty() && root->getNumResults() > 0 &&
           !isWorthTilingAlone(root, params)) {
         root->emitRemark() << "not tiled: no fusable producer and too little "

@@ -21,6 +21,7 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 
 #define DEBUG_TYPE "tessel-map-reductions-to-gpu"
@@ -43,11 +44,13 @@ static constexpr int64_t kIterationsPerThread = 16;
 static constexpr int64_t kBlocksPerSM = 8;
 
 namespace {
-/// How an op without parallel loops runs.
+/// How an op without parallel loops, or with few outputs over long
+/// reductions, runs.
 struct ReductionPlan {
   bool split = false;   // over threads (else one thread runs it all)
   int64_t threads = 1;  // per block
-  int64_t blocks = 1;   // in the first stage (1: a single stage)
+  int64_t outputs = 1;  // parallel iterations: each has its own blocks
+  int64_t blocks = 1;   // per output in the first stage (1: a single stage)
   SmallVector<arith::AtomicRMWKind> kinds;
   std::string why;      // why not split, for the remark
 };
@@ -62,38 +65,47 @@ static ReductionPlan planReduction(linalg::LinalgOp op, TargetAttr target,
       matchSplittableReduction(op, plan.why);
   if (!kinds)
     return plan;
-  for (OpOperand &init : op.getDpsInitsMutable())
-    if (!llvm::all_of(op.getMatchingIndexingMap(&init).getResults(),
-                      [](AffineExpr e) { return isa<AffineConstantExpr>(e); })) {
-      plan.why = "an output is indexed by a loop";
-      return plan;
-    }
+  if (op.getNumParallelLoops() == 0)
+    for (OpOperand &init : op.getDpsInitsMutable())
+      if (!llvm::all_of(
+              op.getMatchingIndexingMap(&init).getResults(),
+              [](AffineExpr e) { return isa<AffineConstantExpr>(e); })) {
+        plan.why = "an output is indexed by a loop";
+        return plan;
+      }
   int64_t iterations = reductionIterationBound(op);
   plan.split = true;
   plan.kinds = std::move(*kinds);
+  plan.outputs = std::max<int64_t>(1, parallelIterationBound(op));
   plan.threads = iterations
                      ? std::clamp<int64_t>(llvm::alignTo(iterations, warp),
                                            warp, maxThreads)
                      : maxThreads;
   int64_t perBlock = plan.threads * kIterationsPerThread;
-  int64_t most = std::max<int64_t>(1, target.getSmCount()) * kBlocksPerSM;
+  // The first stage's blocks, shared among the outputs.
+  int64_t most =
+      std::max<int64_t>(1, std::max<int64_t>(1, target.getSmCount()) *
+                               kBlocksPerSM / plan.outputs);
   plan.blocks = iterations ? std::clamp<int64_t>(
                                  llvm::divideCeil(iterations, perBlock), 1, most)
                            : most;
   return plan;
 }
 
-/// A launch of `blocks` x `threads` with `sharedBytes` of dynamic shared
-/// memory; the builder is left at the start of its body.
+/// A launch of `blocks` x `outputs` blocks of `threads` threads with
+/// `sharedBytes` of dynamic shared memory; the builder is left at the start
+/// of its body.
 static gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t blocks,
-                                  int64_t threads, int64_t sharedBytes) {
+                                  int64_t threads, int64_t sharedBytes,
+                                  int64_t outputs = 1) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value smem = sharedBytes ? arith::ConstantIntOp::create(
                                  b, loc, b.getI32Type(), sharedBytes)
                                  .getResult()
                            : Value();
   auto launch = gpu::LaunchOp::create(
-      b, loc, arith::ConstantIndexOp::create(b, loc, blocks), one, one,
+      b, loc, arith::ConstantIndexOp::create(b, loc, blocks),
+      arith::ConstantIndexOp::create(b, loc, outputs), one,
       arith::ConstantIndexOp::create(b, loc, threads), one, one, smem);
   b.setInsertionPointToStart(&launch.getBody().front());
   gpu::TerminatorOp::create(b, loc);
@@ -135,7 +147,8 @@ static SmallVector<Value> scratchBuffers(OpBuilder &b, Location loc,
   return buffers;
 }
 
-/// The split reduction: one or two kernels.
+/// The split reduction: one or two kernels, each with a row of blocks per
+/// output (blockIdx.y: the output's linearized parallel iteration).
 static void emitSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
                                const ReductionPlan &plan, int64_t warp) {
   Location loc = op.getLoc();
@@ -146,37 +159,51 @@ static void emitSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
   for (Range range :
        cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(rewriter, loc))
     sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, range.size));
+  SmallVector<unsigned> reductionDims;
+  op.getReductionDims(reductionDims);
   Value iterations = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  for (Value size : sizes)
-    iterations = arith::MulIOp::create(rewriter, loc, iterations, size);
+  for (unsigned d : reductionDims)
+    iterations = arith::MulIOp::create(rewriter, loc, iterations, sizes[d]);
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  // Outputs have constant indices (no parallel loops): any loop indices do.
-  SmallVector<Value> ivs(op.getNumLoops(), zero);
-  auto bodyStep = [&](OpBuilder &b, Location l, Value r, ValueRange partials) {
-    return emitReductionBody(b, l, op, sizes, r, partials);
+  /// What a block folds, for the output at loop indices `ivs` (linearized:
+  /// `output`): iteration `r` into `folded`.
+  using Step = function_ref<SmallVector<Value>(
+      OpBuilder &, Location, ArrayRef<Value> ivs, Value output, Value r,
+      ValueRange folded)>;
+  auto bodyStep = [&](OpBuilder &b, Location l, ArrayRef<Value> ivs, Value,
+                      Value r, ValueRange partials) {
+    return emitReductionBody(b, l, op, sizes, r, partials, ivs);
   };
-  // A kernel of `blocks` blocks, each folding [begin(block), end(block)) by
-  // `step`; `finish` gets thread and block index and the block's totals.
+  // A kernel of `blocks` blocks per output, block (x, y) folding
+  // [begin(x), end(x)) of output y by `step`; `finish` gets the thread
+  // index, x, the output's loop indices and y, and the block's totals.
   auto emitKernel =
       [&](int64_t blocks, function_ref<Value(Value)> begin,
-          function_ref<Value(Value, Value)> end, ReductionStep step,
-          function_ref<void(Value, Value, ValueRange)> finish) {
+          function_ref<Value(Value, Value)> end, Step step,
+          function_ref<void(Value, Value, ArrayRef<Value>, Value, ValueRange)>
+              finish) {
         OpBuilder::InsertionGuard guard(rewriter);
-        gpu::LaunchOp launch =
-            createLaunch(rewriter, loc, blocks, plan.threads, scratchBytes);
+        gpu::LaunchOp launch = createLaunch(rewriter, loc, blocks, plan.threads,
+                                            scratchBytes, plan.outputs);
         Value tid = launch.getThreadIds().x;
         Value block = launch.getBlockIds().x;
+        Value output = launch.getBlockIds().y;
+        SmallVector<Value> ivs =
+            parallelLoopIndices(rewriter, loc, op, sizes, output);
         SmallVector<Value> scratch =
             scratchBuffers(rewriter, loc, types, warps);
         Value first = begin(block);
-        SmallVector<Value> totals =
-            emitBlockReduce(rewriter, loc, plan.kinds, types, tid,
-                            plan.threads, warp, first, end(block, first),
-                            scratch, step);
-        finish(tid, block, totals);
+        SmallVector<Value> totals = emitBlockReduce(
+            rewriter, loc, plan.kinds, types, tid, plan.threads, warp, first,
+            end(block, first), scratch,
+            [&](OpBuilder &b, Location l, Value r, ValueRange folded) {
+              return step(b, l, ivs, output, r, folded);
+            });
+        finish(tid, block, ivs, output, totals);
       };
   auto fromZero = [&](Value) { return zero; };
-  auto intoOutputs = [&](Value tid, Value, ValueRange totals) {
+  auto intoOutputs = [&](Value tid, Value, ArrayRef<Value> ivs, Value,
+                         ValueRange totals) {
     emitCombineIntoOutputs(rewriter, loc, op, plan.kinds, totals, ivs, tid);
   };
 
@@ -186,14 +213,19 @@ static void emitSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
     return;
   }
 
-  // Stage 1: block b folds iterations [b * chunk, min((b + 1) * chunk, R))
-  // into partials[b], one buffer per output.
+  // Stage 1: block (x, y) folds iterations [x * chunk, min((x + 1) * chunk,
+  // R)) of output y into partials[y * blocks + x], one buffer per result.
   SmallVector<Value> partials;
   for (Type type : types)
     partials.push_back(memref::AllocOp::create(
-        rewriter, loc, MemRefType::get({plan.blocks}, type)));
+        rewriter, loc, MemRefType::get({plan.outputs * plan.blocks}, type)));
   Value blocks = arith::ConstantIndexOp::create(rewriter, loc, plan.blocks);
   Value chunk = arith::CeilDivUIOp::create(rewriter, loc, iterations, blocks);
+  auto partialIndex = [&](OpBuilder &b, Location l, Value output, Value x) {
+    return arith::AddIOp::create(b, l,
+                                 arith::MulIOp::create(b, l, output, blocks), x)
+        .getResult();
+  };
   emitKernel(
       plan.blocks,
       [&](Value block) {
@@ -207,25 +239,30 @@ static void emitSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
             .getResult();
       },
       bodyStep,
-      [&](Value tid, Value block, ValueRange totals) {
+      [&](Value tid, Value block, ArrayRef<Value>, Value output,
+          ValueRange totals) {
         Value first = arith::CmpIOp::create(
             rewriter, loc, arith::CmpIPredicate::eq, tid, zero);
         auto store =
             scf::IfOp::create(rewriter, loc, first, /*withElse=*/false);
         OpBuilder::InsertionGuard guard(rewriter);
         rewriter.setInsertionPointToStart(store.thenBlock());
+        Value slot = partialIndex(rewriter, loc, output, block);
         for (auto [total, buffer] : llvm::zip(totals, partials))
-          memref::StoreOp::create(rewriter, loc, total, buffer, block);
+          memref::StoreOp::create(rewriter, loc, total, buffer, slot);
       });
-  // Stage 2: one block combines the partials with the outputs' values.
+  // Stage 2: a block per output combines its partials with the output's
+  // value.
   emitKernel(
       1, fromZero, [&](Value, Value) { return blocks; },
-      [&](OpBuilder &b, Location l, Value r, ValueRange folded) {
+      [&](OpBuilder &b, Location l, ArrayRef<Value>, Value output, Value r,
+          ValueRange folded) {
+        Value slot = partialIndex(b, l, output, r);
         SmallVector<Value> next;
         for (auto [kind, value, buffer] :
              llvm::zip(plan.kinds, folded, partials))
           next.push_back(arith::getReductionOp(
-              kind, b, l, value, memref::LoadOp::create(b, l, buffer, r)));
+              kind, b, l, value, memref::LoadOp::create(b, l, buffer, slot)));
         return next;
       },
       intoOutputs);
@@ -233,7 +270,8 @@ static void emitSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
     memref::DeallocOp::create(rewriter, loc, buffer);
 }
 
-/// Maps `linalgOp` (buffer semantics, no parallel loops) to kernels.
+/// Maps `linalgOp` (buffer semantics, no parallel loops or few outputs over
+/// long reductions) to kernels.
 static LogicalResult mapToKernels(RewriterBase &rewriter,
                                   linalg::LinalgOp linalgOp,
                                   TargetAttr target) {
@@ -255,15 +293,21 @@ static LogicalResult mapToKernels(RewriterBase &rewriter,
   rewriter.setInsertionPoint(op);
   if (plan.split) {
     emitSplitReduction(rewriter, op, plan, warp);
-    op->emitRemark() << "reduction of " << reductionIterationBound(op)
-                     << " iterations mapped to the GPU: "
-                     << (plan.blocks > 1
-                             ? std::to_string(plan.blocks) +
-                                   " blocks fold chunks into partial "
-                                   "results, then one block combines them, "
-                             : std::string("one block, "))
-                     << plan.threads << " threads per block, warps combined "
-                                        "by shuffles";
+    InFlightDiagnostic remark = op->emitRemark();
+    remark << "reduction of " << reductionIterationBound(op) << " iterations";
+    if (op.getNumParallelLoops() > 0)
+      remark << " for each of " << plan.outputs << " parallel iterations";
+    std::string each =
+        op.getNumParallelLoops() > 0 ? " per parallel iteration" : "";
+    remark << " mapped to the GPU: "
+           << (plan.blocks > 1
+                   ? std::to_string(plan.blocks) + " blocks" + each +
+                         " fold chunks into partial results, then one "
+                         "block" +
+                         each + " combines them, "
+                   : "one block" + each + ", ")
+           << plan.threads << " threads per block, warps combined by shuffles";
+    remark.report();
   } else {
     if (op.getNumReductionLoops() > 0)
       op->emitRemark() << "reduction run by one GPU thread: " << plan.why;
@@ -288,8 +332,12 @@ struct MapReductionsToGPUPass
       return;
     SmallVector<linalg::LinalgOp> ops;
     func.walk([&](linalg::LinalgOp op) {
-      if (op.getNumParallelLoops() == 0 && op.hasPureBufferSemantics() &&
-          !op->getParentOfType<gpu::LaunchOp>())
+      if (!op.hasPureBufferSemantics() ||
+          op->getParentOfType<gpu::LaunchOp>() ||
+          op->getParentOfType<scf::ForallOp>())
+        return;
+      if (op.getNumParallelLoops() == 0 ||
+          prefersSplitOverBlocks(op, target.getSmCount()))
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());

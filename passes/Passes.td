@@ -813,6 +813,13 @@ def MapReductionsToGPUPass
     - any other such op (a fill of a 0-d buffer, a reduction of another
       kind, with a remark saying why) runs in one GPU thread.
 
+    An op with parallel loops whose outputs are fewer than two blocks per
+    SM, each a splittable reduction of at least 256 iterations (static
+    shapes), is split the same way with a row of blocks per output
+    (`blockIdx.y`): tiles or the parallel-loop mapping would give each
+    output one block or one thread. `tessel-fuse-producers` leaves such an
+    op untiled when it has no producers to fuse.
+
     Before:
 
     ```mlir

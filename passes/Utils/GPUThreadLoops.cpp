@@ -22,6 +22,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -766,18 +767,62 @@ void mlir::tessel::emitCombineIntoOutputs(OpBuilder &b, Location loc,
   }
 }
 
-SmallVector<Value> mlir::tessel::emitReductionBody(OpBuilder &b, Location loc,
-                                                   linalg::GenericOp op,
-                                                   ArrayRef<Value> sizes,
-                                                   Value iteration,
-                                                   ValueRange accs) {
+SmallVector<Value> mlir::tessel::emitReductionBody(
+    OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Value> sizes,
+    Value iteration, ValueRange accs, ArrayRef<Value> outputIvs) {
   SmallVector<unsigned> reduction;
-  for (auto [d, type] : llvm::enumerate(op.getIteratorTypesArray()))
-    if (type == utils::IteratorType::reduction)
-      reduction.push_back(d);
+  op.getReductionDims(reduction);
   SmallVector<Value> ivs(op.getNumLoops());
+  if (!outputIvs.empty())
+    ivs.assign(outputIvs.begin(), outputIvs.end());
   delinearizeInto(b, loc, iteration, reduction, sizes, ivs);
   return emitBody(b, loc, op, ivs, accs);
+}
+
+SmallVector<Value> mlir::tessel::parallelLoopIndices(OpBuilder &b, Location loc,
+                                                     linalg::LinalgOp op,
+                                                     ArrayRef<Value> sizes,
+                                                     Value output) {
+  SmallVector<unsigned> parallel;
+  op.getParallelDims(parallel);
+  SmallVector<Value> ivs(op.getNumLoops(),
+                         arith::ConstantIndexOp::create(b, loc, 0));
+  if (!parallel.empty())
+    delinearizeInto(b, loc, output, parallel, sizes, ivs);
+  return ivs;
+}
+
+bool mlir::tessel::prefersSplitOverBlocks(linalg::LinalgOp op, int64_t smCount,
+                                          int64_t threadsPerBlock) {
+  std::string why;
+  if (op.getNumParallelLoops() == 0 || op.getNumReductionLoops() == 0 ||
+      op.hasDynamicShape() || !matchSplittableReduction(op, why))
+    return false;
+  // Each parallel iteration must own its output elements: every output
+  // indexed by each parallel loop once (or constants), by no reduction
+  // loop. An output that a reduction loop indexes, or that leaves out a
+  // parallel loop (blocks of two parallel iterations would combine into
+  // one element, racing), is not a row of blocks' alone.
+  SmallVector<unsigned> parallelDims;
+  op.getParallelDims(parallelDims);
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    llvm::SmallBitVector seen(op.getNumLoops());
+    for (AffineExpr e : op.getMatchingIndexingMap(&init).getResults()) {
+      if (isa<AffineConstantExpr>(e))
+        continue;
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (!dim || seen.test(dim.getPosition()) ||
+          !llvm::is_contained(parallelDims, dim.getPosition()))
+        return false;
+      seen.set(dim.getPosition());
+    }
+    if (seen.count() != parallelDims.size())
+      return false;
+  }
+  int64_t outputs = parallelIterationBound(op);
+  int64_t iterations = reductionIterationBound(op);
+  return outputs > 0 && outputs < 2 * std::max<int64_t>(smCount, 1) &&
+         iterations >= threadsPerBlock;
 }
 
 static bool isShortReduction(const LoopStructure &loops) {

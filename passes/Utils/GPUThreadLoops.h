@@ -180,13 +180,32 @@ void emitCombineIntoOutputs(OpBuilder &b, Location loc, linalg::GenericOp op,
                             ValueRange totals, ArrayRef<Value> ivs,
                             Value index, ArrayRef<Value> initialValues = {});
 
-/// The body of `op` (a generic without parallel loops) at its linearized
-/// reduction iteration `iteration` (innermost loop fastest), the outputs'
-/// values being `accs`: what it yields. `sizes` are the op's loop sizes.
+/// The body of `op` at its linearized reduction iteration `iteration`
+/// (innermost loop fastest), the outputs' values being `accs`: what it
+/// yields. `sizes` are the op's loop sizes; `outputIvs` (from
+/// parallelLoopIndices) fix the parallel loops, and may be empty for an op
+/// without them.
 SmallVector<Value> emitReductionBody(OpBuilder &b, Location loc,
                                      linalg::GenericOp op,
                                      ArrayRef<Value> sizes, Value iteration,
-                                     ValueRange accs);
+                                     ValueRange accs,
+                                     ArrayRef<Value> outputIvs = {});
+
+/// Loop indices of `op` (one per loop) for its linearized parallel
+/// iteration `output` (innermost parallel loop fastest); reduction loops at
+/// 0.
+SmallVector<Value> parallelLoopIndices(OpBuilder &b, Location loc,
+                                       linalg::LinalgOp op,
+                                       ArrayRef<Value> sizes, Value output);
+
+/// Whether a GPU had better split `op`'s reductions over several blocks per
+/// output (tessel-map-reductions-to-gpu) than give each output, or each
+/// tile of outputs, one block or one thread: a splittable reduction with
+/// static bounds whose outputs are each indexed by every parallel loop once
+/// (and constants), fewer parallel iterations than two blocks per SM of
+/// `smCount`, and at least `threadsPerBlock` reduction iterations.
+bool prefersSplitOverBlocks(linalg::LinalgOp op, int64_t smCount,
+                            int64_t threadsPerBlock = 256);
 
 } // namespace mlir::tessel
 

@@ -477,3 +477,62 @@ func.func @gpu_shared_fill(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> 
   return %t : tensor<256x256xf32>
 }
 }
+
+// -----
+
+// Few outputs over long reductions, alone: on a GPU, tiles would give each
+// tile of rows one block. Left untiled, with a remark, for
+// tessel-map-reductions-to-gpu to split over several blocks per row. A
+// reduction with producers to fuse into its tiles is tiled as before.
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_80", sm_count = 108, warp_size = 32, smem_per_block = 166912>} {
+// CHECK-LABEL: func.func @gpu_few_long_rows(
+// CHECK-NOT: scf.forall
+// CHECK: linalg.generic
+// CHECK-NOT: scf.forall
+func.func @gpu_few_long_rows(%x: tensor<8x100000xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  // expected-remark @below {{not tiled: few outputs over long reductions, which tessel-map-reductions-to-gpu splits over several blocks per output}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x100000xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+}
+
+// -----
+
+// A reduction like it (128 rows of 512: also fewer than two blocks per SM)
+// with a producer to fuse into its tiles (an exp, which in the pipeline
+// tessel-fuse-elementwise would have folded into the sum's body) is tiled
+// as before.
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_80", sm_count = 108, warp_size = 32, smem_per_block = 166912>} {
+// CHECK-LABEL: func.func @gpu_few_long_rows_fused(
+// CHECK: scf.forall
+// CHECK: math.exp
+// CHECK: arith.addf
+func.func @gpu_few_long_rows_fused(%x: tensor<128x512xf32>) -> tensor<128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ee = tensor.empty() : tensor<128x512xf32>
+  %ex = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<128x512xf32>) outs(%ee : tensor<128x512xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.exp %v : f32
+    linalg.yield %y : f32
+  } -> tensor<128x512xf32>
+  %e = tensor.empty() : tensor<128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128xf32>) -> tensor<128xf32>
+  // expected-remark @below {{fused 1 producer(s)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%ex : tensor<128x512xf32>) outs(%f : tensor<128xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<128xf32>
+  return %r : tensor<128xf32>
+}
+}

@@ -224,8 +224,75 @@ module attributes {tessel.target = #t} {
 
 // -----
 
-// Ops with parallel loops are the parallel-loop mapping's; CPU targets are
-// not touched.
+// Few outputs over long reductions (2 rows of 10000: fewer outputs than two
+// blocks per SM) get a row of blocks each: blockIdx.y is the output (its
+// row of the input), blockIdx.x the chunk. Stage 1: 3 blocks per output
+// fold chunks of 3334 into partials[y * 3 + x]; stage 2: a block per output
+// combines its 3 partials with the output's value.
+
+#t = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>
+module attributes {tessel.target = #t} {
+// CHECK-LABEL: func.func @few_rows(
+// CHECK-SAME: %[[X:.*]]: memref<2x10000xf32>, %[[S:.*]]: memref<2xf32>
+// CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<6xf32>
+// CHECK: gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in ({{.*}} = %c3, {{.*}} = %c2, {{.*}} = %c1) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: %[[BEGIN:.*]] = arith.muli %[[BX]], %c3334
+// CHECK: memref.load %[[X]][%[[BY]], %{{.*}}] : memref<2x10000xf32>
+// CHECK: gpu.shuffle  xor
+// CHECK: scf.if
+// CHECK: %[[ROW:.*]] = arith.muli %[[BY]], %c3
+// CHECK: %[[SLOT:.*]] = arith.addi %[[ROW]], %[[BX]]
+// CHECK: memref.store %{{.*}}, %[[PARTIALS]][%[[SLOT]]] : memref<6xf32>
+// CHECK: gpu.launch blocks(%{{.*}}, %[[BY2:.*]], %{{.*}}) in ({{.*}} = %c1, {{.*}} = %c2, {{.*}} = %c1)
+// CHECK: memref.load %[[PARTIALS]]
+// CHECK: memref.load %[[S]][%[[BY2]]] : memref<2xf32>
+// CHECK: memref.store %{{.*}}, %[[S]][%[[BY2]]] : memref<2xf32>
+// CHECK: memref.dealloc %[[PARTIALS]]
+  func.func @few_rows(%x: memref<2x10000xf32>, %s: memref<2xf32>) {
+    // expected-remark @below {{reduction of 10000 iterations for each of 2 parallel iterations mapped to the GPU: 3 blocks per parallel iteration fold chunks into partial results, then one block per parallel iteration combines them, 256 threads per block}}
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+        ins(%x : memref<2x10000xf32>) outs(%s : memref<2xf32>) {
+    ^bb0(%v: f32, %acc: f32):
+      %r = arith.addf %v, %acc : f32
+      linalg.yield %r : f32
+    }
+    return
+  }
+
+// Not split: an output indexed by a reduction loop (its elements are not
+// one parallel iteration's), or one that leaves out a parallel loop (the
+// blocks of several parallel iterations would combine into one element).
+// CHECK-LABEL: func.func @reduction_indexed_output(
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.generic
+  func.func @reduction_indexed_output(%x: memref<4x3000xf32>, %s: memref<4x3000xf32>) {
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "reduction"]}
+        ins(%x : memref<4x3000xf32>) outs(%s : memref<4x3000xf32>) {
+    ^bb0(%v: f32, %acc: f32):
+      %r = arith.addf %v, %acc : f32
+      linalg.yield %r : f32
+    }
+    return
+  }
+
+// CHECK-LABEL: func.func @parallel_loop_left_out(
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.generic
+  func.func @parallel_loop_left_out(%x: memref<4x3x3000xf32>, %s: memref<4xf32>) {
+    linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j, k)>, affine_map<(i, j, k) -> (i)>], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%x : memref<4x3x3000xf32>) outs(%s : memref<4xf32>) {
+    ^bb0(%v: f32, %acc: f32):
+      %r = arith.addf %v, %acc : f32
+      linalg.yield %r : f32
+    }
+    return
+  }
+}
+
+// -----
+
+// Ops with parallel loops are otherwise the parallel-loop mapping's (8 rows
+// of 100: shorter than a block's threads); CPU targets are not touched.
 
 #t = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>
 module attributes {tessel.target = #t} {
