@@ -36,6 +36,12 @@ std::string mlir::tessel::rowReductionUnsupportedReason(linalg::LinalgOp op,
       return "an access is not a projected permutation of the loops";
   if (!isa<PartialReductionOpInterface>(op.getOperation()))
     return "the op has no partial-reduction tiling";
+  // Upstream's partial-reduction tiling leaves the body's loop indices
+  // relative to the block: a sum of the reduction index came out as the
+  // sum of indices within each 16-lane block, and vectorizing the index
+  // built an invalid vector.transfer_write.
+  if (!op.getBlock()->getOps<linalg::IndexOp>().empty())
+    return "its body reads a loop index (linalg.index)";
   return {};
 }
 

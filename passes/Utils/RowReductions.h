@@ -43,7 +43,7 @@ struct RowReductionSplit {
 /// Why `op` is not a long innermost reduction that splitRowReduction
 /// takes, or empty: one result, one reduction loop, the innermost, with a
 /// static extent longer than `minExtent` that `lanes` divides; accesses
-/// that are projected permutations.
+/// that are projected permutations; no linalg.index in the body.
 std::string rowReductionUnsupportedReason(linalg::LinalgOp op, int64_t lanes,
                                           int64_t minExtent);
 
