@@ -204,7 +204,13 @@ struct VectorizeGenericsPass
     if (!reassociateReductions || op.getNumReductionLoops() == 0)
       return false;
     int64_t lanes = lanesFor(target, op->getResult(0).getType());
-    if (!rowReductionUnsupportedReason(op, lanes, kMaxStencilWindow).empty())
+    std::string unsupported =
+        rowReductionUnsupportedReason(op, lanes, kMaxStencilWindow);
+    if (unsupported == kRowReductionReadsLoopIndex)
+      op->emitRemark() << "row reduction not split into vector partial "
+                          "results: "
+                       << unsupported;
+    if (!unsupported.empty())
       return false;
     int64_t extent = op.getStaticLoopRanges().back();
     Location loc = op.getLoc();

@@ -41,7 +41,7 @@ std::string mlir::tessel::rowReductionUnsupportedReason(linalg::LinalgOp op,
   // sum of indices within each 16-lane block, and vectorizing the index
   // built an invalid vector.transfer_write.
   if (!op.getBlock()->getOps<linalg::IndexOp>().empty())
-    return "its body reads a loop index (linalg.index)";
+    return kRowReductionReadsLoopIndex.str();
   return {};
 }
 

@@ -40,6 +40,12 @@ struct RowReductionSplit {
   int64_t block = 0;
 };
 
+/// rowReductionUnsupportedReason's answer for an op that would qualify but
+/// for a linalg.index in its body (worth a remark: the op stays scalar).
+inline constexpr llvm::StringLiteral kRowReductionReadsLoopIndex =
+    "its body reads a loop index (linalg.index), which the split would see "
+    "relative to each block";
+
 /// Why `op` is not a long innermost reduction that splitRowReduction
 /// takes, or empty: one result, one reduction loop, the innermost, with a
 /// static extent longer than `minExtent` that `lanes` divides; accesses

@@ -95,21 +95,29 @@ class CompileOptions:
     def pipeline_without(self, passes) -> str:
         """The target's pipeline with every run of each pass in `passes` left
         out (with its options, under whichever op it is nested: func.func,
-        gpu.module, ...), and nestings left empty removed."""
+        gpu.module, ...), and nestings left empty removed. Names are pass
+        names: a word inside a pass's options, or a nesting op, is not one."""
         pipeline = _native.run_compiler([f"--target={self.target}", "--print-pipeline"]).strip()
+        # Each pass's options ({...}) set aside as {N}, so that only entries
+        # of pass lists can match, and put back at the end.
+        options = re.findall(r"\{[^{}]*\}", pipeline)
+        counter = iter(range(len(options)))
+        masked = re.sub(r"\{[^{}]*\}", lambda _: "{%d}" % next(counter), pipeline)
         for p in passes:
-            # A whole pass name: not a piece of a longer one.
-            run = re.compile(r"(?<![\w.-])" + re.escape(p) + r"(\{[^{}]*\})?(?![\w.-])")
-            if not run.search(pipeline):
-                raise ValueError(f"disable_passes: '{p}' is not in the {self.target} pipeline")
-            pipeline = run.sub("", pipeline)
+            # A whole entry of a pass list: after '(' or ',', before ',' or
+            # ')'. A nesting op is followed by '(' and does not match.
+            run = re.compile(r"(?<=[(,])\s*" + re.escape(p) + r"(\{\d+\})?(?=\s*[,)])")
+            if not run.search(masked):
+                raise ValueError(f"disable_passes: '{p}' is not a pass of the {self.target} pipeline")
+            masked = run.sub("", masked)
         while True:
-            tidy = re.sub(r",\s*(?=,|\))", "", pipeline)  # ', ,' and ', )'
+            tidy = re.sub(r",\s*(?=,|\))", "", masked)  # ', ,' and ', )'
             tidy = re.sub(r"\(\s*,\s*", "(", tidy)  # '(, '
             tidy = re.sub(r"[\w.]+\(\s*\)", "", tidy)  # 'gpu.module()'
-            if tidy == pipeline:
-                return pipeline
-            pipeline = tidy
+            if tidy == masked:
+                break
+            masked = tidy
+        return re.sub(r"\{(\d+)\}", lambda m: options[int(m.group(1))], masked)
 
     def debug_dir(self) -> Path | None:
         if not self.debug:
