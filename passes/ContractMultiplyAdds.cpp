@@ -27,15 +27,9 @@ struct ContractMultiplyAddsPass
   using Base::Base;
 
   void runOnOperation() override {
-    // Marking touches only an add and its multiply, so one walk finds
-    // every candidate and the rest of the kernel stays as it was.
-    SmallVector<Operation *> candidates;
-    getOperation()->walk([&](Operation *op) {
-      if (isa<arith::AddFOp, arith::SubFOp>(op))
-        candidates.push_back(op);
-    });
-    for (Operation *op : candidates)
-      (void)tessel::allowMultiplyAddContraction(op);
+    // Marking only sets attributes, so the walk may mark as it goes.
+    getOperation()->walk(
+        [](Operation *op) { (void)tessel::allowMultiplyAddContraction(op); });
   }
 };
 } // namespace

@@ -65,14 +65,10 @@ static ReductionPlan planReduction(linalg::LinalgOp op, TargetAttr target,
       matchSplittableReduction(op, plan.why);
   if (!kinds)
     return plan;
-  if (op.getNumParallelLoops() == 0)
-    for (OpOperand &init : op.getDpsInitsMutable())
-      if (!llvm::all_of(
-              op.getMatchingIndexingMap(&init).getResults(),
-              [](AffineExpr e) { return isa<AffineConstantExpr>(e); })) {
-        plan.why = "an output is indexed by a loop";
-        return plan;
-      }
+  if (!ownsOutputsPerParallelIteration(op)) {
+    plan.why = "an output is indexed by a reduction loop";
+    return plan;
+  }
   int64_t iterations = reductionIterationBound(op);
   plan.split = true;
   plan.kinds = std::move(*kinds);

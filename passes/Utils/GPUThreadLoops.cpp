@@ -792,17 +792,7 @@ SmallVector<Value> mlir::tessel::parallelLoopIndices(OpBuilder &b, Location loc,
   return ivs;
 }
 
-bool mlir::tessel::prefersSplitOverBlocks(linalg::LinalgOp op, int64_t smCount,
-                                          int64_t threadsPerBlock) {
-  std::string why;
-  if (op.getNumParallelLoops() == 0 || op.getNumReductionLoops() == 0 ||
-      op.hasDynamicShape() || !matchSplittableReduction(op, why))
-    return false;
-  // Each parallel iteration must own its output elements: every output
-  // indexed by each parallel loop once (or constants), by no reduction
-  // loop. An output that a reduction loop indexes, or that leaves out a
-  // parallel loop (blocks of two parallel iterations would combine into
-  // one element, racing), is not a row of blocks' alone.
+bool mlir::tessel::ownsOutputsPerParallelIteration(linalg::LinalgOp op) {
   SmallVector<unsigned> parallelDims;
   op.getParallelDims(parallelDims);
   for (OpOperand &init : op.getDpsInitsMutable()) {
@@ -819,6 +809,17 @@ bool mlir::tessel::prefersSplitOverBlocks(linalg::LinalgOp op, int64_t smCount,
     if (seen.count() != parallelDims.size())
       return false;
   }
+  return true;
+}
+
+bool mlir::tessel::prefersSplitOverBlocks(linalg::LinalgOp op, int64_t smCount,
+                                          int64_t threadsPerBlock) {
+  std::string why;
+  if (op.getNumParallelLoops() == 0 || op.getNumReductionLoops() == 0 ||
+      op.hasDynamicShape() || !matchSplittableReduction(op, why))
+    return false;
+  if (!ownsOutputsPerParallelIteration(op))
+    return false;
   int64_t outputs = parallelIterationBound(op);
   int64_t iterations = reductionIterationBound(op);
   return outputs > 0 && outputs < 2 * std::max<int64_t>(smCount, 1) &&

@@ -198,11 +198,18 @@ SmallVector<Value> parallelLoopIndices(OpBuilder &b, Location loc,
                                        linalg::LinalgOp op,
                                        ArrayRef<Value> sizes, Value output);
 
+/// Whether every output of `op` is indexed by each parallel loop once (and
+/// constants) and by no reduction loop, so that each parallel iteration
+/// owns its output elements: blocks of different parallel iterations never
+/// combine into one element. Without parallel loops: all indices constant.
+bool ownsOutputsPerParallelIteration(linalg::LinalgOp op);
+
 /// Whether a GPU had better split `op`'s reductions over several blocks per
 /// output (tessel-map-reductions-to-gpu) than give each output, or each
 /// tile of outputs, one block or one thread: a splittable reduction with
-/// static bounds whose outputs are each indexed by every parallel loop once
-/// (and constants), fewer parallel iterations than two blocks per SM of
+/// static bounds whose outputs a parallel iteration owns
+/// (ownsOutputsPerParallelIteration), fewer parallel iterations than two
+/// blocks per SM of
 /// `smCount`, and at least `threadsPerBlock` reduction iterations.
 bool prefersSplitOverBlocks(linalg::LinalgOp op, int64_t smCount,
                             int64_t threadsPerBlock = 256);
