@@ -129,17 +129,23 @@ static int64_t volume(const IndexBox &box) { return volume(box.extents); }
 /// The contiguous pieces a slice of a row-major tensor of `type` makes:
 /// trailing dimensions the slice covers whole merge with the first one it
 /// does not; every other element of the slice starts a new piece.
-static double contiguousRuns(const IndexBox &slice, Type type) {
+/// Elements in each of those pieces.
+static double contiguousRunElements(const IndexBox &slice, Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || slice.extents.empty())
-    return 1;
+    return static_cast<double>(volume(slice));
   double run = 1;
   for (int64_t d = slice.extents.size() - 1; d >= 0; --d) {
     run *= slice.extents[d];
     if (slice.extents[d] != tensor.getDimSize(d))
       break;
   }
-  return std::max(1.0, static_cast<double>(volume(slice)) / run);
+  return run;
+}
+
+static double contiguousRuns(const IndexBox &slice, Type type) {
+  return std::max(1.0, static_cast<double>(volume(slice)) /
+                           std::max(1.0, contiguousRunElements(slice, type)));
 }
 
 namespace {
@@ -170,6 +176,11 @@ mlir::tessel::evaluateGroupTile(const FusionGroup &group,
       box.offsets.assign(rootBox.size(), 0);
       box.extents.assign(rootBox.begin(), rootBox.end());
       copies.emplace_back(box, "");
+      for (OpOperand &init : op.getDpsInitsMutable())
+        if (std::optional<IndexBox> slice =
+                tiledSliceOfAccess(op.getMatchingIndexingMap(&init), box))
+          cost.outputBytes +=
+              static_cast<double>(volume(*slice)) * elementBytes(init.get());
     } else {
       SmallVector<int64_t> full = op.getStaticLoopRanges();
       bool once = oncePerTile && writesResultsThroughOneMap(op);
@@ -232,6 +243,10 @@ mlir::tessel::evaluateGroupTile(const FusionGroup &group,
         int64_t sliceBytes = volume(*slice) * elementBytes(input->get());
         cost.inputBytes += static_cast<double>(sliceBytes);
         cost.inputRuns += contiguousRuns(*slice, input->get().getType());
+        cost.inputReads.emplace_back(
+            static_cast<double>(sliceBytes),
+            contiguousRunElements(*slice, input->get().getType()) *
+                elementBytes(input->get()));
         // Ops that read one input read (about) one slice of it: the
         // largest stands for their union.
         int64_t &distinct = distinctInputs[input->get()];

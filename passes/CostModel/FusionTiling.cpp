@@ -147,6 +147,27 @@ bool mlir::tessel::computeFusionTiling(const FusionTarget &target,
   std::optional<size_t> second;
   if (tileable.size() > 1)
     second = tileable[tileable.size() - 2];
+  // The quantum keeps the accesses along the innermost tileable loop whole
+  // vectors (coalesced on a GPU). Where a tile of one iteration of every
+  // tileable loop already reads nearly all its bytes in runs that long,
+  // the traffic runs along other loops (a logsumexp's 1-D root: its
+  // producers reduce rows of 4096), and the quantum would only cap the
+  // tiles (32 rows: 32 tiles of 1024 rows, for 216 block slots). Writes and
+  // shorter reads may then cost up to a quantum's worth each, so together
+  // they must stay within 1/quantum of the long reads (a logsumexp's
+  // result and a per-row bias do; an elementwise root's never).
+  SmallVector<int64_t> unitBox(problem.extents);
+  for (size_t d : tileable)
+    unitBox[d] = 1;
+  if (std::optional<GroupTileCost> unit = problem.costOf(unitBox)) {
+    double longReads = 0, shortBytes = unit->outputBytes;
+    for (auto [bytes, runBytes] : unit->inputReads)
+      (runBytes >= static_cast<double>(target.quantumBytes) ? longReads
+                                                            : shortBytes) +=
+          bytes;
+    if (longReads > 0 && shortBytes * static_cast<double>(quantum) <= longReads)
+      quantum = 1;
+  }
   SmallVector<int64_t> innerSizes =
       candidatesFor(problem.extents[inner], quantum);
   SmallVector<int64_t> secondSizes =

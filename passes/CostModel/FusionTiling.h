@@ -33,6 +33,10 @@ struct GroupTileCost {
   /// Contiguous runs those reads make (a tile's slice of a row-major
   /// tensor is one run per row it does not cover whole).
   double inputRuns = 0;
+  /// Each such read: its bytes and the bytes of each of its runs.
+  SmallVector<std::pair<double, double>> inputReads;
+  /// Bytes of the root's results the tile writes.
+  double outputBytes = 0;
   /// Bytes of the tile-sized buffers holding the producers' results.
   int64_t intermediateBytes = 0;
   /// Bytes of the distinct input slices the tile reads (each input once,
@@ -73,6 +77,11 @@ struct FusionTiling {
 struct FusionTarget {
   /// The innermost tile is a multiple of this many bytes of elements: four
   /// CPU vectors, or one 4-byte access per lane of a GPU warp (coalesced).
+  /// Not where a tile of one iteration of each tileable loop reads almost
+  /// all its bytes in runs at least this long (its writes and shorter reads
+  /// at most 1/quantum of them): then the traffic does not run along the
+  /// innermost tileable loop (a logsumexp's 1-D root, whose rows the
+  /// producers' reductions read).
   int64_t quantumBytes = 0;
   /// Bytes a tile's intermediates may take.
   int64_t bufferBudget = 0;

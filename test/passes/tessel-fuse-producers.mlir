@@ -509,7 +509,8 @@ func.func @gpu_few_long_rows(%x: tensor<8x100000xf32>) -> tensor<8xf32> {
 // A reduction like it (128 rows of 512: also fewer than two blocks per SM)
 // with a producer to fuse into its tiles (an exp, which in the pipeline
 // tessel-fuse-elementwise would have folded into the sum's body) is tiled
-// as before.
+// as before. A tile of one row already reads 2 KiB runs, so the rows are
+// not tiled by a warp's 32 (which gave 4 tiles): one row per tile.
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_80", sm_count = 108, warp_size = 32, smem_per_block = 166912>} {
 // CHECK-LABEL: func.func @gpu_few_long_rows_fused(
 // CHECK: scf.forall
@@ -526,7 +527,7 @@ func.func @gpu_few_long_rows_fused(%x: tensor<128x512xf32>) -> tensor<128xf32> {
   } -> tensor<128x512xf32>
   %e = tensor.empty() : tensor<128xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128xf32>) -> tensor<128xf32>
-  // expected-remark @below {{fused 1 producer(s)}}
+  // expected-remark @below {{into its tiles: tile 1x- (128 tiles over 216 block slots}}
   %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
       ins(%ex : tensor<128x512xf32>) outs(%f : tensor<128xf32>) {
   ^bb0(%v: f32, %acc: f32):
@@ -534,5 +535,75 @@ func.func @gpu_few_long_rows_fused(%x: tensor<128x512xf32>) -> tensor<128xf32> {
     linalg.yield %s : f32
   } -> tensor<128xf32>
   return %r : tensor<128xf32>
+}
+}
+
+// -----
+
+// A logsumexp's root is 1-D (log(sum) + max per row): its only loop runs
+// over rows, whose 4096 columns the producers' reductions read. The
+// warp-sized quantum (32 four-byte elements, for coalesced loads) would
+// cap it at 32 tiles for 216 block slots; a tile of one row already reads
+// 16 KiB runs, so the quantum does not apply.
+#lse_in = affine_map<(i, r) -> (i, r)>
+#lse_row = affine_map<(i, r) -> (i)>
+#lse_id = affine_map<(i) -> (i)>
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_80", sm_count = 108, warp_size = 32, smem_per_block = 166912>} {
+// CHECK-LABEL: func.func @gpu_logsumexp(
+// CHECK: scf.forall {{.*}} in (1024)
+// CHECK: math.exp
+// CHECK: math.log
+func.func @gpu_logsumexp(%x: tensor<1024x4096xf32>) -> tensor<1024xf32> {
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1024xf32>
+  %m0 = linalg.fill ins(%lowest : f32) outs(%e : tensor<1024xf32>) -> tensor<1024xf32>
+  %m = linalg.generic {indexing_maps = [#lse_in, #lse_row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<1024x4096xf32>) outs(%m0 : tensor<1024xf32>) {
+  ^bb0(%v: f32, %a: f32):
+    %r = arith.maximumf %v, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<1024xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%e : tensor<1024xf32>) -> tensor<1024xf32>
+  %s = linalg.generic {indexing_maps = [#lse_in, #lse_row, #lse_row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %m : tensor<1024x4096xf32>, tensor<1024xf32>) outs(%s0 : tensor<1024xf32>) {
+  ^bb0(%v: f32, %mm: f32, %a: f32):
+    %d = arith.subf %v, %mm : f32
+    %ex = math.exp %d : f32
+    %r = arith.addf %ex, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<1024xf32>
+  // expected-remark-re @below {{fused 2 producer(s) {{.*}} into its tiles: tile 1 (1024 tiles over 216 block slots}}
+  %o = linalg.generic {indexing_maps = [#lse_id, #lse_id, #lse_id], iterator_types = ["parallel"]}
+      ins(%s, %m : tensor<1024xf32>, tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %l = math.log %a : f32
+    %r = arith.addf %l, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<1024xf32>
+  return %o : tensor<1024xf32>
+}
+}
+
+// -----
+
+// The same rule on a CPU, whose quantum is four vectors (64 f32): 4 row
+// sums of 200003 elements were one tile (4 rows < 64), so one core ran
+// them all. A row already makes a long run: 2 rows per core.
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @cpu_few_long_rows(
+// CHECK: scf.forall {{.*}} = (0) to (4) step (2)
+func.func @cpu_few_long_rows(%x: tensor<4x200003xf32>) -> tensor<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  // expected-remark @below {{tiled alone (no fusable producer): tile 2x- (2 tiles over 2 cores)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x200003xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
 }
 }
