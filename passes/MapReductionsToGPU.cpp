@@ -51,7 +51,7 @@ struct ReductionPlan {
   int64_t threads = 1;  // per block
   int64_t outputs = 1;  // parallel iterations: each has its own blocks
   int64_t blocks = 1;   // per output in the first stage (1: a single stage)
-  SmallVector<arith::AtomicRMWKind> kinds;
+  ReductionCombiner combiner;
   std::string why;      // why not split, for the remark
 };
 } // namespace
@@ -61,9 +61,9 @@ static ReductionPlan planReduction(linalg::LinalgOp op, TargetAttr target,
   ReductionPlan plan;
   if (op.getNumReductionLoops() == 0)
     return plan;
-  std::optional<SmallVector<arith::AtomicRMWKind>> kinds =
+  std::optional<ReductionCombiner> combiner =
       matchSplittableReduction(op, plan.why);
-  if (!kinds)
+  if (!combiner)
     return plan;
   if (!ownsOutputsPerParallelIteration(op)) {
     plan.why = "an output is indexed by a reduction loop";
@@ -71,7 +71,7 @@ static ReductionPlan planReduction(linalg::LinalgOp op, TargetAttr target,
   }
   int64_t iterations = reductionIterationBound(op);
   plan.split = true;
-  plan.kinds = std::move(*kinds);
+  plan.combiner = std::move(*combiner);
   plan.outputs = std::max<int64_t>(1, parallelIterationBound(op));
   plan.threads = iterations
                      ? std::clamp<int64_t>(llvm::alignTo(iterations, warp),
@@ -190,7 +190,7 @@ static void emitSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
             scratchBuffers(rewriter, loc, types, warps);
         Value first = begin(block);
         SmallVector<Value> totals = emitBlockReduce(
-            rewriter, loc, plan.kinds, types, tid, plan.threads, warp, first,
+            rewriter, loc, plan.combiner, types, tid, plan.threads, warp, first,
             end(block, first), scratch,
             [&](OpBuilder &b, Location l, Value r, ValueRange folded) {
               return step(b, l, ivs, output, r, folded);
@@ -200,7 +200,7 @@ static void emitSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
   auto fromZero = [&](Value) { return zero; };
   auto intoOutputs = [&](Value tid, Value, ArrayRef<Value> ivs, Value,
                          ValueRange totals) {
-    emitCombineIntoOutputs(rewriter, loc, op, plan.kinds, totals, ivs, tid);
+    emitCombineIntoOutputs(rewriter, loc, op, plan.combiner, totals, ivs, tid);
   };
 
   if (plan.blocks == 1) {
@@ -254,12 +254,10 @@ static void emitSplitReduction(RewriterBase &rewriter, linalg::GenericOp op,
       [&](OpBuilder &b, Location l, ArrayRef<Value>, Value output, Value r,
           ValueRange folded) {
         Value slot = partialIndex(b, l, output, r);
-        SmallVector<Value> next;
-        for (auto [kind, value, buffer] :
-             llvm::zip(plan.kinds, folded, partials))
-          next.push_back(arith::getReductionOp(
-              kind, b, l, value, memref::LoadOp::create(b, l, buffer, slot)));
-        return next;
+        SmallVector<Value> loaded;
+        for (Value buffer : partials)
+          loaded.push_back(memref::LoadOp::create(b, l, buffer, slot));
+        return plan.combiner.combine(b, l, folded, loaded);
       },
       intoOutputs);
   for (Value buffer : partials)

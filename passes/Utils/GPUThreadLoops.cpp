@@ -66,7 +66,126 @@ static std::optional<arith::AtomicRMWKind> combiningKind(Operation *op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
-std::optional<SmallVector<arith::AtomicRMWKind>>
+/// Whether `value` is the reduction loop `r`'s index, cast to an integer
+/// type at least 32 bits wide (an argmax's position).
+static bool isReductionIndex(Value value, unsigned r) {
+  if (auto cast = value.getDefiningOp<arith::IndexCastOp>())
+    value = cast.getIn();
+  else if (auto castUI = value.getDefiningOp<arith::IndexCastUIOp>())
+    value = castUI.getIn();
+  else
+    return false;
+  auto index = value.getDefiningOp<linalg::IndexOp>();
+  return index && index.getDim() == r;
+}
+
+/// Whether `value`, used at the top level of `op`'s body, is computed
+/// without the outputs' values (from the inputs, indices and constants
+/// only). Written as a walk rather than with getBackwardSlice, which does
+/// not follow values that regions use from above (an scf.if yielding an
+/// output's value) and would climb from the body's arguments into the
+/// ops that produce the linalg op's operands.
+static bool independentOfOutputs(Value value, linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  DenseSet<Value> tainted;
+  for (BlockArgument arg : op.getRegionOutputArgs())
+    tainted.insert(arg);
+  // Post-order: an op's nested ops come before it, and a nested op that
+  // reads a tainted value taints the results of its ancestors in the body.
+  body->walk([&](Operation *inner) {
+    if (llvm::none_of(inner->getOperands(),
+                      [&](Value v) { return tainted.contains(v); }))
+      return;
+    for (Operation *at = inner; at; at = at->getParentOp()) {
+      tainted.insert(at->result_begin(), at->result_end());
+      if (at->getBlock() == body)
+        break;
+    }
+  });
+  return !tainted.contains(value);
+}
+
+namespace {
+/// An arg-reduction found in a body: output `value`, output `index`, the
+/// comparison that replaces them.
+struct ArgPair {
+  unsigned value, index;
+  bool isFloat;
+  int64_t predicate;
+};
+} // namespace
+
+/// The arg-reduction whose value is output `v` of `op`, if its yields have
+/// that form (matchSplittableReduction). The comparison is normalized to
+/// `x P value`; only strict predicates, which keep the first occurrence.
+static std::optional<ArgPair> matchArgPair(linalg::LinalgOp op, unsigned v) {
+  SmallVector<unsigned> reductionDims;
+  op.getReductionDims(reductionDims);
+  if (reductionDims.size() != 1)
+    return std::nullopt;
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  SmallVector<BlockArgument> outputs(op.getRegionOutputArgs());
+  auto select = yield.getOperand(v).getDefiningOp<arith::SelectOp>();
+  if (!select || select.getFalseValue() != outputs[v] ||
+      !independentOfOutputs(select.getTrueValue(), op))
+    return std::nullopt;
+  Value x = select.getTrueValue(), cond = select.getCondition();
+  std::optional<ArgPair> pair;
+  if (auto cmp = cond.getDefiningOp<arith::CmpFOp>()) {
+    using P = arith::CmpFPredicate;
+    P pred = cmp.getPredicate();
+    if (cmp.getLhs() == outputs[v] && cmp.getRhs() == x)
+      pred = pred == P::OGT ? P::OLT : pred == P::OLT ? P::OGT : P::AlwaysFalse;
+    else if (!(cmp.getLhs() == x && cmp.getRhs() == outputs[v]))
+      return std::nullopt;
+    if (pred != P::OGT && pred != P::OLT)
+      return std::nullopt;
+    pair = ArgPair{v, 0, true, static_cast<int64_t>(pred)};
+  } else if (auto cmp = cond.getDefiningOp<arith::CmpIOp>()) {
+    using P = arith::CmpIPredicate;
+    P pred = cmp.getPredicate();
+    // Operands swapped (value P x): x P' value with P' the mirror of P.
+    if (cmp.getLhs() == outputs[v] && cmp.getRhs() == x)
+      pred = pred == P::sgt   ? P::slt
+             : pred == P::slt ? P::sgt
+             : pred == P::ugt ? P::ult
+             : pred == P::ult ? P::ugt
+                              : P::eq;
+    else if (!(cmp.getLhs() == x && cmp.getRhs() == outputs[v]))
+      return std::nullopt;
+    if (!llvm::is_contained({P::sgt, P::slt, P::ugt, P::ult}, pred))
+      return std::nullopt;
+    pair = ArgPair{v, 0, false, static_cast<int64_t>(pred)};
+  } else {
+    return std::nullopt;
+  }
+  // The index: another output that the same condition replaces by the
+  // reduction loop's position. Its identity (the largest signed index) and
+  // the tie-break (a signed comparison) need every position below that.
+  int64_t positions = reductionIterationBound(op);
+  auto holdsPositions = [&](IntegerType type) {
+    if (type.getWidth() >= 64)
+      return true;
+    return type.getWidth() >= 32 && positions > 0 &&
+           positions < (int64_t(1) << (type.getWidth() - 1)) - 1;
+  };
+  for (auto [i, operand] : llvm::enumerate(yield.getOperands())) {
+    if (i == v)
+      continue;
+    auto other = operand.getDefiningOp<arith::SelectOp>();
+    auto type = dyn_cast<IntegerType>(outputs[i].getType());
+    if (other && type && holdsPositions(type) && other.getCondition() == cond &&
+        other.getFalseValue() == outputs[i] &&
+        isReductionIndex(other.getTrueValue(), reductionDims.front())) {
+      pair->index = i;
+      return pair;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ReductionCombiner>
 mlir::tessel::matchSplittableReduction(linalg::LinalgOp op, std::string &why) {
   if (op.getNumReductionLoops() == 0) {
     why = "it has no reduction loop";
@@ -78,7 +197,19 @@ mlir::tessel::matchSplittableReduction(linalg::LinalgOp op, std::string &why) {
   }
   Block *body = op.getBlock();
   SmallVector<BlockArgument> outputs(op.getRegionOutputArgs());
-  SmallVector<arith::AtomicRMWKind> kinds;
+  // Arg-reductions first: their outputs are not combined by one op.
+  DenseMap<unsigned, ArgPair> argOf;
+  for (unsigned i = 0; i < outputs.size(); ++i) {
+    if (argOf.count(i))
+      continue;
+    if (std::optional<ArgPair> pair = matchArgPair(op, i)) {
+      if (argOf.count(pair->index))
+        continue;
+      argOf[pair->value] = *pair;
+      argOf[pair->index] = *pair;
+    }
+  }
+  ReductionCombiner combiner;
   for (auto [i, arg] : llvm::enumerate(outputs)) {
     Type type = arg.getType();
     // Floats: the formats tessel-validate-input admits. arith's identity
@@ -94,11 +225,20 @@ mlir::tessel::matchSplittableReduction(linalg::LinalgOp op, std::string &why) {
             "bf16, f32 or f64";
       return std::nullopt;
     }
+    auto pair = argOf.find(i);
+    if (pair != argOf.end()) {
+      if (pair->second.value == i)
+        combiner.addArgValue(pair->second.index, pair->second.isFloat,
+                             pair->second.predicate);
+      else
+        combiner.addArgIndex(pair->second.value);
+      continue;
+    }
     SmallVector<Operation *> combiners;
     if (!matchReduction(outputs, i, combiners) || combiners.size() != 1 ||
         combiners.front()->getBlock() != body) {
       why = "an output is not combined by one op with the value computed "
-            "for it";
+            "for it, nor an arg-reduction's";
       return std::nullopt;
     }
     std::optional<arith::AtomicRMWKind> kind =
@@ -109,9 +249,174 @@ mlir::tessel::matchSplittableReduction(linalg::LinalgOp op, std::string &why) {
                 .str();
       return std::nullopt;
     }
-    kinds.push_back(*kind);
+    combiner.addKind(*kind);
   }
-  return kinds;
+  return combiner;
+}
+
+//===----------------------------------------------------------------------===//
+// Combining partial results
+//===----------------------------------------------------------------------===//
+
+void ReductionCombiner::addKind(arith::AtomicRMWKind kind) {
+  Slot slot;
+  slot.kind = kind;
+  slots.push_back(slot);
+}
+
+void ReductionCombiner::addArgValue(unsigned index, bool isFloat,
+                                    int64_t predicate) {
+  Slot slot;
+  slot.role = Slot::Role::ArgValue;
+  slot.partner = index;
+  slot.isFloat = isFloat;
+  slot.predicate = predicate;
+  slots.push_back(slot);
+}
+
+void ReductionCombiner::addArgIndex(unsigned value) {
+  Slot slot;
+  slot.role = Slot::Role::ArgIndex;
+  slot.partner = value;
+  slots.push_back(slot);
+}
+
+ReductionCombiner ReductionCombiner::repeated(int64_t times) const {
+  ReductionCombiner result;
+  for (int64_t t = 0; t < times; ++t)
+    for (Slot slot : slots) {
+      if (slot.role != Slot::Role::Kind)
+        slot.partner += t * slots.size();
+      result.slots.push_back(slot);
+    }
+  return result;
+}
+
+Value ReductionCombiner::replaces(OpBuilder &b, Location loc, const Slot &slot,
+                                  Value newValue, Value oldValue) const {
+  if (slot.isFloat)
+    return arith::CmpFOp::create(
+        b, loc, static_cast<arith::CmpFPredicate>(slot.predicate), newValue,
+        oldValue);
+  return arith::CmpIOp::create(
+      b, loc, static_cast<arith::CmpIPredicate>(slot.predicate), newValue,
+      oldValue);
+}
+
+SmallVector<Value> ReductionCombiner::identities(OpBuilder &b, Location loc,
+                                                 TypeRange types) const {
+  SmallVector<Value> values(slots.size());
+  for (auto [i, slot] : llvm::enumerate(slots)) {
+    Type type = types[i];
+    switch (slot.role) {
+    case Slot::Role::Kind:
+      values[i] = arith::getIdentityValue(slot.kind, type, b, loc);
+      break;
+    case Slot::Role::ArgValue: {
+      // The least value in the comparison's order: nothing loses to it.
+      TypedAttr least;
+      if (slot.isFloat) {
+        bool max = static_cast<arith::CmpFPredicate>(slot.predicate) ==
+                   arith::CmpFPredicate::OGT;
+        least = b.getFloatAttr(
+            type, APFloat::getInf(cast<FloatType>(type).getFloatSemantics(),
+                                  /*Negative=*/max));
+      } else {
+        unsigned bits = type.getIntOrFloatBitWidth();
+        APInt value;
+        switch (static_cast<arith::CmpIPredicate>(slot.predicate)) {
+        case arith::CmpIPredicate::sgt:
+          value = APInt::getSignedMinValue(bits);
+          break;
+        case arith::CmpIPredicate::slt:
+          value = APInt::getSignedMaxValue(bits);
+          break;
+        case arith::CmpIPredicate::ugt:
+          value = APInt::getMinValue(bits);
+          break;
+        default:
+          value = APInt::getMaxValue(bits);
+          break;
+        }
+        least = b.getIntegerAttr(type, value);
+      }
+      values[i] = arith::ConstantOp::create(b, loc, least);
+      break;
+    }
+    case Slot::Role::ArgIndex:
+      values[i] = arith::ConstantOp::create(
+          b, loc,
+          b.getIntegerAttr(
+              type, APInt::getSignedMaxValue(type.getIntOrFloatBitWidth())));
+      break;
+    }
+  }
+  return values;
+}
+
+/// An arg-reduction's value `i` and index `j` from `chosen` where `choose`
+/// holds, else from `other`, into `results`.
+static void selectPair(OpBuilder &b, Location loc, Value choose,
+                       ValueRange chosen, ValueRange other, unsigned i,
+                       unsigned j, SmallVectorImpl<Value> &results) {
+  for (unsigned k : {i, j})
+    results[k] = arith::SelectOp::create(b, loc, choose, chosen[k], other[k]);
+}
+
+SmallVector<Value> ReductionCombiner::combine(OpBuilder &b, Location loc,
+                                              ValueRange lhs,
+                                              ValueRange rhs) const {
+  SmallVector<Value> results(slots.size());
+  for (auto [i, slot] : llvm::enumerate(slots)) {
+    switch (slot.role) {
+    case Slot::Role::Kind:
+      results[i] = arith::getReductionOp(slot.kind, b, loc, lhs[i], rhs[i]);
+      break;
+    case Slot::Role::ArgValue: {
+      unsigned j = slot.partner;
+      Value equal =
+          slot.isFloat ? arith::CmpFOp::create(
+                             b, loc, arith::CmpFPredicate::OEQ, rhs[i], lhs[i])
+                             .getResult()
+                       : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                               rhs[i], lhs[i])
+                             .getResult();
+      Value earlier = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            rhs[j], lhs[j]);
+      Value rhsWins =
+          arith::OrIOp::create(b, loc, replaces(b, loc, slot, rhs[i], lhs[i]),
+                               arith::AndIOp::create(b, loc, equal, earlier));
+      selectPair(b, loc, rhsWins, rhs, lhs, i, j, results);
+      break;
+    }
+    case Slot::Role::ArgIndex:
+      break; // with its value
+    }
+  }
+  return results;
+}
+
+SmallVector<Value> ReductionCombiner::combineAfter(OpBuilder &b, Location loc,
+                                                   ValueRange initial,
+                                                   ValueRange totals) const {
+  SmallVector<Value> results(slots.size());
+  for (auto [i, slot] : llvm::enumerate(slots)) {
+    switch (slot.role) {
+    case Slot::Role::Kind:
+      results[i] =
+          arith::getReductionOp(slot.kind, b, loc, initial[i], totals[i]);
+      break;
+    case Slot::Role::ArgValue: {
+      unsigned j = slot.partner;
+      selectPair(b, loc, replaces(b, loc, slot, totals[i], initial[i]), totals,
+                 initial, i, j, results);
+      break;
+    }
+    case Slot::Role::ArgIndex:
+      break;
+    }
+  }
+  return results;
 }
 
 /// The static extent of loop `d` of `op`, or its upper bound where it is
@@ -564,22 +869,13 @@ staticParallelBounds(const LoopStructure &loops) {
   return bounds;
 }
 
-static SmallVector<Value> identities(OpBuilder &b, Location loc,
-                                     ArrayRef<arith::AtomicRMWKind> kinds,
-                                     TypeRange types) {
-  SmallVector<Value> values;
-  for (auto [kind, type] : llvm::zip(kinds, types))
-    values.push_back(arith::getIdentityValue(kind, type, b, loc));
-  return values;
-}
-
 /// Folds iterations start, start + stride, ... < end with `step` into
 /// partial results that start from the combiners' identities; returns them.
 /// The thread's iterations are counted first, and the main loop takes
 /// kFoldChains of them per trip into separate partial results (combined at
 /// the end), a remainder loop the rest.
 static SmallVector<Value> emitStridedFold(OpBuilder &b, Location loc,
-                                          ArrayRef<arith::AtomicRMWKind> kinds,
+                                          const ReductionCombiner &combiner,
                                           TypeRange types, Value start,
                                           Value end, Value stride,
                                           ReductionStep step) {
@@ -604,8 +900,8 @@ static SmallVector<Value> emitStridedFold(OpBuilder &b, Location loc,
   };
   SmallVector<Value> initial;
   for (int64_t c = 0; c < kFoldChains; ++c)
-    llvm::append_range(initial, identities(b, loc, kinds, types));
-  size_t n = kinds.size();
+    llvm::append_range(initial, combiner.identities(b, loc, types));
+  size_t n = combiner.size();
   auto main = scf::ForOp::create(b, loc, zero, mainCount, chains, initial);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -623,9 +919,8 @@ static SmallVector<Value> emitStridedFold(OpBuilder &b, Location loc,
   }
   SmallVector<Value> partials(main.getResults().take_front(n));
   for (int64_t c = 1; c < kFoldChains; ++c)
-    for (size_t i = 0; i < n; ++i)
-      partials[i] = arith::getReductionOp(kinds[i], b, loc, partials[i],
-                                          main.getResult(c * n + i));
+    partials =
+        combiner.combine(b, loc, partials, main.getResults().slice(c * n, n));
   auto rest = scf::ForOp::create(b, loc, mainCount, count, one, partials);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(rest.getBody());
@@ -667,31 +962,33 @@ static Value shuffleXor(OpBuilder &b, Location loc, Value value, Value distance,
                               : moved;
 }
 
-SmallVector<Value> mlir::tessel::emitWarpReduce(
-    OpBuilder &b, Location loc, ArrayRef<arith::AtomicRMWKind> kinds,
-    ValueRange values, int64_t warpSize) {
+SmallVector<Value>
+mlir::tessel::emitWarpReduce(OpBuilder &b, Location loc,
+                             const ReductionCombiner &combiner,
+                             ValueRange values, int64_t warpSize) {
   SmallVector<Value> results(values);
   Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), warpSize);
   for (int64_t offset = warpSize / 2; offset >= 1; offset /= 2) {
     Value distance =
         arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
-    for (size_t i = 0; i < results.size(); ++i) {
-      Value other = shuffleXor(b, loc, results[i], distance, width);
-      results[i] = arith::getReductionOp(kinds[i], b, loc, results[i], other);
-    }
+    SmallVector<Value> others;
+    for (Value value : results)
+      others.push_back(shuffleXor(b, loc, value, distance, width));
+    // Symmetric: both lanes of a pair get the same result.
+    results = combiner.combine(b, loc, results, others);
   }
   return results;
 }
 
 SmallVector<Value> mlir::tessel::emitBlockReduce(
-    OpBuilder &b, Location loc, ArrayRef<arith::AtomicRMWKind> kinds,
+    OpBuilder &b, Location loc, const ReductionCombiner &combiner,
     TypeRange types, Value tid, int64_t threads, int64_t warpSize, Value begin,
     Value end, ArrayRef<Value> scratch, ReductionStep step) {
   Value start = arith::AddIOp::create(b, loc, begin, tid);
   Value stride = arith::ConstantIndexOp::create(b, loc, threads);
   SmallVector<Value> warpResults = emitWarpReduce(
-      b, loc, kinds,
-      emitStridedFold(b, loc, kinds, types, start, end, stride, step),
+      b, loc, combiner,
+      emitStridedFold(b, loc, combiner, types, start, end, stride, step),
       warpSize);
   int64_t warps = threads / warpSize;
   if (warps == 1)
@@ -718,12 +1015,12 @@ SmallVector<Value> mlir::tessel::emitBlockReduce(
   Value holds =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane, warpCount);
   Value slot = arith::MinUIOp::create(b, loc, lane, lastWarp);
-  SmallVector<Value> identity = identities(b, loc, kinds, types);
+  SmallVector<Value> identity = combiner.identities(b, loc, types);
   SmallVector<Value> published;
   for (auto [buffer, neutral] : llvm::zip(scratch, identity))
     published.push_back(arith::SelectOp::create(
         b, loc, holds, memref::LoadOp::create(b, loc, buffer, slot), neutral));
-  return emitWarpReduce(b, loc, kinds, published, warpSize);
+  return emitWarpReduce(b, loc, combiner, published, warpSize);
 }
 
 FailureOr<linalg::GenericOp> mlir::tessel::asGeneric(RewriterBase &rewriter,
@@ -743,7 +1040,7 @@ SmallVector<Type> mlir::tessel::outputElementTypes(linalg::LinalgOp op) {
 
 void mlir::tessel::emitCombineIntoOutputs(OpBuilder &b, Location loc,
                                           linalg::GenericOp op,
-                                          ArrayRef<arith::AtomicRMWKind> kinds,
+                                          const ReductionCombiner &combiner,
                                           ValueRange totals,
                                           ArrayRef<Value> ivs, Value index,
                                           ArrayRef<Value> initialValues) {
@@ -753,18 +1050,20 @@ void mlir::tessel::emitCombineIntoOutputs(OpBuilder &b, Location loc,
   auto store = scf::IfOp::create(b, loc, first, /*withElse=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(store.thenBlock());
-  for (auto [i, init, kind, total] :
-       llvm::enumerate(op.getDpsInitsMutable(), kinds, totals)) {
-    SmallVector<Value> indices =
-        applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs);
-    Value initial = i < initialValues.size() && initialValues[i]
-                        ? initialValues[i]
-                        : memref::LoadOp::create(b, loc, init.get(), indices)
-                              .getResult();
-    memref::StoreOp::create(b, loc,
-                            arith::getReductionOp(kind, b, loc, initial, total),
-                            init.get(), indices);
+  SmallVector<SmallVector<Value>> indices;
+  SmallVector<Value> initial;
+  for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+    indices.push_back(applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs));
+    initial.push_back(
+        i < initialValues.size() && initialValues[i]
+            ? initialValues[i]
+            : memref::LoadOp::create(b, loc, init.get(), indices.back())
+                  .getResult());
   }
+  for (auto [init, value, at] :
+       llvm::zip(op.getDpsInitsMutable(),
+                 combiner.combineAfter(b, loc, initial, totals), indices))
+    memref::StoreOp::create(b, loc, value, init.get(), at);
 }
 
 SmallVector<Value> mlir::tessel::emitReductionBody(
@@ -1062,7 +1361,7 @@ static void emitPerThread(RewriterBase &rewriter, Location loc,
 /// output reads that output again and stores nothing for it.
 static void emitPerWarpOrBlock(RewriterBase &rewriter, Location loc,
                                linalg::GenericOp op, const LoopStructure &loops,
-                               ArrayRef<arith::AtomicRMWKind> kinds, Value tid,
+                               const ReductionCombiner &combiner, Value tid,
                                int64_t threads, int64_t warpSize, int64_t jam,
                                ArrayRef<Value> scratch,
                                ArrayRef<Value> initialValues) {
@@ -1113,15 +1412,13 @@ static void emitPerWarpOrBlock(RewriterBase &rewriter, Location loc,
     delinearizeInto(rewriter, loc, index, loops.parallel, loops.sizes,
                     outputIvs[j]);
   }
-  // The group's kinds and types: each output's, `jam` times.
+  // The group's combiner and types: each output's, `jam` times.
   SmallVector<Type> types = outputElementTypes(op);
-  size_t n = kinds.size();
-  SmallVector<arith::AtomicRMWKind> groupKinds;
+  size_t n = combiner.size();
+  ReductionCombiner groupCombiner = combiner.repeated(jam);
   SmallVector<Type> groupTypes;
-  for (int64_t j = 0; j < jam; ++j) {
-    llvm::append_range(groupKinds, kinds);
+  for (int64_t j = 0; j < jam; ++j)
     llvm::append_range(groupTypes, types);
-  }
   Value iterations = product(rewriter, loc, loops.reduction, loops.sizes);
   auto foldIteration = [&](OpBuilder &b, Location l, Value r,
                            ValueRange partials) {
@@ -1138,14 +1435,14 @@ static void emitPerWarpOrBlock(RewriterBase &rewriter, Location loc,
     return next;
   };
   SmallVector<Value> totals =
-      wholeBlock
-          ? emitBlockReduce(rewriter, loc, groupKinds, groupTypes, tid, threads,
-                            warpSize, zero, iterations, scratch, foldIteration)
-          : emitWarpReduce(rewriter, loc, groupKinds,
-                           emitStridedFold(rewriter, loc, groupKinds,
-                                           groupTypes, lane, iterations,
-                                           warpSizeValue, foldIteration),
-                           warpSize);
+      wholeBlock ? emitBlockReduce(rewriter, loc, groupCombiner, groupTypes,
+                                   tid, threads, warpSize, zero, iterations,
+                                   scratch, foldIteration)
+                 : emitWarpReduce(rewriter, loc, groupCombiner,
+                                  emitStridedFold(rewriter, loc, groupCombiner,
+                                                  groupTypes, lane, iterations,
+                                                  warpSizeValue, foldIteration),
+                                  warpSize);
   for (int64_t j = 0; j < jam; ++j) {
     OpBuilder::InsertionGuard storeGuard(rewriter);
     if (exists[j]) {
@@ -1153,7 +1450,7 @@ static void emitPerWarpOrBlock(RewriterBase &rewriter, Location loc,
           scf::IfOp::create(rewriter, loc, exists[j], /*withElse=*/false);
       rewriter.setInsertionPointToStart(store.thenBlock());
     }
-    emitCombineIntoOutputs(rewriter, loc, op, kinds,
+    emitCombineIntoOutputs(rewriter, loc, op, combiner,
                            ValueRange(totals).slice(j * n, n), outputIvs[j],
                            wholeBlock ? tid : lane, initialValues);
   }
@@ -1175,7 +1472,7 @@ FailureOr<ThreadMapping> mlir::tessel::distributeOverThreads(
                                               memoryLatency, scratchFits);
   int64_t jam = outputsPerGroup(linalgOp, mapping, threads, warpSize);
   std::string why;
-  std::optional<SmallVector<arith::AtomicRMWKind>> kinds =
+  std::optional<ReductionCombiner> combiner =
       matchSplittableReduction(linalgOp, why);
   FailureOr<linalg::GenericOp> generic = asGeneric(rewriter, linalgOp);
   if (failed(generic))
@@ -1185,7 +1482,7 @@ FailureOr<ThreadMapping> mlir::tessel::distributeOverThreads(
   LoopStructure loops = loopStructure(rewriter, loc, op);
   if (mapping != ThreadMapping::PerThread)
     emitPerWarpOrBlock(
-        rewriter, loc, op, loops, *kinds, tid, threads, warpSize, jam,
+        rewriter, loc, op, loops, *combiner, tid, threads, warpSize, jam,
         mapping == ThreadMapping::PerBlock ? scratch : ArrayRef<Value>(),
         initialValues);
   else

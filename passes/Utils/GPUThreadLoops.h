@@ -43,15 +43,76 @@ GPUBlockLimits gpuBlockLimits(int64_t warpSize, int64_t maxThreadsPerBlock);
 /// How a block's threads share a linalg op.
 enum class ThreadMapping { PerThread, PerWarp, PerBlock };
 
-/// The combining kind of each output of `op` when every output is a
-/// reduction that threads may split and recombine: the output's value is
-/// used only by one associative, commutative arith op (add, mul, min, max,
-/// and, or, xor) whose result is yielded for it, and its element type is
-/// i1, i8, i16, i32, i64, f16, bf16, f32 or f64 (narrower than 32 bits
-/// shuffled in an i32).
+/// How the outputs of a reduction that threads split combine their partial
+/// results: each output by an associative, commutative arith kind (a sum,
+/// a max), or two outputs together as an arg-reduction (an argmax's value
+/// and the index where it first occurs).
+class ReductionCombiner {
+public:
+  /// The next output combines by `kind`.
+  void addKind(arith::AtomicRMWKind kind);
+  /// Outputs `value` and `index` (positions among the outputs) are an
+  /// arg-reduction: the body replaces both when the new value compares
+  /// `replaces` (a strict float or integer predicate, new value on its
+  /// left) against the output's, so the first iteration holding the extreme
+  /// wins. Call once for every position of the pair, in output order.
+  void addArgValue(unsigned index, bool isFloat, int64_t predicate);
+  void addArgIndex(unsigned value);
+
+  size_t size() const { return slots.size(); }
+  /// The combiner of `times` groups of these outputs side by side (a warp
+  /// folding several outputs at once).
+  ReductionCombiner repeated(int64_t times) const;
+  /// Partial results that change nothing when combined: each kind's
+  /// identity; for an arg-reduction the least value in its order (-inf for
+  /// a max) at the largest index, which loses every tie.
+  SmallVector<Value> identities(OpBuilder &b, Location loc,
+                                TypeRange types) const;
+  /// Two partial results of disjoint sets of iterations. For an
+  /// arg-reduction the better value wins, and of equal values the smaller
+  /// index (the first occurrence, as the body's strict comparison keeps):
+  /// the result does not depend on the order of the sets, nor on which
+  /// operand is which.
+  SmallVector<Value> combine(OpBuilder &b, Location loc, ValueRange lhs,
+                             ValueRange rhs) const;
+  /// The outputs' values (`initial`, which the body would see before the
+  /// first iteration) combined with the totals of all iterations: an
+  /// arg-reduction's total replaces the output only where the body's
+  /// comparison says so.
+  SmallVector<Value> combineAfter(OpBuilder &b, Location loc,
+                                  ValueRange initial, ValueRange totals) const;
+
+private:
+  struct Slot {
+    enum class Role { Kind, ArgValue, ArgIndex } role = Role::Kind;
+    arith::AtomicRMWKind kind = arith::AtomicRMWKind::addf;
+    /// Arg-reductions: the position of the pair's other output.
+    unsigned partner = 0;
+    bool isFloat = false;
+    /// arith::CmpFPredicate or arith::CmpIPredicate (ArgValue).
+    int64_t predicate = 0;
+  };
+  /// Whether the arg-reduction's `newValue` replaces `oldValue`.
+  Value replaces(OpBuilder &b, Location loc, const Slot &slot, Value newValue,
+                 Value oldValue) const;
+  SmallVector<Slot> slots;
+};
+
+/// How the outputs of `op` combine when every output is a reduction that
+/// threads may split and recombine, and its element type is i1, i8, i16,
+/// i32, i64, f16, bf16, f32 or f64 (narrower than 32 bits shuffled in an
+/// i32). Either the output's value is used only by one associative,
+/// commutative arith op (add, mul, min, max, and, or, xor) whose result is
+/// yielded for it, or two outputs are an arg-reduction over the op's one
+/// reduction loop: one yields `select(c, x, value)`, the other
+/// `select(c, index_cast(linalg.index r), index)`, c comparing x against
+/// the value by ogt, olt, sgt, slt, ugt or ult (the first occurrence of
+/// the maximum or minimum; x not computed from the outputs), the index
+/// output holding every position (64 bits, or 32 with a static count below
+/// 2^31 - 1).
 /// std::nullopt otherwise, with `why` set.
-std::optional<SmallVector<arith::AtomicRMWKind>>
-matchSplittableReduction(linalg::LinalgOp op, std::string &why);
+std::optional<ReductionCombiner> matchSplittableReduction(linalg::LinalgOp op,
+                                                          std::string &why);
 
 /// The number of parallel (reduction) iterations of `op` at most: the
 /// product of those loops' static upper bounds, or 0 when one is unbounded.
@@ -143,27 +204,26 @@ int64_t chooseRowsPerThread(linalg::LinalgOp op,
 /// memory: its size rounded up to whole bytes (an i1 takes one).
 int64_t reductionSlotBytes(Type type);
 
-/// Combines `values` (one per kind) across the lanes of each warp by
-/// butterfly shuffles: every lane gets its warp's result.
+/// Combines `values` (one per output of `combiner`) across the lanes of each
+/// warp by butterfly shuffles: every lane gets its warp's result.
 SmallVector<Value> emitWarpReduce(OpBuilder &b, Location loc,
-                                  ArrayRef<arith::AtomicRMWKind> kinds,
+                                  const ReductionCombiner &combiner,
                                   ValueRange values, int64_t warpSize);
 
 /// Folds iterations [begin, end) in a block of `threads` threads: thread t
 /// takes begin + t, begin + t + threads, ..., `step` folding iteration r
-/// into the thread's partial results (one per kind, starting from the
-/// kinds' identities); then warps combine by shuffles and the warps'
-/// results go through `scratch` (per kind, a shared memref of one element
-/// per warp). Returns the block's results, the same in every thread.
+/// into the thread's partial results (one per output of `combiner`,
+/// starting from its identities); then warps combine by shuffles and the
+/// warps' results go through `scratch` (per output, a shared memref of one
+/// element per warp). Returns the block's results, the same in every thread.
 /// Every thread of the block must reach it (it holds a gpu.barrier).
 using ReductionStep = function_ref<SmallVector<Value>(
     OpBuilder &, Location, Value iteration, ValueRange partials)>;
 SmallVector<Value> emitBlockReduce(OpBuilder &b, Location loc,
-                                   ArrayRef<arith::AtomicRMWKind> kinds,
+                                   const ReductionCombiner &combiner,
                                    TypeRange types, Value tid, int64_t threads,
                                    int64_t warpSize, Value begin, Value end,
-                                   ArrayRef<Value> scratch,
-                                   ReductionStep step);
+                                   ArrayRef<Value> scratch, ReductionStep step);
 
 /// `op` as a linalg.generic (itself, or generalized in its place).
 FailureOr<linalg::GenericOp> asGeneric(RewriterBase &rewriter,
@@ -172,13 +232,14 @@ FailureOr<linalg::GenericOp> asGeneric(RewriterBase &rewriter,
 /// The element types of `op`'s outputs, in order.
 SmallVector<Type> outputElementTypes(linalg::LinalgOp op);
 
-/// Where `index` is 0 (thread 0, or a warp's first lane): each output of
-/// `op` at loop indices `ivs` combined by its kind with `totals`, stored;
-/// the output's value is `initialValues[i]` where given, else loaded.
+/// Where `index` is 0 (thread 0, or a warp's first lane): the outputs of
+/// `op` at loop indices `ivs` combined with `totals`
+/// (ReductionCombiner::combineAfter), stored; output i's value is
+/// `initialValues[i]` where given, else loaded.
 void emitCombineIntoOutputs(OpBuilder &b, Location loc, linalg::GenericOp op,
-                            ArrayRef<arith::AtomicRMWKind> kinds,
-                            ValueRange totals, ArrayRef<Value> ivs,
-                            Value index, ArrayRef<Value> initialValues = {});
+                            const ReductionCombiner &combiner,
+                            ValueRange totals, ArrayRef<Value> ivs, Value index,
+                            ArrayRef<Value> initialValues = {});
 
 /// The body of `op` at its linearized reduction iteration `iteration`
 /// (innermost loop fastest), the outputs' values being `accs`: what it

@@ -351,3 +351,141 @@ module attributes {tessel.target = #tessel.target<kind = "amdgpu", sm_count = 11
     return
   }
 }
+
+// -----
+
+// Arg-reductions split like sums: an argmax's value and index travel
+// together. Each thread folds its share with the body (its strict
+// comparison keeps the first of equal values); partial results combine by
+// the better value, and of equal values the smaller index, whichever
+// operand they come from; the total replaces the outputs where the body's
+// comparison says so. Threads start from -inf at the largest i32 index.
+
+#t = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, warp_size = 32, max_threads_per_block = 1024>
+module attributes {tessel.target = #t} {
+// CHECK-LABEL: func.func @argmax_rows(
+// CHECK-SAME: %{{.*}}: memref<2x10000xf32>, %[[M:.*]]: memref<2xf32>, %[[AT:.*]]: memref<2xi32>
+// CHECK-DAG: %[[LEAST:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[LAST:.*]] = arith.constant 2147483647 : i32
+// CHECK: %[[PM:.*]] = memref.alloc() : memref<6xf32>
+// CHECK: %[[PAT:.*]] = memref.alloc() : memref<6xi32>
+// CHECK: gpu.launch
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[LEAST]], %{{.*}} = %[[LAST]],
+// CHECK: gpu.shuffle  xor %{{.*}} : f32
+// CHECK: gpu.shuffle  xor %{{.*}} : i32
+// CHECK: gpu.launch
+// CHECK: %[[V:.*]] = memref.load %[[PM]]
+// CHECK: %[[I:.*]] = memref.load %[[PAT]]
+// CHECK: %[[BETTER:.*]] = arith.cmpf ogt, %[[V]], %[[ACC:.*]] : f32
+// CHECK: %[[SAME:.*]] = arith.cmpf oeq, %[[V]], %[[ACC]] : f32
+// CHECK: %[[EARLIER:.*]] = arith.cmpi slt, %[[I]], %[[ACCI:.*]] : i32
+// CHECK: %[[TIE:.*]] = arith.andi %[[SAME]], %[[EARLIER]] : i1
+// CHECK: %[[WINS:.*]] = arith.ori %[[BETTER]], %[[TIE]] : i1
+// CHECK: arith.select %[[WINS]], %[[V]], %[[ACC]] : f32
+// CHECK: arith.select %[[WINS]], %[[I]], %[[ACCI]] : i32
+// CHECK: %[[OLD:.*]] = memref.load %[[M]]
+// CHECK: %[[REPLACES:.*]] = arith.cmpf ogt, %[[TOTAL:.*]], %[[OLD]] : f32
+// CHECK: %[[NEWM:.*]] = arith.select %[[REPLACES]], %[[TOTAL]], %[[OLD]] : f32
+// CHECK: arith.select %[[REPLACES]]
+// CHECK: memref.store %[[NEWM]], %[[M]]
+  func.func @argmax_rows(%x: memref<2x10000xf32>, %m: memref<2xf32>, %at: memref<2xi32>) {
+    // expected-remark @below {{reduction of 10000 iterations for each of 2 parallel iterations mapped to the GPU: 3 blocks per parallel iteration}}
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+        ins(%x : memref<2x10000xf32>) outs(%m, %at : memref<2xf32>, memref<2xi32>) {
+    ^bb0(%v: f32, %acc: f32, %idx: i32):
+      %k = linalg.index 1 : index
+      %kk = arith.index_cast %k : index to i32
+      %greater = arith.cmpf ogt, %v, %acc : f32
+      %mm = arith.select %greater, %v, %acc : f32
+      %ii = arith.select %greater, %kk, %idx : i32
+      linalg.yield %mm, %ii : f32, i32
+    }
+    return
+  }
+
+// A full argmin over unsigned integers, the comparison written the other
+// way round (acc > v): the identity is the largest unsigned value.
+// CHECK-LABEL: func.func @argmin_unsigned(
+// CHECK: %[[TOP:.*]] = arith.constant -1 : i32
+// CHECK: gpu.launch
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[TOP]],
+// CHECK: arith.cmpi ult
+  func.func @argmin_unsigned(%x: memref<1000xi32>, %m: memref<i32>, %at: memref<i64>) {
+    // expected-remark @below {{reduction of 1000 iterations mapped to the GPU: one block, 256 threads per block}}
+    linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x : memref<1000xi32>) outs(%m, %at : memref<i32>, memref<i64>) {
+    ^bb0(%v: i32, %acc: i32, %idx: i64):
+      %k = linalg.index 0 : index
+      %kk = arith.index_cast %k : index to i64
+      %smaller = arith.cmpi ugt, %acc, %v : i32
+      %mm = arith.select %smaller, %v, %acc : i32
+      %ii = arith.select %smaller, %kk, %idx : i64
+      linalg.yield %mm, %ii : i32, i64
+    }
+    return
+  }
+
+// Not split (one thread): a non-strict comparison (oge keeps the last of
+// equal values, which the index order does not settle for interleaved
+// shares), and an index narrower than 32 bits.
+// CHECK-LABEL: func.func @argmax_last(
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) {
+// CHECK-NOT: gpu.shuffle
+  func.func @argmax_last(%x: memref<1000xf32>, %m: memref<f32>, %at: memref<i32>) {
+    // expected-remark @below {{reduction run by one GPU thread: an output is not combined by one op with the value computed for it, nor an arg-reduction's}}
+    linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x : memref<1000xf32>) outs(%m, %at : memref<f32>, memref<i32>) {
+    ^bb0(%v: f32, %acc: f32, %idx: i32):
+      %k = linalg.index 0 : index
+      %kk = arith.index_cast %k : index to i32
+      %greater = arith.cmpf oge, %v, %acc : f32
+      %mm = arith.select %greater, %v, %acc : f32
+      %ii = arith.select %greater, %kk, %idx : i32
+      linalg.yield %mm, %ii : f32, i32
+    }
+    return
+  }
+
+// The compared value reads the output's value inside a region (an scf.if
+// that yields it): not an arg-reduction.
+// CHECK-LABEL: func.func @argmax_reads_output_in_region(
+// CHECK-NOT: gpu.shuffle
+  func.func @argmax_reads_output_in_region(%x: memref<1000xf32>, %m: memref<f32>, %at: memref<i32>) {
+    %zero = arith.constant 0.0 : f32
+    // expected-remark @below {{reduction run by one GPU thread}}
+    linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x : memref<1000xf32>) outs(%m, %at : memref<f32>, memref<i32>) {
+    ^bb0(%v: f32, %acc: f32, %idx: i32):
+      %k = linalg.index 0 : index
+      %kk = arith.index_cast %k : index to i32
+      %negative = arith.cmpf olt, %v, %zero : f32
+      %y = scf.if %negative -> f32 {
+        scf.yield %acc : f32
+      } else {
+        scf.yield %v : f32
+      }
+      %greater = arith.cmpf ogt, %y, %acc : f32
+      %mm = arith.select %greater, %y, %acc : f32
+      %ii = arith.select %greater, %kk, %idx : i32
+      linalg.yield %mm, %ii : f32, i32
+    }
+    return
+  }
+
+// CHECK-LABEL: func.func @argmax_i16_index(
+// CHECK-NOT: gpu.shuffle
+  func.func @argmax_i16_index(%x: memref<1000xf32>, %m: memref<f32>, %at: memref<i16>) {
+    // expected-remark @below {{reduction run by one GPU thread}}
+    linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x : memref<1000xf32>) outs(%m, %at : memref<f32>, memref<i16>) {
+    ^bb0(%v: f32, %acc: f32, %idx: i16):
+      %k = linalg.index 0 : index
+      %kk = arith.index_cast %k : index to i16
+      %greater = arith.cmpf ogt, %v, %acc : f32
+      %mm = arith.select %greater, %v, %acc : f32
+      %ii = arith.select %greater, %kk, %idx : i16
+      linalg.yield %mm, %ii : f32, i16
+    }
+    return
+  }
+}
