@@ -66,8 +66,8 @@ static std::optional<arith::AtomicRMWKind> combiningKind(Operation *op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
-/// Whether `value` is the reduction loop `r`'s index, cast to an integer
-/// type at least 32 bits wide (an argmax's position).
+/// Whether `value` is the reduction loop `r`'s index cast to an integer (an
+/// argmax's position; matchArgPair checks that its type holds them all).
 static bool isReductionIndex(Value value, unsigned r) {
   if (auto cast = value.getDefiningOp<arith::IndexCastOp>())
     value = cast.getIn();
@@ -112,8 +112,53 @@ struct ArgPair {
   unsigned value, index;
   bool isFloat;
   int64_t predicate;
+  bool nanFirst = false;
 };
 } // namespace
+
+/// `cond` as `x P m` with P ogt or olt (either operand order), or as
+/// PyTorch's, NumPy's and JAX's argmax or argmin: `(x P m) or (x is NaN and
+/// m is not)`, a NaN counting beyond every number (`nanFirst`).
+static std::optional<std::pair<arith::CmpFPredicate, bool>>
+matchFloatComparison(Value cond, Value x, Value m) {
+  using P = arith::CmpFPredicate;
+  auto strict = [&](Value c) -> std::optional<P> {
+    auto cmp = c.getDefiningOp<arith::CmpFOp>();
+    if (!cmp)
+      return std::nullopt;
+    P pred = cmp.getPredicate();
+    if (cmp.getLhs() == m && cmp.getRhs() == x)
+      pred = pred == P::OGT ? P::OLT : pred == P::OLT ? P::OGT : P::AlwaysFalse;
+    else if (!(cmp.getLhs() == x && cmp.getRhs() == m))
+      return std::nullopt;
+    if (pred != P::OGT && pred != P::OLT)
+      return std::nullopt;
+    return pred;
+  };
+  if (std::optional<P> pred = strict(cond))
+    return std::make_pair(*pred, false);
+  auto either = cond.getDefiningOp<arith::OrIOp>();
+  if (!either)
+    return std::nullopt;
+  auto isSelfCompare = [](Value c, P pred, Value v) {
+    auto cmp = c.getDefiningOp<arith::CmpFOp>();
+    return cmp && cmp.getPredicate() == pred && cmp.getLhs() == v &&
+           cmp.getRhs() == v;
+  };
+  for (auto [compare, nan] :
+       {std::make_pair(either.getLhs(), either.getRhs()),
+        std::make_pair(either.getRhs(), either.getLhs())}) {
+    std::optional<P> pred = strict(compare);
+    auto both = nan.getDefiningOp<arith::AndIOp>();
+    if (!pred || !both)
+      continue;
+    for (auto [xNaN, mNumber] : {std::make_pair(both.getLhs(), both.getRhs()),
+                                 std::make_pair(both.getRhs(), both.getLhs())})
+      if (isSelfCompare(xNaN, P::UNO, x) && isSelfCompare(mNumber, P::ORD, m))
+        return std::make_pair(*pred, true);
+  }
+  return std::nullopt;
+}
 
 /// The arg-reduction whose value is output `v` of `op`, if its yields have
 /// that form (matchSplittableReduction). The comparison is normalized to
@@ -132,16 +177,12 @@ static std::optional<ArgPair> matchArgPair(linalg::LinalgOp op, unsigned v) {
     return std::nullopt;
   Value x = select.getTrueValue(), cond = select.getCondition();
   std::optional<ArgPair> pair;
-  if (auto cmp = cond.getDefiningOp<arith::CmpFOp>()) {
-    using P = arith::CmpFPredicate;
-    P pred = cmp.getPredicate();
-    if (cmp.getLhs() == outputs[v] && cmp.getRhs() == x)
-      pred = pred == P::OGT ? P::OLT : pred == P::OLT ? P::OGT : P::AlwaysFalse;
-    else if (!(cmp.getLhs() == x && cmp.getRhs() == outputs[v]))
+  if (isa<FloatType>(x.getType())) {
+    auto comparison = matchFloatComparison(cond, x, outputs[v]);
+    if (!comparison)
       return std::nullopt;
-    if (pred != P::OGT && pred != P::OLT)
-      return std::nullopt;
-    pair = ArgPair{v, 0, true, static_cast<int64_t>(pred)};
+    pair = ArgPair{v, 0, true, static_cast<int64_t>(comparison->first),
+                   comparison->second};
   } else if (auto cmp = cond.getDefiningOp<arith::CmpIOp>()) {
     using P = arith::CmpIPredicate;
     P pred = cmp.getPredicate();
@@ -229,7 +270,7 @@ mlir::tessel::matchSplittableReduction(linalg::LinalgOp op, std::string &why) {
     if (pair != argOf.end()) {
       if (pair->second.value == i)
         combiner.addArgValue(pair->second.index, pair->second.isFloat,
-                             pair->second.predicate);
+                             pair->second.predicate, pair->second.nanFirst);
       else
         combiner.addArgIndex(pair->second.value);
       continue;
@@ -265,12 +306,13 @@ void ReductionCombiner::addKind(arith::AtomicRMWKind kind) {
 }
 
 void ReductionCombiner::addArgValue(unsigned index, bool isFloat,
-                                    int64_t predicate) {
+                                    int64_t predicate, bool nanFirst) {
   Slot slot;
   slot.role = Slot::Role::ArgValue;
   slot.partner = index;
   slot.isFloat = isFloat;
   slot.predicate = predicate;
+  slot.nanFirst = nanFirst;
   slots.push_back(slot);
 }
 
@@ -292,12 +334,26 @@ ReductionCombiner ReductionCombiner::repeated(int64_t times) const {
   return result;
 }
 
+/// Whether `value` is a NaN (`nan`) or a number.
+static Value isNaN(OpBuilder &b, Location loc, Value value, bool nan) {
+  return arith::CmpFOp::create(
+      b, loc, nan ? arith::CmpFPredicate::UNO : arith::CmpFPredicate::ORD,
+      value, value);
+}
+
 Value ReductionCombiner::replaces(OpBuilder &b, Location loc, const Slot &slot,
                                   Value newValue, Value oldValue) const {
-  if (slot.isFloat)
-    return arith::CmpFOp::create(
+  if (slot.isFloat) {
+    Value better = arith::CmpFOp::create(
         b, loc, static_cast<arith::CmpFPredicate>(slot.predicate), newValue,
         oldValue);
+    if (!slot.nanFirst)
+      return better;
+    return arith::OrIOp::create(
+        b, loc, better,
+        arith::AndIOp::create(b, loc, isNaN(b, loc, newValue, true),
+                              isNaN(b, loc, oldValue, false)));
+  }
   return arith::CmpIOp::create(
       b, loc, static_cast<arith::CmpIPredicate>(slot.predicate), newValue,
       oldValue);
@@ -381,6 +437,12 @@ SmallVector<Value> ReductionCombiner::combine(OpBuilder &b, Location loc,
                        : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                                rhs[i], lhs[i])
                              .getResult();
+      // Where NaNs count beyond every number, two NaNs tie too.
+      if (slot.nanFirst)
+        equal = arith::OrIOp::create(
+            b, loc, equal,
+            arith::AndIOp::create(b, loc, isNaN(b, loc, rhs[i], true),
+                                  isNaN(b, loc, lhs[i], true)));
       Value earlier = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                             rhs[j], lhs[j]);
       Value rhsWins =

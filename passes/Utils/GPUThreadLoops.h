@@ -54,9 +54,12 @@ public:
   /// Outputs `value` and `index` (positions among the outputs) are an
   /// arg-reduction: the body replaces both when the new value compares
   /// `replaces` (a strict float or integer predicate, new value on its
-  /// left) against the output's, so the first iteration holding the extreme
-  /// wins. Call once for every position of the pair, in output order.
-  void addArgValue(unsigned index, bool isFloat, int64_t predicate);
+  /// left) against the output's, or with `nanFirst` also when the new value
+  /// is a NaN and the output's is not, so the first iteration holding the
+  /// extreme (or the first NaN) wins. Call once for every position of the
+  /// pair, in output order.
+  void addArgValue(unsigned index, bool isFloat, int64_t predicate,
+                   bool nanFirst = false);
   void addArgIndex(unsigned value);
 
   size_t size() const { return slots.size(); }
@@ -70,9 +73,9 @@ public:
                                 TypeRange types) const;
   /// Two partial results of disjoint sets of iterations. For an
   /// arg-reduction the better value wins, and of equal values the smaller
-  /// index (the first occurrence, as the body's strict comparison keeps):
-  /// the result does not depend on the order of the sets, nor on which
-  /// operand is which.
+  /// index (the first occurrence, as the body's strict comparison keeps;
+  /// under nanFirst two NaNs are equal and beat every number): the result does
+  /// not depend on the order of the sets, nor on which operand is which.
   SmallVector<Value> combine(OpBuilder &b, Location loc, ValueRange lhs,
                              ValueRange rhs) const;
   /// The outputs' values (`initial`, which the body would see before the
@@ -91,6 +94,8 @@ private:
     bool isFloat = false;
     /// arith::CmpFPredicate or arith::CmpIPredicate (ArgValue).
     int64_t predicate = 0;
+    /// A NaN counts beyond every number (ArgValue of a float).
+    bool nanFirst = false;
   };
   /// Whether the arg-reduction's `newValue` replaces `oldValue`.
   Value replaces(OpBuilder &b, Location loc, const Slot &slot, Value newValue,
@@ -107,7 +112,9 @@ private:
 /// reduction loop: one yields `select(c, x, value)`, the other
 /// `select(c, index_cast(linalg.index r), index)`, c comparing x against
 /// the value by ogt, olt, sgt, slt, ugt or ult (the first occurrence of
-/// the maximum or minimum; x not computed from the outputs), the index
+/// the maximum or minimum; x not computed from the outputs), or for floats
+/// `(x ogt value) or (x is NaN and value is not)` (olt likewise: PyTorch's,
+/// NumPy's and JAX's rule, the first NaN wins), the index
 /// output holding every position (64 bits, or 32 with a static count below
 /// 2^31 - 1).
 /// std::nullopt otherwise, with `why` set.

@@ -159,7 +159,7 @@ class BodyBuilder:
         ops = ", ".join(operands)
         if opname in ("arith.extf", "arith.truncf", "arith.sitofp", "arith.fptosi",
                       "arith.uitofp", "arith.fptoui", "arith.extsi", "arith.extui",
-                      "arith.trunci"):
+                      "arith.trunci", "arith.index_cast"):
             self._lines.append(f"  {name} = {opname} {ops} : {elem} to {res}")
         elif opname in ("arith.cmpf", "arith.cmpi"):
             self._lines.append(f"  {name} = {opname} {attrs}, {ops} : {elem}")
@@ -372,6 +372,57 @@ class FunctionBuilder:
             shape = tuple(1 if i in dims else d for i, d in enumerate(v.shape))
             r = self.reshape(r, shape)
         return r
+
+    def arg_reduce(self, v: Value, dim: int | None, largest: bool,
+                   index_elem: str = "i64") -> Value:
+        """Index of the first maximum (`largest`) or minimum along `dim` (all
+        elements, flattened, when None), with the reduced dimension dropped,
+        as PyTorch, NumPy and JAX define it: a NaN counts beyond every number,
+        and the first NaN wins. One linalg.generic with the extreme and its
+        index as outputs; a GPU splits it over threads
+        (matchSplittableReduction's arg-reductions)."""
+        if dim is None:
+            v = self.reshape(v, (v.type.numel,))
+            dim = 0
+        else:
+            dim %= max(v.rank, 1)
+        if v.rank == 0:
+            v = self.reshape(v, (1,))
+        # Booleans compare as their bytes, 0 and 1.
+        elem = storage(v.elem)
+        out_shape = tuple(d for i, d in enumerate(v.shape) if i != dim)
+        extreme = self.full(out_shape, lowest(elem) if largest else highest(elem), elem)
+        index = self.full(out_shape, 0, index_elem)
+        n = v.rank
+        in_map = _affine_map(n, [f"d{i}" for i in range(n)])
+        out_map = _affine_map(n, [f"d{i}" for i in range(n) if i != dim])
+        its = ", ".join('"reduction"' if i == dim else '"parallel"' for i in range(n))
+        name = self.fresh()
+        ty = storage(elem)
+        self.emit(f"{name}:2 = linalg.generic {{indexing_maps = [{in_map}, {out_map}, {out_map}], "
+                  f"iterator_types = [{its}]}} ins({v.name} : {v.type}) "
+                  f"outs({extreme.name}, {index.name} : {extreme.type}, {index.type}) {{")
+        x, m, i = self.fresh(), self.fresh(), self.fresh()
+        self.lines.append(f"    ^bb0({x}: {ty}, {m}: {ty}, {i}: {index_elem}):")
+        region: list = []
+        b = BodyBuilder(self, region)
+        k = b.index(dim)
+        position = b.op("arith.index_cast", [k], "index", result_elem=index_elem)
+        if is_float(elem):
+            better = b.op("arith.cmpf", [x, m], elem, attrs="ogt" if largest else "olt")
+            x_nan = b.op("arith.cmpf", [x, x], elem, attrs="uno")
+            m_number = b.op("arith.cmpf", [m, m], elem, attrs="ord")
+            nan_first = b.op("arith.andi", [x_nan, m_number], "i1")
+            wins = b.op("arith.ori", [better, nan_first], "i1")
+        else:
+            wins = b.op("arith.cmpi", [x, m], elem, attrs="sgt" if largest else "slt")
+        new_m = b.op("arith.select", [wins, x, m], elem, result_elem=ty)
+        new_i = b.op("arith.select", [wins, position, i], index_elem)
+        for line in region:
+            self.lines.append("    " + line)
+        self.lines.append(f"      linalg.yield {new_m}, {new_i} : {ty}, {index_elem}")
+        self.lines.append(f"    }} -> ({extreme.type}, {index.type})")
+        return Value(f"{name}#1", index.type)
 
     def mean(self, v: Value, dims: Sequence[int], keepdim: bool = False,
              out_elem: str | None = None) -> Value:

@@ -86,3 +86,17 @@ def test_xla_backend():
     f = tessel.jit_jax(lambda x: jnp.tanh(x) * 2, compile_options={"execution_backend": "xla"})
     x = np.random.rand(5).astype(np.float32)
     close(f(x), np.tanh(x) * 2, tol=1e-6)
+
+
+def test_argmax_argmin_first_occurrence_and_nan():
+    rng = np.random.default_rng(5)
+    x = rng.integers(-3, 4, (6, 257)).astype(np.float32)
+    x[1, 100] = x[1, 200] = x[4, 256] = np.nan
+    x[5] = -np.inf
+
+    def fn(t):
+        return (jnp.argmax(t, 1), jnp.argmin(t, 0), jnp.argmax(t[2].astype(jnp.int32)),
+                jnp.argmax(t > 2, 1), jnp.argmin(t < 3, 1))
+    for got, want in zip(tessel.jit_jax(fn)(x), fn(x)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

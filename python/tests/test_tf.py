@@ -205,3 +205,18 @@ def test_emitted_forms(tmp_path):
     text = next((tmp_path / "blur").glob("*/input.mlir")).read_text()
     assert "linalg.conv_2d" not in text and "linalg.transpose" not in text
     assert text.count("linalg.generic") == 2
+
+
+def test_argmax_argmin():
+    # TF leaves ties unspecified: distinct values only.
+    x = np.random.default_rng(6).permutation(6 * 257).reshape(6, 257).astype(np.float32)
+    f = tessel.jit_tf(lambda t: (tf.argmax(t, 1), tf.argmin(t, axis=0, output_type=tf.int32)))
+    got, want = f(x), (tf.argmax(x, 1), tf.argmin(x, axis=0, output_type=tf.int32))
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    # Booleans (ties everywhere): Tessel keeps the first, as NumPy does.
+    f = tessel.jit_tf(lambda t: (tf.argmax(t > 700.0, 1), tf.argmin(t > 700.0, 0)))
+    got = f(x)
+    np.testing.assert_array_equal(np.asarray(got[0]), np.argmax(x > 700, 1))
+    np.testing.assert_array_equal(np.asarray(got[1]), np.argmin(x > 700, 0))

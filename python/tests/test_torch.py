@@ -154,3 +154,18 @@ def test_attention_fuses_into_one_online_softmax_kernel(tmp_path):
     (fused,) = [p for p in stage_dir.iterdir() if p.name.endswith("tessel-fuse-attention.mlir")]
     text = fused.read_text()
     assert "scf.forall" in text and "x256x256xf32>" not in text
+
+
+def test_argmax_argmin_first_occurrence_and_nan():
+    # Ties (each row's extreme several times: the first index counts) and
+    # NaNs (PyTorch counts a NaN beyond every number; the first NaN wins).
+    x = torch.randint(-3, 4, (6, 257)).float()
+    x[1, 100] = float("nan")
+    x[1, 200] = float("nan")
+    x[4, 256] = float("nan")
+    x[5] = float("-inf")
+    f = tessel.jit_torch(lambda t: (torch.argmax(t, 1), torch.argmin(t, 0, keepdim=True),
+                                    torch.argmax(t), torch.argmin(t[2:3].int(), -1)))
+    for got, want in zip(f(x), f.__wrapped__(x)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert torch.equal(got, want), (got, want)

@@ -425,6 +425,37 @@ module attributes {tessel.target = #t} {
     return
   }
 
+// PyTorch's argmax, as the frontends write it: a NaN counts beyond every
+// number, the first NaN wins. Partial results: a NaN beats a number, and
+// two NaNs tie (the smaller index wins).
+// CHECK-LABEL: func.func @argmax_nan_first(
+// CHECK: gpu.launch
+// CHECK: gpu.shuffle  xor
+// CHECK-DAG: %[[BETTER:.*]] = arith.cmpf ogt, %[[NEW:.*]], %[[OLD:.*]] : f32
+// CHECK-DAG: %[[NEW_NAN:.*]] = arith.cmpf uno, %[[NEW]], %[[NEW]] : f32
+// CHECK-DAG: %[[OLD_NUMBER:.*]] = arith.cmpf ord, %[[OLD]], %[[OLD]] : f32
+// CHECK-DAG: %[[OLD_NAN:.*]] = arith.cmpf uno, %[[OLD]], %[[OLD]] : f32
+// CHECK-DAG: arith.andi %[[NEW_NAN]], %[[OLD_NUMBER]] : i1
+// CHECK-DAG: arith.andi %[[NEW_NAN]], %[[OLD_NAN]] : i1
+  func.func @argmax_nan_first(%x: memref<1000xf32>, %m: memref<f32>, %at: memref<i64>) {
+    // expected-remark @below {{reduction of 1000 iterations mapped to the GPU: one block, 256 threads per block}}
+    linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x : memref<1000xf32>) outs(%m, %at : memref<f32>, memref<i64>) {
+    ^bb0(%v: f32, %acc: f32, %idx: i64):
+      %k = linalg.index 0 : index
+      %kk = arith.index_cast %k : index to i64
+      %greater = arith.cmpf ogt, %v, %acc : f32
+      %v_nan = arith.cmpf uno, %v, %v : f32
+      %acc_number = arith.cmpf ord, %acc, %acc : f32
+      %nan_first = arith.andi %acc_number, %v_nan : i1
+      %wins = arith.ori %nan_first, %greater : i1
+      %mm = arith.select %wins, %v, %acc : f32
+      %ii = arith.select %wins, %kk, %idx : i64
+      linalg.yield %mm, %ii : f32, i64
+    }
+    return
+  }
+
 // Not split (one thread): a non-strict comparison (oge keeps the last of
 // equal values, which the index order does not settle for interleaved
 // shares), and an index narrower than 32 bits.
@@ -485,6 +516,51 @@ module attributes {tessel.target = #t} {
       %mm = arith.select %greater, %v, %acc : f32
       %ii = arith.select %greater, %kk, %idx : i16
       linalg.yield %mm, %ii : f32, i16
+    }
+    return
+  }
+
+// NaN clauses that are not PyTorch's rule stay on one thread: the NaN test
+// on the wrong operands (the output is the NaN, the element a number), and
+// a non-strict comparison beside a correct NaN clause.
+// CHECK-LABEL: func.func @argmax_nan_swapped(
+// CHECK-NOT: gpu.shuffle
+  func.func @argmax_nan_swapped(%x: memref<1000xf32>, %m: memref<f32>, %at: memref<i64>) {
+    // expected-remark @below {{reduction run by one GPU thread: an output is not combined by one op with the value computed for it, nor an arg-reduction's}}
+    linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x : memref<1000xf32>) outs(%m, %at : memref<f32>, memref<i64>) {
+    ^bb0(%v: f32, %acc: f32, %idx: i64):
+      %k = linalg.index 0 : index
+      %kk = arith.index_cast %k : index to i64
+      %greater = arith.cmpf ogt, %v, %acc : f32
+      %v_number = arith.cmpf ord, %v, %v : f32
+      %acc_nan = arith.cmpf uno, %acc, %acc : f32
+      %nan_first = arith.andi %v_number, %acc_nan : i1
+      %wins = arith.ori %greater, %nan_first : i1
+      %mm = arith.select %wins, %v, %acc : f32
+      %ii = arith.select %wins, %kk, %idx : i64
+      linalg.yield %mm, %ii : f32, i64
+    }
+    return
+  }
+
+// CHECK-LABEL: func.func @argmax_nan_non_strict(
+// CHECK-NOT: gpu.shuffle
+  func.func @argmax_nan_non_strict(%x: memref<1000xf32>, %m: memref<f32>, %at: memref<i64>) {
+    // expected-remark @below {{reduction run by one GPU thread: an output is not combined by one op with the value computed for it, nor an arg-reduction's}}
+    linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>, affine_map<(i) -> ()>], iterator_types = ["reduction"]}
+        ins(%x : memref<1000xf32>) outs(%m, %at : memref<f32>, memref<i64>) {
+    ^bb0(%v: f32, %acc: f32, %idx: i64):
+      %k = linalg.index 0 : index
+      %kk = arith.index_cast %k : index to i64
+      %greater = arith.cmpf oge, %v, %acc : f32
+      %v_nan = arith.cmpf uno, %v, %v : f32
+      %acc_number = arith.cmpf ord, %acc, %acc : f32
+      %nan_first = arith.andi %v_nan, %acc_number : i1
+      %wins = arith.ori %greater, %nan_first : i1
+      %mm = arith.select %wins, %v, %acc : f32
+      %ii = arith.select %wins, %kk, %idx : i64
+      linalg.yield %mm, %ii : f32, i64
     }
     return
   }

@@ -230,6 +230,18 @@ rule("reduce_max")(_reduce(lowest, "arith.maximumf", "arith.maxsi"))
 rule("reduce_min")(_reduce(highest, "arith.minimumf", "arith.minsi"))
 
 
+def _arg(largest):
+    def h(L, eqn, x, axes, index_dtype, **p):
+        shape, elem = _out(eqn)
+        (axis,) = axes
+        return L.f.reshape(L.f.arg_reduce(x, axis, largest, index_elem=elem), shape)
+    return h
+
+
+rule("argmax")(_arg(True))
+rule("argmin")(_arg(False))
+
+
 @rule("dot_general")
 def _dot_general(L, eqn, a, b, dimension_numbers, preferred_element_type=None, **p):
     (ca, cb), (ba, bb) = dimension_numbers

@@ -505,6 +505,20 @@ rule("Min")(_reduction("min"))
 rule("Prod")(_reduction("prod"))
 
 
+def _arg(largest):
+    def h(L, op):
+        x = L.value(op.inputs[0])
+        axis = int(np.asarray(L.const(op.inputs[1], "the axis")).item())
+        elem = _elem(op.outputs[0].dtype)
+        return L.f.reshape(L.f.arg_reduce(x, axis, largest, index_elem=elem),
+                           _static_shape(op.outputs[0]))
+    return h
+
+
+rule("ArgMax")(_arg(True))
+rule("ArgMin")(_arg(False))
+
+
 def _softmax_last(L, x, log: bool):
     last = x.rank - 1
     keep = x.shape[:-1] + (1,)

@@ -615,6 +615,19 @@ _register(aten.amax)(_minmax("max"))
 _register(aten.amin)(_minmax("min"))
 
 
+def _arg(largest):
+    def h(L, node, a, dim=None, keepdim=False):
+        v = L.value(a)
+        out = L.out_type(node)
+        r = L.f.arg_reduce(v, dim, largest, index_elem=out.elem)
+        return L.f.reshape(r, out.shape)
+    return h
+
+
+_register(aten.argmax)(_arg(True))
+_register(aten.argmin)(_arg(False))
+
+
 @_register(aten.var)
 def _var(L, node, a, dim=None, correction=None, keepdim=False, **kw):
     v = L.value(a)

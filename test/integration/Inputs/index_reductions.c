@@ -150,11 +150,56 @@ static void run_argmax_special(void) {
   harness_free(at0);
 }
 
+static void run_argmax_nan_first(void) {
+  enum { ROWS = 4, COLS = 5000 };
+  float *x = random_f32(ROWS * COLS, 333, -1.0f, 1.0f);
+  float *top = alloc_f32(ROWS);
+  int64_t *at = (int64_t *)harness_alloc(ROWS, sizeof(int64_t));
+  double ref_top[ROWS], ref_at[ROWS], got_at[ROWS];
+  /* Row 0: thread 1 holds the first NaN, thread 0 the second; row 1: one
+     NaN, last; row 2: no NaN, a tie; row 3: all NaN. Row 2 (the one
+     --corrupt perturbs) is a number, so a corrupted maximum fails. */
+  x[1] = x[256] = x[4000] = NAN;
+  x[COLS + 4999] = NAN;
+  x[2 * COLS + 10] = x[2 * COLS + 2600] = 3.0f;
+  for (int r = 0; r < COLS; ++r)
+    x[3 * COLS + r] = NAN;
+  for (int i = 0; i < ROWS; ++i) {
+    float m = -INFINITY;
+    int64_t where = 0;
+    for (int r = 0; r < COLS; ++r) {
+      float v = x[i * COLS + r];
+      if (v > m || (isnan(v) && !isnan(m))) {
+        m = v;
+        where = r;
+      }
+    }
+    ref_top[i] = m;
+    ref_at[i] = (double)where;
+    at[i] = -7;
+  }
+  poison_f32(top, ROWS);
+  tessel_memref_f32_2d dx;
+  tessel_memref_f32_init_2d(&dx, x, ROWS, COLS);
+  tessel_memref_f32_1d dtop;
+  tessel_memref_f32_init_1d(&dtop, top, ROWS);
+  tessel_memref_i64_1d dat = {at, at, 0, {ROWS}, {1}};
+  _mlir_ciface_argmax_nan_first(&dx, &dtop, &dat);
+  for (int i = 0; i < ROWS; ++i)
+    got_at[i] = (double)at[i];
+  check_f32("argmax_nan_first max", "4x5000", top, ref_top, ROWS, 0.0, 0.0);
+  check_f64("argmax_nan_first index", "4x5000", got_at, ref_at, ROWS, 0.0, 0.0);
+  harness_free(x);
+  harness_free(top);
+  harness_free(at);
+}
+
 int main(int argc, char **argv) {
   harness_init(argc, argv);
   run_row_index_sum();
   run_row_argmax();
   run_row_argmin_i64();
   run_argmax_special();
+  run_argmax_nan_first();
   return harness_finish();
 }

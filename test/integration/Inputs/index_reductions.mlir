@@ -86,3 +86,32 @@ func.func @argmax_special(%x: tensor<4x5000xf32>, %m0: tensor<4xf32>, %i0: tenso
   } -> (tensor<4xf32>, tensor<4xi32>)
   return %r#0, %r#1 : tensor<4xf32>, tensor<4xi32>
 }
+
+// PyTorch's, NumPy's and JAX's argmax, as Tessel's frontends write it: a
+// NaN counts beyond every number and the first NaN wins. Rows: NaNs at 1,
+// 256 and 4000 (the first in a thread other than the one holding the
+// second); the maximum at 10 and 2600, no NaN; a NaN only in the last
+// column; all NaN.
+func.func @argmax_nan_first(%x: tensor<4x5000xf32>) -> (tensor<4xf32>, tensor<4xi64>) {
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<4xf32>
+  %ei = tensor.empty() : tensor<4xi64>
+  %m0 = linalg.fill ins(%lowest : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %i0 = linalg.fill ins(%zero : i64) outs(%ei : tensor<4xi64>) -> tensor<4xi64>
+  %r:2 = linalg.generic {indexing_maps = [#in, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x5000xf32>) outs(%m0, %i0 : tensor<4xf32>, tensor<4xi64>) {
+  ^bb0(%v: f32, %m: f32, %at: i64):
+    %k = linalg.index 1 : index
+    %kk = arith.index_cast %k : index to i64
+    %greater = arith.cmpf ogt, %v, %m : f32
+    %v_nan = arith.cmpf uno, %v, %v : f32
+    %m_number = arith.cmpf ord, %m, %m : f32
+    %nan_first = arith.andi %v_nan, %m_number : i1
+    %wins = arith.ori %greater, %nan_first : i1
+    %mm = arith.select %wins, %v, %m : f32
+    %aa = arith.select %wins, %kk, %at : i64
+    linalg.yield %mm, %aa : f32, i64
+  } -> (tensor<4xf32>, tensor<4xi64>)
+  return %r#0, %r#1 : tensor<4xf32>, tensor<4xi64>
+}
