@@ -169,3 +169,9 @@ def test_argmax_argmin_first_occurrence_and_nan():
     for got, want in zip(f(x), f.__wrapped__(x)):
         assert got.dtype == want.dtype and got.shape == want.shape
         assert torch.equal(got, want), (got, want)
+
+
+def test_argmax_of_booleans_rejected_as_in_eager():
+    f = tessel.jit_torch(lambda t: torch.argmax(t > 0, 1))
+    with pytest.raises(tessel.UnsupportedError, match="argmax.*booleans"):
+        f(torch.randn(3, 5))

@@ -601,6 +601,10 @@ def _mean(L, node, a, dim=None, keepdim=False, dtype=None):
 def _minmax(kind):
     def h(L, node, a, dim=None, keepdim=False):
         v = L.value(a)
+        if v.elem == "i1":
+            # Eager PyTorch raises for booleans; a traced graph must not differ.
+            raise UnsupportedError(f"{node.target}: argmax and argmin of booleans are not "
+                                   "supported by PyTorch")
         out = L.out_type(node)
         e = v.elem
         if kind == "max":
@@ -618,6 +622,10 @@ _register(aten.amin)(_minmax("min"))
 def _arg(largest):
     def h(L, node, a, dim=None, keepdim=False):
         v = L.value(a)
+        if v.elem == "i1":
+            # Eager PyTorch raises for booleans; a traced graph must not differ.
+            raise UnsupportedError(f"{node.target}: argmax and argmin of booleans are not "
+                                   "supported by PyTorch")
         out = L.out_type(node)
         r = L.f.arg_reduce(v, dim, largest, index_elem=out.elem)
         return L.f.reshape(r, out.shape)
