@@ -398,12 +398,11 @@ class FunctionBuilder:
         out_map = _affine_map(n, [f"d{i}" for i in range(n) if i != dim])
         its = ", ".join('"reduction"' if i == dim else '"parallel"' for i in range(n))
         name = self.fresh()
-        ty = storage(elem)
         self.emit(f"{name}:2 = linalg.generic {{indexing_maps = [{in_map}, {out_map}, {out_map}], "
                   f"iterator_types = [{its}]}} ins({v.name} : {v.type}) "
                   f"outs({extreme.name}, {index.name} : {extreme.type}, {index.type}) {{")
         x, m, i = self.fresh(), self.fresh(), self.fresh()
-        self.lines.append(f"    ^bb0({x}: {ty}, {m}: {ty}, {i}: {index_elem}):")
+        self.lines.append(f"    ^bb0({x}: {elem}, {m}: {elem}, {i}: {index_elem}):")
         region: list = []
         b = BodyBuilder(self, region)
         k = b.index(dim)
@@ -416,11 +415,11 @@ class FunctionBuilder:
             wins = b.op("arith.ori", [better, nan_first], "i1")
         else:
             wins = b.op("arith.cmpi", [x, m], elem, attrs="sgt" if largest else "slt")
-        new_m = b.op("arith.select", [wins, x, m], elem, result_elem=ty)
+        new_m = b.op("arith.select", [wins, x, m], elem, result_elem=elem)
         new_i = b.op("arith.select", [wins, position, i], index_elem)
         for line in region:
             self.lines.append("    " + line)
-        self.lines.append(f"      linalg.yield {new_m}, {new_i} : {ty}, {index_elem}")
+        self.lines.append(f"      linalg.yield {new_m}, {new_i} : {elem}, {index_elem}")
         self.lines.append(f"    }} -> ({extreme.type}, {index.type})")
         return Value(f"{name}#1", index.type)
 

@@ -601,10 +601,6 @@ def _mean(L, node, a, dim=None, keepdim=False, dtype=None):
 def _minmax(kind):
     def h(L, node, a, dim=None, keepdim=False):
         v = L.value(a)
-        if v.elem == "i1":
-            # Eager PyTorch raises for booleans; a traced graph must not differ.
-            raise UnsupportedError(f"{node.target}: argmax and argmin of booleans are not "
-                                   "supported by PyTorch")
         out = L.out_type(node)
         e = v.elem
         if kind == "max":
