@@ -42,6 +42,8 @@ static constexpr int64_t kMaxThreadsPerSM = 2048;
 /// Most rows per thread the option may force (each row is a copy of the
 /// op's body, unrolled reductions included).
 static constexpr int64_t kMaxRowsPerThreadOverride = 16;
+/// Most columns per thread the option may force: a 16-byte vector of i8.
+static constexpr int64_t kMaxColumnsPerThreadOverride = 16;
 /// Alignment of each tile buffer in shared memory.
 static constexpr int64_t kBufferAlignment = 16;
 /// CUDA's grid limits: x, and y and z.
@@ -188,7 +190,8 @@ foldFillsIntoConsumers(RewriterBase &rewriter,
 /// unchanged). Fails only on an op that linalg cannot generalize.
 static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
                                  TargetAttr target, int64_t threadsOverride,
-                                 int64_t rowsPerThreadOverride) {
+                                 int64_t rowsPerThreadOverride,
+                                 int64_t columnsPerThreadOverride) {
   Location loc = forall.getLoc();
   MLIRContext *ctx = rewriter.getContext();
   Block *body = forall.getBody();
@@ -217,6 +220,9 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   if (rowsPerThreadOverride > kMaxRowsPerThreadOverride)
     return decline("rows-per-thread=" + Twine(rowsPerThreadOverride) +
                    " is more than " + Twine(kMaxRowsPerThreadOverride));
+  if (columnsPerThreadOverride > kMaxColumnsPerThreadOverride)
+    return decline("columns-per-thread=" + Twine(columnsPerThreadOverride) +
+                   " is more than " + Twine(kMaxColumnsPerThreadOverride));
   if (threadsOverride > 0) {
     // Block reductions combine one partial result per warp in one warp's
     // lanes: at most warp-size warps.
@@ -438,28 +444,40 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   rowsModel.memoryLatency = target.getMemoryLatency();
   // Each op reads what the ones before it wrote: a barrier between them.
   int64_t perWarp = 0, perBlock = 0;
-  SmallVector<std::string> rowsPerOp;
+  SmallVector<std::string> rowsPerOp, columnsPerOp;
+  bool vectorColumns = false;
   for (auto [i, op] : llvm::enumerate(linalgOps)) {
     if (i + 1 < linalgOps.size()) {
       rewriter.setInsertionPointAfter(op);
       gpu::BarrierOp::create(rewriter, op.getLoc());
     }
-    int64_t rows =
-        op.getNumParallelLoops() < 2 ? 1
-        : rowsPerThreadOverride > 0
-            ? rowsPerThreadOverride
-            : chooseRowsPerThread(op, rowsModel, warp, initialValues[i]);
+    int64_t columns =
+        columnsPerThreadOverride > 0
+            ? columnsPerThreadOverride
+            : chooseColumnsPerThread(op, threads, warp,
+                                     target.getMemoryLatency());
+    int64_t rows = op.getNumParallelLoops() < 2 ? 1
+                   : rowsPerThreadOverride > 0
+                       ? rowsPerThreadOverride
+                       : chooseRowsPerThread(op, rowsModel, warp,
+                                             initialValues[i], columns);
     FailureOr<ThreadMapping> mapping = distributeOverThreads(
         rewriter, op, tid, threads, warp, scratch[i], initialValues[i], rows,
-        target.getMemoryLatency());
+        target.getMemoryLatency(), columns);
     if (failed(mapping))
       return op->emitError("cannot distribute this op over a block's threads");
     perWarp += *mapping == ThreadMapping::PerWarp;
     perBlock += *mapping == ThreadMapping::PerBlock;
-    rowsPerOp.push_back(*mapping == ThreadMapping::PerThread
-                            ? std::to_string(rows)
-                            : std::string("-"));
+    bool perThread = *mapping == ThreadMapping::PerThread;
+    vectorColumns |= perThread && columns > 1;
+    rowsPerOp.push_back(perThread ? std::to_string(rows) : std::string("-"));
+    columnsPerOp.push_back(perThread ? std::to_string(columns)
+                                     : std::string("-"));
   }
+  // The columns' adjacent accesses become one vector access in LLVM only
+  // where it knows their alignment, which kernel arguments do not carry.
+  if (vectorColumns)
+    annotateAccessAlignment(launch);
   forall->emitRemark() << "tile loop mapped to one GPU kernel: a block of "
                        << threads << " threads per tile, " << linalgOps.size()
                        << " op(s) per tile with barriers "
@@ -468,7 +486,8 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
                        << " per block, by shuffles), " << sharedBytes
                        << " bytes of tile buffers in shared "
                           "memory, rows per thread "
-                       << llvm::join(rowsPerOp, "/");
+                       << llvm::join(rowsPerOp, "/") << ", columns per thread "
+                       << llvm::join(columnsPerOp, "/");
   rewriter.eraseOp(forall);
   return success();
 }
@@ -496,7 +515,7 @@ struct MapTilesToGPUPass
         continue;
       }
       if (failed(mapTileLoop(rewriter, forall, target, threadsOverride,
-                             rowsPerThreadOverride)))
+                             rowsPerThreadOverride, columnsPerThreadOverride)))
         return signalPassFailure();
     }
   }

@@ -743,7 +743,14 @@ def MapTilesToGPUPass
     bodies are jammed into the reduction loops, each iteration's loads
     issued first. When the rows are not a multiple of the count, the last
     row group reads its missing rows clamped and stores only the rows that
-    exist.
+    exist. Likewise consecutive columns (`columns-per-thread`, else 16
+    bytes of the widest element along them where every operand indexed by
+    the columns has them as its unit-stride innermost index, starting
+    16-byte aligned): a thread's loads and stores of a row are then
+    adjacent, and each load and store gets the `alignment` it is known to
+    have (the ABI's 16 bytes for entry points' buffers, a tile buffer's
+    offset, the index's known divisors), so LLVM makes one vector access
+    of a group (`ld.global.v4.b32`).
 
     Threads per block: a quarter of the largest op's iterations per tile,
     in whole warps, at most 256. A tile loop whose body holds anything else
@@ -779,7 +786,11 @@ def MapTilesToGPUPass
            "choice)">,
     Option<"rowsPerThreadOverride", "rows-per-thread", "int64_t", "0",
            "Rows each thread takes at once in ops run per thread, for every "
-           "such op (0: the model's choice per op; 1: one row)">
+           "such op (0: the model's choice per op; 1: one row)">,
+    Option<"columnsPerThreadOverride", "columns-per-thread", "int64_t", "0",
+           "Consecutive columns each thread takes at once in ops run per "
+           "thread, for every such op (0: the model's choice per op; 1: one "
+           "column)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect",

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include "llvm/ADT/bit.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <numeric>
 
@@ -51,6 +52,30 @@ static int64_t divisorOfConstant(int64_t c) {
 
 static int64_t divisorOf(Value value, unsigned depth);
 
+/// `value` when it is an index or integer constant, or arithmetic of them
+/// (a fully unrolled loop's indices, `0 + 1 * 2`, until canonicalization
+/// folds them).
+static std::optional<int64_t> foldedConstant(Value value, unsigned depth = 0) {
+  if (std::optional<int64_t> c = getConstantIntValue(value))
+    return c;
+  Operation *op = value.getDefiningOp();
+  if (!op || ++depth > 8 ||
+      !isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op))
+    return std::nullopt;
+  std::optional<int64_t> lhs = foldedConstant(op->getOperand(0), depth);
+  std::optional<int64_t> rhs = foldedConstant(op->getOperand(1), depth);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  int64_t result;
+  bool overflow = isa<arith::AddIOp>(op) ? llvm::AddOverflow(*lhs, *rhs, result)
+                  : isa<arith::SubIOp>(op)
+                      ? llvm::SubOverflow(*lhs, *rhs, result)
+                      : llvm::MulOverflow(*lhs, *rhs, result);
+  if (overflow)
+    return std::nullopt;
+  return result;
+}
+
 static int64_t divisorOf(OpFoldResult ofr, unsigned depth) {
   if (std::optional<int64_t> c = getConstantIntValue(ofr))
     return divisorOfConstant(*c);
@@ -92,7 +117,7 @@ static int64_t divisorOfLoopIV(OpFoldResult lb, OpFoldResult step,
 static int64_t divisorOf(Value value, unsigned depth) {
   if (++depth > 16)
     return 1;
-  if (std::optional<int64_t> c = getConstantIntValue(value))
+  if (std::optional<int64_t> c = foldedConstant(value))
     return divisorOfConstant(*c);
 
   if (auto arg = dyn_cast<BlockArgument>(value)) {
@@ -130,7 +155,25 @@ static int64_t divisorOf(Value value, unsigned depth) {
   if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
     AffineMap map = apply.getAffineMap();
     ValueRange operands = apply.getMapOperands();
-    return divisorOfExpr(map.getResult(0), operands.take_front(map.getNumDims()),
+    // Constant operands folded in first: d0 * 4 + d1 + 1 at d1 = 1 is a
+    // multiple of 2, which the sum's divisors alone (4, 1, 1) do not show
+    // (a fully unrolled loop leaves such applies until canonicalization).
+    MLIRContext *ctx = apply.getContext();
+    SmallVector<AffineExpr> dimReplacements, symbolReplacements;
+    for (auto [i, operand] : llvm::enumerate(operands)) {
+      bool isDim = i < map.getNumDims();
+      std::optional<int64_t> c = foldedConstant(operand);
+      AffineExpr replacement =
+          c       ? getAffineConstantExpr(*c, ctx)
+          : isDim ? getAffineDimExpr(i, ctx)
+                  : getAffineSymbolExpr(i - map.getNumDims(), ctx);
+      (isDim ? dimReplacements : symbolReplacements).push_back(replacement);
+    }
+    AffineExpr folded =
+        simplifyAffineExpr(map.getResult(0).replaceDimsAndSymbols(
+                               dimReplacements, symbolReplacements),
+                           map.getNumDims(), map.getNumSymbols());
+    return divisorOfExpr(folded, operands.take_front(map.getNumDims()),
                          operands.drop_front(map.getNumDims()), depth);
   }
   if (isa<arith::AddIOp, arith::SubIOp, arith::MinSIOp, arith::MinUIOp,
@@ -154,10 +197,16 @@ int64_t mlir::tessel::largestKnownDivisor(Value value) {
 
 std::optional<BaseOffset> mlir::tessel::offsetFromBase(Value memref,
                                                        ValueRange indices) {
-  // Divisors of the access's indices in the coordinates of `current`.
   SmallVector<int64_t> indexDivisors;
   for (Value index : indices)
     indexDivisors.push_back(largestKnownDivisor(index));
+  return offsetFromBase(memref, indexDivisors);
+}
+
+std::optional<BaseOffset>
+mlir::tessel::offsetFromBase(Value memref, ArrayRef<int64_t> divisors) {
+  // Divisors of the access's indices in the coordinates of `current`.
+  SmallVector<int64_t> indexDivisors(divisors);
 
   Value current = memref;
   while (true) {

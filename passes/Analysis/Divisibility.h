@@ -39,6 +39,10 @@ struct BaseOffset {
   int64_t offsetDivisor = 1;
 };
 std::optional<BaseOffset> offsetFromBase(Value memref, ValueRange indices);
+/// The same for an access whose index i is known to be a multiple of
+/// `indexDivisors[i]` (kDivisibleByAll for 0).
+std::optional<BaseOffset> offsetFromBase(Value memref,
+                                         ArrayRef<int64_t> indexDivisors);
 
 /// Bytes of a statically shaped memref of integers or floats of whole bytes
 /// (what cache-size comparisons need); nullopt for anything else (dynamic

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Utils/GPUThreadLoops.h"
+#include "passes/Analysis/Divisibility.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -724,7 +725,8 @@ int64_t mlir::tessel::wantedThreads(linalg::LinalgOp op, int64_t maxThreads,
 int64_t mlir::tessel::chooseRowsPerThread(linalg::LinalgOp op,
                                           const RowsPerThreadModel &model,
                                           int64_t warpSize,
-                                          ArrayRef<Value> initialValues) {
+                                          ArrayRef<Value> initialValues,
+                                          int64_t columnsPerThread) {
   SmallVector<unsigned> parallel;
   for (auto [d, type] : llvm::enumerate(op.getIteratorTypesArray()))
     if (type == utils::IteratorType::parallel)
@@ -738,7 +740,9 @@ int64_t mlir::tessel::chooseRowsPerThread(linalg::LinalgOp op,
   int64_t outputs = parallelIterationBound(op);
   if (rows < 2 || outputs == 0)
     return 1;
-  int64_t columns = outputs / rows;
+  // Column groups per row: a thread's row reads columnsPerThread elements.
+  columnsPerThread = std::max<int64_t>(columnsPerThread, 1);
+  int64_t columns = llvm::divideCeil(outputs / rows, columnsPerThread);
 
   // Bytes each row of a thread reads from global memory (the operands
   // whose element changes with the parallel loops; a weight indexed by
@@ -766,9 +770,11 @@ int64_t mlir::tessel::chooseRowsPerThread(linalg::LinalgOp op,
     bool varies = llvm::any_of(
         parallel, [&](unsigned d) { return map.isFunctionOfDim(d); });
     if (varies && !isSharedMemory(operand.get()))
-      globalBytes += std::max<int64_t>(
-          1, llvm::divideCeil(
-                 static_cast<int64_t>(type.getElementTypeBitWidth()), 8));
+      globalBytes +=
+          std::max<int64_t>(
+              1, llvm::divideCeil(
+                     static_cast<int64_t>(type.getElementTypeBitWidth()), 8)) *
+          (map.isFunctionOfDim(parallel.back()) ? columnsPerThread : 1);
     // Rows share loads only where the reduction is unrolled.
     int64_t reduction = reductionIterationBound(op);
     if (isInput && reduction > 0 && reduction <= kMaxUnrolledReduction)
@@ -790,6 +796,204 @@ int64_t mlir::tessel::chooseRowsPerThread(linalg::LinalgOp op,
           llvm::divideCeil(rows, perThread) * columns < model.threads))
     perThread /= 2;
   return perThread;
+}
+
+/// Bytes one thread's vector access moves at most: a 128-bit load or store
+/// (ld.global.v4.f32), the widest a GPU thread issues.
+static constexpr int64_t kVectorAccessBytes = 16;
+
+/// `e` as sum(coeffs[d] * d) + constant, when it is linear in the dims
+/// alone (no symbols, no mod or div).
+static bool linearForm(AffineExpr e, int64_t scale,
+                       SmallVectorImpl<int64_t> &coeffs, int64_t &constant) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+    constant += scale * c.getValue();
+    return true;
+  }
+  if (auto d = dyn_cast<AffineDimExpr>(e)) {
+    coeffs[d.getPosition()] += scale;
+    return true;
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return false;
+  if (bin.getKind() == AffineExprKind::Add)
+    return linearForm(bin.getLHS(), scale, coeffs, constant) &&
+           linearForm(bin.getRHS(), scale, coeffs, constant);
+  if (bin.getKind() != AffineExprKind::Mul)
+    return false;
+  if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+    return linearForm(bin.getLHS(), scale * c.getValue(), coeffs, constant);
+  if (auto c = dyn_cast<AffineConstantExpr>(bin.getLHS()))
+    return linearForm(bin.getRHS(), scale * c.getValue(), coeffs, constant);
+  return false;
+}
+
+/// Whether `buffer` starts on a 16-byte boundary by the GPU ABI: an entry
+/// point's memref argument or a device allocation (docs/ABI.md), at a
+/// static offset that keeps the boundary.
+static bool hasVectorAlignedStart(Value buffer) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type || !type.getElementType().isIntOrFloat() ||
+      type.getElementTypeBitWidth() % 8 != 0 ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      offset * (type.getElementTypeBitWidth() / 8) % kVectorAccessBytes != 0)
+    return false;
+  if (isa<BlockArgument>(buffer))
+    return isa<FunctionOpInterface>(buffer.getParentRegion()->getParentOp());
+  return isa_and_nonnull<memref::AllocOp, gpu::AllocOp>(
+      buffer.getDefiningOp());
+}
+
+/// Bytes (a power of two, at most kVectorAccessBytes) the start of `base`,
+/// a buffer accesses view (offsetFromBase), is known aligned to; 0 when
+/// nothing is known. A tile buffer in the kernel's dynamic shared memory
+/// is aligned as its byte shift is; an entry point's argument or a device
+/// allocation as the GPU ABI says (docs/ABI.md, hasVectorAlignedStart).
+static int64_t knownStartAlignment(Value base) {
+  Value view = base;
+  if (auto cast = base.getDefiningOp<memref::MemorySpaceCastOp>())
+    view = cast.getSource();
+  if (auto viewOp = view.getDefiningOp<memref::ViewOp>()) {
+    std::optional<int64_t> shift = getConstantIntValue(viewOp.getByteShift());
+    if (!viewOp.getSource().getDefiningOp<gpu::DynamicSharedMemoryOp>() ||
+        !shift)
+      return 0;
+    return *shift % kVectorAccessBytes == 0
+               ? kVectorAccessBytes
+               : int64_t(1) << llvm::countr_zero(uint64_t(*shift));
+  }
+  return hasVectorAlignedStart(base) ? kVectorAccessBytes : 0;
+}
+
+void mlir::tessel::annotateAccessAlignment(Operation *root) {
+  root->walk([](Operation *op) {
+    Value memref;
+    ValueRange indices;
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      memref = load.getMemRef();
+      indices = load.getIndices();
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      memref = store.getMemRef();
+      indices = store.getIndices();
+    } else {
+      return;
+    }
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+      return;
+    int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+    std::optional<BaseOffset> access = offsetFromBase(memref, indices);
+    if (!access)
+      return;
+    int64_t alignment = knownStartAlignment(access->base);
+    // The offset's bytes: a multiple of offsetDivisor elements.
+    if (access->offsetDivisor < kDivisibleByAll)
+      alignment = std::min<int64_t>(
+          alignment,
+          (int64_t(1) << llvm::countr_zero(uint64_t(access->offsetDivisor))) *
+              elementBytes);
+    if (alignment <= elementBytes)
+      return;
+    op->setAttr(
+        "alignment",
+        IntegerAttr::get(IntegerType::get(op->getContext(), 64), alignment));
+  });
+}
+
+int64_t mlir::tessel::chooseColumnsPerThread(linalg::LinalgOp op,
+                                             int64_t threads,
+                                             int64_t warpSize,
+                                             int64_t memoryLatency) {
+  SmallVector<unsigned> parallel;
+  op.getParallelDims(parallel);
+  if (parallel.empty() || threads <= 0 ||
+      chooseThreadMapping(op, threads, warpSize, memoryLatency) !=
+          ThreadMapping::PerThread)
+    return 1;
+  unsigned column = parallel.back();
+  int64_t columns = loopBound(op, column);
+  if (columns < 2)
+    return 1;
+  // The widest element among the operands a row of columns runs along sets
+  // the width: each of them moves at most kVectorAccessBytes per thread.
+  int64_t widest = 0;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !op.getMatchingIndexingMap(&operand).isFunctionOfDim(column))
+      continue;
+    if (!type.getElementType().isIntOrFloat() ||
+        type.getElementTypeBitWidth() % 8 != 0)
+      return 1;
+    widest = std::max<int64_t>(widest, type.getElementTypeBitWidth() / 8);
+  }
+  if (widest == 0)
+    return 1;
+  int64_t width = kVectorAccessBytes / widest;
+  // Every such operand must take the columns as consecutive elements of
+  // its innermost, unit-stride dimension, in runs that start on a
+  // multiple of `width` from a 16-byte aligned buffer: LLVM's
+  // load/store vectorizer then makes one vector access of each run. Where
+  // it could not, the jammed columns would only cost coalescing (a warp's
+  // scalar loads 16 bytes apart).
+  auto runsAligned = [&](int64_t width) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (!type || !map.isFunctionOfDim(column))
+        continue;
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (failed(type.getStridesAndOffset(strides, offset)) ||
+          strides.back() != 1)
+        return false;
+      SmallVector<int64_t> divisors;
+      unsigned last = map.getNumResults() - 1;
+      for (auto [k, e] : llvm::enumerate(map.getResults())) {
+        SmallVector<int64_t> coeffs(map.getNumDims(), 0);
+        int64_t constant = 0;
+        if (!linearForm(e, 1, coeffs, constant))
+          return false;
+        if (k != last) {
+          if (coeffs[column] != 0)
+            return false;
+          bool constantOnly = llvm::all_of(coeffs, [](int64_t c) {
+            return c == 0;
+          });
+          divisors.push_back(!constantOnly ? 1
+                             : constant == 0
+                                 ? kDivisibleByAll
+                                 : std::abs(constant));
+          continue;
+        }
+        // The column with coefficient 1; reduction loops (a stencil's
+        // taps) may shift it, their first iteration at 0, other parallel
+        // loops may not.
+        if (coeffs[column] != 1 ||
+            llvm::any_of(parallel, [&](unsigned d) {
+              return d != column && coeffs[d] != 0;
+            }))
+          return false;
+        divisors.push_back(constant == 0 ? width
+                                         : std::gcd(width, std::abs(constant)));
+      }
+      std::optional<BaseOffset> base = offsetFromBase(operand.get(), divisors);
+      if (!base || base->offsetDivisor % width != 0 ||
+          knownStartAlignment(base->base) < kVectorAccessBytes)
+        return false;
+    }
+    return true;
+  };
+  // Every thread of the block keeps a column group (as for rows).
+  int64_t rows = std::max<int64_t>(parallelIterationBound(op) / columns, 1);
+  while (width > 1 &&
+         (width > columns || llvm::divideCeil(columns, width) * rows < threads ||
+          !runsAligned(width)))
+    width /= 2;
+  return width;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1198,39 +1402,62 @@ static bool isShortReduction(const LoopStructure &loops) {
   return iterations <= kMaxUnrolledReduction;
 }
 
-/// The body of `op` for `copies` consecutive rows from `ivs` (the first
-/// row's loop indices; `rowDim` unset for one copy), jammed into the
-/// reduction loops, and their stores. `clamped`: rows past the extent read
-/// the last row again and store nothing.
+/// A loop along which a thread takes `count` consecutive iterations at once
+/// (rows, or columns), each a copy of the body.
+struct CopyDim {
+  unsigned dim;
+  int64_t count;
+};
+
+/// The body of `op` for every combination of consecutive iterations of
+/// `copyDims` from `ivs` (the first copy's loop indices; no copyDims for one
+/// copy), the last of copyDims fastest, jammed into the reduction loops, and
+/// their stores. `clamped`: copies past an extent read its last iteration
+/// again and store nothing.
 static void emitRowCopies(RewriterBase &rewriter, Location loc,
                           linalg::GenericOp op, const LoopStructure &loops,
-                          ArrayRef<Value> ivs, std::optional<unsigned> rowDim,
-                          int64_t copies, bool clamped,
-                          ArrayRef<Value> initialValues) {
+                          ArrayRef<Value> ivs, ArrayRef<CopyDim> copyDims,
+                          bool clamped, ArrayRef<Value> initialValues) {
+  int64_t copies = 1;
+  for (const CopyDim &c : copyDims)
+    copies *= c.count;
   SmallVector<SmallVector<Value>> copyIvs(copies, SmallVector<Value>(ivs));
   SmallVector<Value> copyInside(copies);
-  if (rowDim) {
-    Value lastRow;
-    if (clamped)
-      lastRow = arith::SubIOp::create(
-          rewriter, loc, loops.sizes[*rowDim],
-          arith::ConstantIndexOp::create(rewriter, loc, 1));
-    for (int64_t u = 1; u < copies; ++u) {
-      // An affine.apply, so each load's row folds to one expression of the
-      // row group (copy u's tap t and copy u+1's tap t-1 are then the same
-      // load to CSE).
+  SmallVector<Value> lastIndex;
+  if (clamped)
+    for (const CopyDim &c : copyDims)
+      lastIndex.push_back(arith::SubIOp::create(
+          rewriter, loc, loops.sizes[c.dim],
+          arith::ConstantIndexOp::create(rewriter, loc, 1)));
+  for (int64_t u = 1; u < copies; ++u) {
+    int64_t rest = u;
+    for (int64_t k = copyDims.size() - 1; k >= 0; --k) {
+      const CopyDim &c = copyDims[k];
+      int64_t offset = rest % c.count;
+      rest /= c.count;
+      if (offset == 0)
+        continue;
+      // An affine.apply, so each load's index folds to one expression of
+      // the group (row copy u's tap t and copy u+1's tap t-1 are then the
+      // same load to CSE).
       AffineExpr first = getAffineDimExpr(0, rewriter.getContext());
-      Value row = getValueOrCreateConstantIndexOp(
+      Value index = getValueOrCreateConstantIndexOp(
           rewriter, loc,
-          affine::makeComposedFoldedAffineApply(rewriter, loc,
-                                                AffineMap::get(1, 0, first + u),
-                                                {OpFoldResult(ivs[*rowDim])}));
-      copyIvs[u][*rowDim] = row;
+          affine::makeComposedFoldedAffineApply(
+              rewriter, loc, AffineMap::get(1, 0, first + offset),
+              {OpFoldResult(ivs[c.dim])}));
+      copyIvs[u][c.dim] = index;
       if (!clamped)
         continue;
-      copyInside[u] = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::ult, row, loops.sizes[*rowDim]);
-      copyIvs[u][*rowDim] = arith::MinUIOp::create(rewriter, loc, row, lastRow);
+      Value inside = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ult, index, loops.sizes[c.dim]);
+      copyInside[u] =
+          copyInside[u]
+              ? arith::AndIOp::create(rewriter, loc, copyInside[u], inside)
+                    .getResult()
+              : inside;
+      copyIvs[u][c.dim] =
+          arith::MinUIOp::create(rewriter, loc, index, lastIndex[k]);
     }
   }
 
@@ -1318,13 +1545,17 @@ static void emitRowCopies(RewriterBase &rewriter, Location loc,
 /// loads of all U rows before it uses the first (U times the loads in
 /// flight, per reduction iteration), and where short reductions are
 /// unrolled, loads shared by neighbouring rows (a vertical stencil's taps)
-/// are one load after CSE. Consecutive threads stay on consecutive columns
+/// are one load after CSE. With `columnsPerThread` V > 1, each takes V
+/// consecutive columns (innermost parallel loop) of each of its rows the
+/// same way: a row's V loads of an operand are adjacent, and LLVM makes
+/// one vector load of them (chooseColumnsPerThread says when it can).
+/// Consecutive threads stay on consecutive columns or column groups
 /// (coalesced).
 static void emitPerThread(RewriterBase &rewriter, Location loc,
                           linalg::GenericOp op, const LoopStructure &loops,
                           Value tid, int64_t threads,
                           ArrayRef<Value> initialValues,
-                          int64_t rowsPerThread) {
+                          int64_t rowsPerThread, int64_t columnsPerThread) {
   // Over a tile's static extent when its parallel sizes are dynamic (edge
   // tiles), with a guard: the loop index is split into loop indices by
   // constants (shifts and multiplications) instead of a 64-bit division per
@@ -1337,26 +1568,29 @@ static void emitPerThread(RewriterBase &rewriter, Location loc,
         sizes[d] = arith::ConstantIndexOp::create(rewriter, loc, bound);
         guarded.push_back(d);
       }
-  // Rows per iteration: the row loop runs over ⌈rows / U⌉ row groups.
-  int64_t copies =
-      loops.parallel.size() >= 2 ? std::max<int64_t>(rowsPerThread, 1) : 1;
-  std::optional<unsigned> rowDim;
-  bool partialRows = false;
-  if (copies > 1) {
-    rowDim = loops.parallel[loops.parallel.size() - 2];
-    std::optional<int64_t> rows = getConstantIntValue(sizes[*rowDim]);
-    if (rows) {
-      sizes[*rowDim] = arith::ConstantIndexOp::create(
-          rewriter, loc, llvm::divideCeil(*rows, copies));
+  // Rows (columns) per iteration: the row (column) loop runs over
+  // ⌈rows / U⌉ row groups.
+  SmallVector<CopyDim> copyDims;
+  if (loops.parallel.size() >= 2 && rowsPerThread > 1)
+    copyDims.push_back({loops.parallel[loops.parallel.size() - 2],
+                        rowsPerThread});
+  if (!loops.parallel.empty() && columnsPerThread > 1)
+    copyDims.push_back({loops.parallel.back(), columnsPerThread});
+  // Whether a group may reach past its extent: its loads then read the
+  // last iteration again, its stores are skipped.
+  bool partialGroups = false;
+  for (const CopyDim &c : copyDims) {
+    std::optional<int64_t> extent = getConstantIntValue(sizes[c.dim]);
+    if (extent) {
+      sizes[c.dim] = arith::ConstantIndexOp::create(
+          rewriter, loc, llvm::divideCeil(*extent, c.count));
     } else {
-      Value count = arith::ConstantIndexOp::create(rewriter, loc, copies);
-      sizes[*rowDim] =
-          arith::CeilDivUIOp::create(rewriter, loc, sizes[*rowDim], count);
+      Value count = arith::ConstantIndexOp::create(rewriter, loc, c.count);
+      sizes[c.dim] =
+          arith::CeilDivUIOp::create(rewriter, loc, sizes[c.dim], count);
     }
-    // The last row group reaches past the rows: its loads read the last
-    // row again, its stores are skipped.
-    partialRows = !rows || *rows % copies != 0 ||
-                  !getConstantIntValue(loops.sizes[*rowDim]);
+    partialGroups |= !extent || *extent % c.count != 0 ||
+                     !getConstantIntValue(loops.sizes[c.dim]);
   }
   Value total = product(rewriter, loc, loops.parallel, sizes);
   Value step = arith::ConstantIndexOp::create(rewriter, loc, threads);
@@ -1366,16 +1600,17 @@ static void emitPerThread(RewriterBase &rewriter, Location loc,
   SmallVector<Value> ivs(op.getNumLoops());
   delinearizeInto(rewriter, loc, loop.getInductionVar(), loops.parallel,
                   sizes, ivs);
-  if (rowDim)
-    ivs[*rowDim] = getValueOrCreateConstantIndexOp(
+  for (const CopyDim &c : copyDims)
+    ivs[c.dim] = getValueOrCreateConstantIndexOp(
         rewriter, loc,
         affine::makeComposedFoldedAffineApply(
             rewriter, loc,
             AffineMap::get(1, 0,
-                           getAffineDimExpr(0, rewriter.getContext()) * copies),
-            {OpFoldResult(ivs[*rowDim])}));
+                           getAffineDimExpr(0, rewriter.getContext()) *
+                               c.count),
+            {OpFoldResult(ivs[c.dim])}));
   if (!guarded.empty()) {
-    // Guards the group's first row; its later rows are handled by the
+    // Guards the group's first copy; its later ones are handled by the
     // split into whole and clamped groups below.
     Value inside;
     for (unsigned d : guarded) {
@@ -1388,26 +1623,32 @@ static void emitPerThread(RewriterBase &rewriter, Location loc,
     auto within = scf::IfOp::create(rewriter, loc, inside, /*withElse=*/false);
     rewriter.setInsertionPointToStart(within.thenBlock());
   }
-  if (!partialRows) {
-    emitRowCopies(rewriter, loc, op, loops, ivs, rowDim, copies,
-                  /*clamped=*/false, initialValues);
+  if (!partialGroups) {
+    emitRowCopies(rewriter, loc, op, loops, ivs, copyDims, /*clamped=*/false,
+                  initialValues);
     return;
   }
-  // Whole row groups (all but an edge tile's last) take copies that index
-  // their rows directly: neighbouring copies' loads at the same address are
-  // then one load after GVN, which clamped indices would hide.
-  Value groupEnd = arith::AddIOp::create(
-      rewriter, loc, ivs[*rowDim],
-      arith::ConstantIndexOp::create(rewriter, loc, copies));
-  Value whole = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule,
-                                      groupEnd, loops.sizes[*rowDim]);
+  // Whole groups (all but an edge tile's last) take copies that index
+  // their rows and columns directly: neighbouring copies' loads at the same
+  // address are then one load after GVN, and adjacent ones one vector
+  // load, which clamped indices would hide.
+  Value whole;
+  for (const CopyDim &c : copyDims) {
+    Value end = arith::AddIOp::create(
+        rewriter, loc, ivs[c.dim],
+        arith::ConstantIndexOp::create(rewriter, loc, c.count));
+    Value fits = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ule, end, loops.sizes[c.dim]);
+    whole = whole ? arith::AndIOp::create(rewriter, loc, whole, fits).getResult()
+                  : fits;
+  }
   auto split = scf::IfOp::create(rewriter, loc, whole, /*withElse=*/true);
   rewriter.setInsertionPointToStart(split.thenBlock());
-  emitRowCopies(rewriter, loc, op, loops, ivs, rowDim, copies,
-                /*clamped=*/false, initialValues);
+  emitRowCopies(rewriter, loc, op, loops, ivs, copyDims, /*clamped=*/false,
+                initialValues);
   rewriter.setInsertionPointToStart(split.elseBlock());
-  emitRowCopies(rewriter, loc, op, loops, ivs, rowDim, copies,
-                /*clamped=*/true, initialValues);
+  emitRowCopies(rewriter, loc, op, loops, ivs, copyDims, /*clamped=*/true,
+                initialValues);
 }
 
 /// Per warp: warps take the parallel iterations (outputs) in turn, `jam`
@@ -1524,7 +1765,7 @@ FailureOr<ThreadMapping> mlir::tessel::distributeOverThreads(
     RewriterBase &rewriter, linalg::LinalgOp linalgOp, Value tid,
     int64_t threads, int64_t warpSize, ArrayRef<Value> scratch,
     ArrayRef<Value> initialValues, int64_t rowsPerThread,
-    int64_t memoryLatency) {
+    int64_t memoryLatency, int64_t columnsPerThread) {
   Location loc = linalgOp.getLoc();
   bool scratchFits =
       static_cast<int64_t>(scratch.size()) ==
@@ -1549,7 +1790,7 @@ FailureOr<ThreadMapping> mlir::tessel::distributeOverThreads(
         initialValues);
   else
     emitPerThread(rewriter, loc, op, loops, tid, threads, initialValues,
-                  rowsPerThread);
+                  rowsPerThread, columnsPerThread);
   rewriter.eraseOp(op);
   return mapping;
 }

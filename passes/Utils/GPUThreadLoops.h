@@ -169,13 +169,16 @@ int64_t wantedThreads(linalg::LinalgOp op, int64_t maxThreads, int64_t warpSize,
 /// barriers).
 /// Per thread, `rowsPerThread` > 1 has each thread take that many
 /// consecutive rows (iterations of the second-innermost parallel loop) at
-/// once, their bodies jammed into the reduction loops.
+/// once, their bodies jammed into the reduction loops, and
+/// `columnsPerThread` > 1 that many consecutive columns (iterations of the
+/// innermost parallel loop) of each row.
 FailureOr<ThreadMapping>
 distributeOverThreads(RewriterBase &rewriter, linalg::LinalgOp op, Value tid,
                       int64_t threads, int64_t warpSize,
                       ArrayRef<Value> scratch = {},
                       ArrayRef<Value> initialValues = {},
-                      int64_t rowsPerThread = 1, int64_t memoryLatency = 0);
+                      int64_t rowsPerThread = 1, int64_t memoryLatency = 0,
+                      int64_t columnsPerThread = 1);
 
 /// What chooseRowsPerThread knows of the kernel and the target.
 struct RowsPerThreadModel {
@@ -203,9 +206,38 @@ struct RowsPerThreadModel {
 /// the block gets a row group. 1 for ops that reduce per warp or per block
 /// or have one parallel loop. Outputs with an initial value (a fill
 /// folded away) are not read.
+/// With `columnsPerThread` (chooseColumnsPerThread), a row's loads of the
+/// operands along the columns move that many elements each.
 int64_t chooseRowsPerThread(linalg::LinalgOp op,
                             const RowsPerThreadModel &model, int64_t warpSize,
-                            ArrayRef<Value> initialValues = {});
+                            ArrayRef<Value> initialValues = {},
+                            int64_t columnsPerThread = 1);
+
+/// Columns per thread for `op` run per thread by a block of `threads`
+/// (distributeOverThreads), inside the gpu.launch of a tile: consecutive
+/// iterations of the innermost parallel loop that one thread takes, so that
+/// its accesses to each operand indexed by that loop are one 16-byte vector
+/// access (ld.global.v4.b32; LLVM's load/store vectorizer forms them, from
+/// annotateAccessAlignment's alignments) and a
+/// warp's accesses still cover consecutive bytes. 16 bytes over the widest
+/// such element (4 for f32), halved until every such operand takes the
+/// loop as the unit-stride innermost index plus reduction loops, its runs
+/// start aligned (offsetFromBase) in a buffer that is itself aligned (an
+/// entry point's argument or a device allocation, by the GPU ABI, or a
+/// tile buffer in shared memory), and every
+/// thread of the block keeps a column group. 1 for ops not run per thread.
+int64_t chooseColumnsPerThread(linalg::LinalgOp op, int64_t threads,
+                               int64_t warpSize, int64_t memoryLatency = 0);
+
+/// Gives each memref.load and memref.store under `root` the alignment its
+/// address is known to have, in bytes, where that is more than its
+/// element's: the buffer it views starts aligned (an entry point's
+/// argument or device allocation by the GPU ABI, a tile buffer by its
+/// shift in shared memory) and its offset from there is a known multiple
+/// (offsetFromBase). LLVM cannot see either through a kernel's memref
+/// descriptors; with it, its load/store vectorizer joins a thread's
+/// adjacent accesses into one (chooseColumnsPerThread).
+void annotateAccessAlignment(Operation *root);
 
 /// Bytes of one warp's slot for a reduction result of `type` in shared
 /// memory: its size rounded up to whole bytes (an i1 takes one).

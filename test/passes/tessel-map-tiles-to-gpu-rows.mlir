@@ -1,5 +1,5 @@
-// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-map-tiles-to-gpu{rows-per-thread=3}),canonicalize,cse)' | FileCheck %s
-// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-map-tiles-to-gpu{rows-per-thread=17}))' | FileCheck %s --check-prefix=TOO-MANY
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-map-tiles-to-gpu{rows-per-thread=3 columns-per-thread=1}),canonicalize,cse)' | FileCheck %s
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-map-tiles-to-gpu{rows-per-thread=17 columns-per-thread=1}))' | FileCheck %s --check-prefix=TOO-MANY
 
 // tessel-map-tiles-to-gpu's rows-per-thread option forces the rows each
 // thread takes in every op run per thread: 3 rows of the 8-row tile, so
@@ -33,7 +33,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 132
 // TOO-MANY-LABEL: func.func @three_rows(
 // TOO-MANY: scf.forall
   func.func @three_rows(%in: memref<16x64xf32>, %out: memref<16x64xf32>) {
-    // expected-remark-re @below {{{{rows per thread 3$|rows-per-thread=17 is more than 16}}}}
+    // expected-remark-re @below {{{{rows per thread 3, columns per thread 1$|rows-per-thread=17 is more than 16}}}}
     scf.forall (%i, %j) = (0, 0) to (16, 64) step (8, 32) {
       %x = memref.subview %in[%i, %j] [8, 32] [1, 1] : memref<16x64xf32> to memref<8x32xf32, strided<[64, 1], offset: ?>>
       %y = memref.subview %out[%i, %j] [8, 32] [1, 1] : memref<16x64xf32> to memref<8x32xf32, strided<[64, 1], offset: ?>>
@@ -46,7 +46,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 132
     return
   }
   func.func @one_loop(%in: memref<64xf32>, %out: memref<64xf32>) {
-    // expected-remark-re @below {{{{rows per thread 1$|rows-per-thread=17 is more than 16}}}}
+    // expected-remark-re @below {{{{rows per thread 1, columns per thread 1$|rows-per-thread=17 is more than 16}}}}
     scf.forall (%j) = (0) to (64) step (32) {
       %x = memref.subview %in[%j] [32] [1] : memref<64xf32> to memref<32xf32, strided<[1], offset: ?>>
       %y = memref.subview %out[%j] [32] [1] : memref<64xf32> to memref<32xf32, strided<[1], offset: ?>>
@@ -68,7 +68,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", warp_size = 32
 // TOO-MANY: scf.forall
   func.func @declined(%out: memref<16x64xf32>) {
     %one = arith.constant 1.0 : f32
-    // expected-remark-re @below {{{{rows per thread 3$|rows-per-thread=17 is more than 16}}}}
+    // expected-remark-re @below {{{{rows per thread 3, columns per thread 1$|rows-per-thread=17 is more than 16}}}}
     scf.forall (%i, %j) = (0, 0) to (16, 64) step (8, 32) {
       %y = memref.subview %out[%i, %j] [8, 32] [1, 1] : memref<16x64xf32> to memref<8x32xf32, strided<[64, 1], offset: ?>>
       linalg.fill ins(%one : f32) outs(%y : memref<8x32xf32, strided<[64, 1], offset: ?>>)

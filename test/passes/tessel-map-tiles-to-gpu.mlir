@@ -1,4 +1,4 @@
-// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-map-tiles-to-gpu),canonicalize,cse)' | FileCheck %s
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-map-tiles-to-gpu{columns-per-thread=1}),canonicalize,cse)' | FileCheck %s
 
 // A fused blur tile loop (as tessel-fuse-producers and bufferization leave
 // it: the x pass into a tile buffer, the y pass from it) becomes one kernel:

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Times the fused kernels of gpu_fusion_bench.py (blur_x_blur_y, softmax,
-# layernorm) at forced threads per block and rows per thread beside the
-# model's choice: the measurements behind tessel-map-tiles-to-gpu's block
-# size and rows-per-thread model. Variants: model, 512 and 1024 threads,
-# rows1 (one row per thread, the kernels before the rows model) and rows4,
-# rows8 (every per-thread op at 4 or 8 rows), and occ0 (each kernel's
+# layernorm) at forced threads per block, rows and columns per thread
+# beside the model's choice: the measurements behind
+# tessel-map-tiles-to-gpu's block size, rows-per-thread and
+# columns-per-thread models. Variants: model, 512 and 1024 threads, rows1
+# (one row per thread, the kernels before the rows model) and rows4, rows8
+# (every per-thread op at 4 or 8 rows), cols1 (one column per thread:
+# scalar loads; the kernels before 128-bit accesses), and occ0 (each kernel's
 # register limit only what one block needs, as before streaming kernels
 # aimed at several blocks per SM). Two halves, like
 # run-gpu-bench.sh:
@@ -28,7 +30,7 @@ while (($#)); do
   esac
 done
 [[ -n "$mode" && -n "$dir" ]] || { echo "usage: $0 --build DIR | --run DIR" >&2; exit 2; }
-variants=(model 512 1024 rows1 rows4 rows8 occ0)
+variants=(model 512 1024 rows1 rows4 rows8 cols1 occ0)
 if [[ "$mode" == build ]]; then
   tc="$build/bin/tessel-compile"
   dir="$(cd "$dir" && pwd)"
@@ -43,6 +45,7 @@ if [[ "$mode" == build ]]; then
       model) ;;
       occ0) p=${base/tessel-attach-gpu-target/tessel-attach-gpu-target\{occupancy-threads=0\}} ;;
       rows*) p=${base/tessel-map-tiles-to-gpu/tessel-map-tiles-to-gpu\{rows-per-thread=${v#rows}\}} ;;
+      cols1) p=${base/tessel-map-tiles-to-gpu/tessel-map-tiles-to-gpu\{columns-per-thread=1\}} ;;
       *) p=${base/tessel-map-tiles-to-gpu/tessel-map-tiles-to-gpu\{threads=$v\}} ;;
     esac
     mkdir -p "$dir/fusion-sweep/$v"
@@ -51,7 +54,7 @@ if [[ "$mode" == build ]]; then
         -o "$dir/fusion-sweep/$v/$w.so" --no-header --remarks 2>"$work/r"
       grep -q "tile loop mapped to one GPU kernel" "$work/r" || {
         echo "gpu-fusion-sweep.sh: $w at $v: not one kernel" >&2; cat "$work/r" >&2; exit 1; }
-      echo "$v $w: $(grep -o 'a block of [0-9]* threads' "$work/r"), $(grep -o 'rows per thread [0-9/-]*' "$work/r")"
+      echo "$v $w: $(grep -o 'a block of [0-9]* threads' "$work/r"), $(grep -o 'rows per thread [0-9/-]*, columns per thread [0-9/-]*' "$work/r")"
     done
   done
   exit 0
