@@ -445,7 +445,6 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
   // Each op reads what the ones before it wrote: a barrier between them.
   int64_t perWarp = 0, perBlock = 0;
   SmallVector<std::string> rowsPerOp, columnsPerOp;
-  bool vectorColumns = false;
   for (auto [i, op] : llvm::enumerate(linalgOps)) {
     if (i + 1 < linalgOps.size()) {
       rewriter.setInsertionPointAfter(op);
@@ -469,15 +468,14 @@ static LogicalResult mapTileLoop(RewriterBase &rewriter, scf::ForallOp forall,
     perWarp += *mapping == ThreadMapping::PerWarp;
     perBlock += *mapping == ThreadMapping::PerBlock;
     bool perThread = *mapping == ThreadMapping::PerThread;
-    vectorColumns |= perThread && columns > 1;
     rowsPerOp.push_back(perThread ? std::to_string(rows) : std::string("-"));
     columnsPerOp.push_back(perThread ? std::to_string(columns)
                                      : std::string("-"));
   }
-  // The columns' adjacent accesses become one vector access in LLVM only
-  // where it knows their alignment, which kernel arguments do not carry.
-  if (vectorColumns)
-    annotateAccessAlignment(launch);
+  // A thread's adjacent accesses (columns per thread, a reduction's
+  // groups) become one vector access in LLVM only where it knows their
+  // alignment, which kernel arguments do not carry.
+  annotateAccessAlignment(launch);
   forall->emitRemark() << "tile loop mapped to one GPU kernel: a block of "
                        << threads << " threads per tile, " << linalgOps.size()
                        << " op(s) per tile with barriers "

@@ -869,6 +869,52 @@ static int64_t knownStartAlignment(Value base) {
   return hasVectorAlignedStart(base) ? kVectorAccessBytes : 0;
 }
 
+/// Whether `operand` of `op` takes consecutive iterations of loop `dim`
+/// as consecutive elements of its unit-stride innermost dimension, in runs
+/// of `width` that start on a multiple of `width` elements from a 16-byte
+/// aligned buffer (knownStartAlignment). Loops `mayShift` accepts may also
+/// move its innermost index (a stencil's taps: a run starts at their first
+/// iteration, 0); no other loop may.
+static bool runsStartAligned(linalg::LinalgOp op, OpOperand &operand,
+                             unsigned dim, int64_t width,
+                             function_ref<bool(unsigned)> mayShift) {
+  auto type = dyn_cast<MemRefType>(operand.get().getType());
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type || map.getNumResults() == 0 ||
+      failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
+    return false;
+  SmallVector<int64_t> divisors;
+  unsigned last = map.getNumResults() - 1;
+  for (auto [k, e] : llvm::enumerate(map.getResults())) {
+    SmallVector<int64_t> coeffs(map.getNumDims(), 0);
+    int64_t constant = 0;
+    if (!linearForm(e, 1, coeffs, constant))
+      return false;
+    if (k != last) {
+      if (coeffs[dim] != 0)
+        return false;
+      bool constantOnly =
+          llvm::all_of(coeffs, [](int64_t c) { return c == 0; });
+      divisors.push_back(!constantOnly   ? 1
+                         : constant == 0 ? kDivisibleByAll
+                                         : std::abs(constant));
+      continue;
+    }
+    if (coeffs[dim] != 1)
+      return false;
+    for (auto [d, c] : llvm::enumerate(coeffs))
+      if (d != dim && c != 0 && !mayShift(d))
+        return false;
+    divisors.push_back(constant == 0 ? width
+                                     : std::gcd(width, std::abs(constant)));
+  }
+  std::optional<BaseOffset> base = offsetFromBase(operand.get(), divisors);
+  return base && base->offsetDivisor % width == 0 &&
+         knownStartAlignment(base->base) >= kVectorAccessBytes;
+}
+
 void mlir::tessel::annotateAccessAlignment(Operation *root) {
   root->walk([](Operation *op) {
     Value memref;
@@ -940,51 +986,13 @@ int64_t mlir::tessel::chooseColumnsPerThread(linalg::LinalgOp op,
   // it could not, the jammed columns would only cost coalescing (a warp's
   // scalar loads 16 bytes apart).
   auto runsAligned = [&](int64_t width) {
-    for (OpOperand &operand : op->getOpOperands()) {
-      auto type = dyn_cast<MemRefType>(operand.get().getType());
-      AffineMap map = op.getMatchingIndexingMap(&operand);
-      if (!type || !map.isFunctionOfDim(column))
-        continue;
-      SmallVector<int64_t> strides;
-      int64_t offset;
-      if (failed(type.getStridesAndOffset(strides, offset)) ||
-          strides.back() != 1)
+    for (OpOperand &operand : op->getOpOperands())
+      if (isa<MemRefType>(operand.get().getType()) &&
+          op.getMatchingIndexingMap(&operand).isFunctionOfDim(column) &&
+          !runsStartAligned(op, operand, column, width, [&](unsigned d) {
+            return !llvm::is_contained(parallel, d);
+          }))
         return false;
-      SmallVector<int64_t> divisors;
-      unsigned last = map.getNumResults() - 1;
-      for (auto [k, e] : llvm::enumerate(map.getResults())) {
-        SmallVector<int64_t> coeffs(map.getNumDims(), 0);
-        int64_t constant = 0;
-        if (!linearForm(e, 1, coeffs, constant))
-          return false;
-        if (k != last) {
-          if (coeffs[column] != 0)
-            return false;
-          bool constantOnly = llvm::all_of(coeffs, [](int64_t c) {
-            return c == 0;
-          });
-          divisors.push_back(!constantOnly ? 1
-                             : constant == 0
-                                 ? kDivisibleByAll
-                                 : std::abs(constant));
-          continue;
-        }
-        // The column with coefficient 1; reduction loops (a stencil's
-        // taps) may shift it, their first iteration at 0, other parallel
-        // loops may not.
-        if (coeffs[column] != 1 ||
-            llvm::any_of(parallel, [&](unsigned d) {
-              return d != column && coeffs[d] != 0;
-            }))
-          return false;
-        divisors.push_back(constant == 0 ? width
-                                         : std::gcd(width, std::abs(constant)));
-      }
-      std::optional<BaseOffset> base = offsetFromBase(operand.get(), divisors);
-      if (!base || base->offsetDivisor % width != 0 ||
-          knownStartAlignment(base->base) < kVectorAccessBytes)
-        return false;
-    }
     return true;
   };
   // Every thread of the block keeps a column group (as for rows).
@@ -1135,29 +1143,86 @@ staticParallelBounds(const LoopStructure &loops) {
   return bounds;
 }
 
-/// Folds iterations start, start + stride, ... < end with `step` into
-/// partial results that start from the combiners' identities; returns them.
-/// The thread's iterations are counted first, and the main loop takes
-/// kFoldChains of them per trip into separate partial results (combined at
-/// the end), a remainder loop the rest.
-static SmallVector<Value> emitStridedFold(OpBuilder &b, Location loc,
-                                          const ReductionCombiner &combiner,
-                                          TypeRange types, Value start,
-                                          Value end, Value stride,
-                                          ReductionStep step) {
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+/// The number of iterations start, start + stride, ... < end:
+/// start < end ? ceil((end - start) / stride) : 0.
+static Value emitStridedCount(OpBuilder &b, Location loc, Value start,
+                              Value end, Value stride) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value chains = arith::ConstantIndexOp::create(b, loc, kFoldChains);
-  // count = start < end ? ceil((end - start) / stride) : 0.
   Value before =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, start, end);
   Value span = arith::SubIOp::create(
       b, loc, arith::SelectOp::create(b, loc, before, end, start), start);
-  Value count = arith::DivUIOp::create(
+  return arith::DivUIOp::create(
       b, loc,
       arith::AddIOp::create(b, loc, span,
                             arith::SubIOp::create(b, loc, stride, one)),
       stride);
+}
+
+/// Folds iterations [0, end) in groups of `width` (end a multiple of it):
+/// groups start, start + stride, ..., each group's iterations into
+/// `width` partial results (one per position, combined at the end), so a
+/// thread's loads of a group are adjacent and LLVM makes one vector load
+/// of them where their alignment is known (reductionGroupWidth).
+static SmallVector<Value> emitGroupedFold(OpBuilder &b, Location loc,
+                                          const ReductionCombiner &combiner,
+                                          TypeRange types, Value start,
+                                          Value end, Value stride,
+                                          int64_t width, ReductionStep step) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value widthValue = arith::ConstantIndexOp::create(b, loc, width);
+  Value groups = arith::DivUIOp::create(b, loc, end, widthValue);
+  Value count = emitStridedCount(b, loc, start, groups, stride);
+  SmallVector<Value> initial;
+  for (int64_t c = 0; c < width; ++c)
+    llvm::append_range(initial, combiner.identities(b, loc, types));
+  size_t n = combiner.size();
+  auto loop = scf::ForOp::create(b, loc, zero, count, one, initial);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value group = arith::AddIOp::create(
+        b, loc, start,
+        arith::MulIOp::create(b, loc, loop.getInductionVar(), stride));
+    Value first = arith::MulIOp::create(b, loc, group, widthValue);
+    SmallVector<Value> next;
+    ValueRange carried = loop.getRegionIterArgs();
+    for (int64_t c = 0; c < width; ++c) {
+      Value iteration =
+          c == 0 ? first
+                 : arith::AddIOp::create(
+                       b, loc, first, arith::ConstantIndexOp::create(b, loc, c))
+                       .getResult();
+      llvm::append_range(next,
+                         step(b, loc, iteration, carried.slice(c * n, n)));
+    }
+    scf::YieldOp::create(b, loc, next);
+  }
+  SmallVector<Value> partials(loop.getResults().take_front(n));
+  for (int64_t c = 1; c < width; ++c)
+    partials =
+        combiner.combine(b, loc, partials, loop.getResults().slice(c * n, n));
+  return partials;
+}
+
+/// Folds iterations start, start + stride, ... < end with `step` into
+/// partial results that start from the combiners' identities; returns them.
+/// The thread's iterations are counted first, and the main loop takes
+/// kFoldChains of them per trip into separate partial results (combined at
+/// the end), a remainder loop the rest. With `width` > 1, groups of that
+/// many adjacent iterations instead (emitGroupedFold).
+static SmallVector<Value>
+emitStridedFold(OpBuilder &b, Location loc, const ReductionCombiner &combiner,
+                TypeRange types, Value start, Value end, Value stride,
+                ReductionStep step, int64_t width = 1) {
+  if (width > 1)
+    return emitGroupedFold(b, loc, combiner, types, start, end, stride, width,
+                           step);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value chains = arith::ConstantIndexOp::create(b, loc, kFoldChains);
+  Value count = emitStridedCount(b, loc, start, end, stride);
   Value mainCount = arith::MulIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, count, chains), chains);
   auto iterationAt = [&](OpBuilder &ib, Location l, Value j) -> Value {
@@ -1249,13 +1314,15 @@ mlir::tessel::emitWarpReduce(OpBuilder &b, Location loc,
 SmallVector<Value> mlir::tessel::emitBlockReduce(
     OpBuilder &b, Location loc, const ReductionCombiner &combiner,
     TypeRange types, Value tid, int64_t threads, int64_t warpSize, Value begin,
-    Value end, ArrayRef<Value> scratch, ReductionStep step) {
+    Value end, ArrayRef<Value> scratch, ReductionStep step,
+    int64_t groupWidth) {
   Value start = arith::AddIOp::create(b, loc, begin, tid);
   Value stride = arith::ConstantIndexOp::create(b, loc, threads);
-  SmallVector<Value> warpResults = emitWarpReduce(
-      b, loc, combiner,
-      emitStridedFold(b, loc, combiner, types, start, end, stride, step),
-      warpSize);
+  SmallVector<Value> warpResults =
+      emitWarpReduce(b, loc, combiner,
+                     emitStridedFold(b, loc, combiner, types, start, end,
+                                     stride, step, groupWidth),
+                     warpSize);
   int64_t warps = threads / warpSize;
   if (warps == 1)
     return warpResults;
@@ -1651,6 +1718,54 @@ static void emitPerThread(RewriterBase &rewriter, Location loc,
                 initialValues);
 }
 
+/// Adjacent iterations of its reduction a thread folds at once when `lanes`
+/// threads share it (per warp or per block, emitGroupedFold): kFoldChains
+/// of them, so each group is one vector load per operand (16 bytes of f32,
+/// 8 of f16), where they fit in 16 bytes of the widest element the
+/// innermost reduction loop runs along, every operand indexed by that loop
+/// takes it as its unit-stride innermost index, shifted by no other loop,
+/// in runs that start aligned (runsStartAligned), the loop's extent is a
+/// multiple of the width, and each lane keeps a group of every row of it.
+/// Otherwise 1: iterations one by one, consecutive lanes on consecutive
+/// elements (f64: a group of 2 would halve the loads in flight).
+static int64_t reductionGroupWidth(linalg::GenericOp op,
+                                   const LoopStructure &loops, int64_t lanes) {
+  if (loops.reduction.empty())
+    return 1;
+  unsigned inner = loops.reduction.back();
+  std::optional<int64_t> extent = getConstantIntValue(loops.sizes[inner]);
+  if (!extent)
+    return 1;
+  int64_t widest = 0;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!op.getMatchingIndexingMap(&operand).isFunctionOfDim(inner))
+      continue;
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.getElementType().isIntOrFloat() ||
+        type.getElementTypeBitWidth() % 8 != 0)
+      return 1;
+    widest = std::max<int64_t>(widest, type.getElementTypeBitWidth() / 8);
+  }
+  if (widest == 0)
+    return 1;
+  auto runsAligned = [&](int64_t width) {
+    for (OpOperand &operand : op->getOpOperands())
+      if (op.getMatchingIndexingMap(&operand).isFunctionOfDim(inner) &&
+          !runsStartAligned(op, operand, inner, width,
+                            [](unsigned) { return false; }))
+        return false;
+    return true;
+  };
+  // As many as the ungrouped fold's chains, no more (each position of a
+  // group is a chain: more would raise the registers the outputs folded
+  // at once were chosen for, fewer the loads in flight per trip).
+  int64_t width = kFoldChains;
+  if (widest * width > kVectorAccessBytes || *extent % width != 0 ||
+      *extent / width < lanes || !runsAligned(width))
+    return 1;
+  return width;
+}
+
 /// Per warp: warps take the parallel iterations (outputs) in turn, `jam`
 /// at once; a warp's lanes fold strided shares of their reductions,
 /// shuffles combine them, and the first lane combines each result with its
@@ -1737,14 +1852,17 @@ static void emitPerWarpOrBlock(RewriterBase &rewriter, Location loc,
       llvm::append_range(next, values);
     return next;
   };
+  int64_t groupWidth =
+      reductionGroupWidth(op, loops, wholeBlock ? threads : warpSize);
   SmallVector<Value> totals =
       wholeBlock ? emitBlockReduce(rewriter, loc, groupCombiner, groupTypes,
                                    tid, threads, warpSize, zero, iterations,
-                                   scratch, foldIteration)
+                                   scratch, foldIteration, groupWidth)
                  : emitWarpReduce(rewriter, loc, groupCombiner,
                                   emitStridedFold(rewriter, loc, groupCombiner,
                                                   groupTypes, lane, iterations,
-                                                  warpSizeValue, foldIteration),
+                                                  warpSizeValue, foldIteration,
+                                                  groupWidth),
                                   warpSize);
   for (int64_t j = 0; j < jam; ++j) {
     OpBuilder::InsertionGuard storeGuard(rewriter);

@@ -255,14 +255,18 @@ SmallVector<Value> emitWarpReduce(OpBuilder &b, Location loc,
 /// starting from its identities); then warps combine by shuffles and the
 /// warps' results go through `scratch` (per output, a shared memref of one
 /// element per warp). Returns the block's results, the same in every thread.
-/// Every thread of the block must reach it (it holds a gpu.barrier).
+/// Every thread of the block must reach it (it holds a gpu.barrier). With
+/// `groupWidth` > 1 (`begin` 0, `end` a multiple of it), thread t takes
+/// groups of that many adjacent iterations instead: t, t + threads, ...
+/// in group numbers.
 using ReductionStep = function_ref<SmallVector<Value>(
     OpBuilder &, Location, Value iteration, ValueRange partials)>;
 SmallVector<Value> emitBlockReduce(OpBuilder &b, Location loc,
                                    const ReductionCombiner &combiner,
                                    TypeRange types, Value tid, int64_t threads,
                                    int64_t warpSize, Value begin, Value end,
-                                   ArrayRef<Value> scratch, ReductionStep step);
+                                   ArrayRef<Value> scratch, ReductionStep step,
+                                   int64_t groupWidth = 1);
 
 /// `op` as a linalg.generic (itself, or generalized in its place).
 FailureOr<linalg::GenericOp> asGeneric(RewriterBase &rewriter,

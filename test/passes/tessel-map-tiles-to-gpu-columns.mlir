@@ -8,7 +8,8 @@
 // fill 16 bytes of the widest element along them, where every operand
 // indexed by the columns takes them as unit-stride elements in runs that
 // start 16-byte aligned. The pass then gives every load and store the
-// alignment it can prove, so LLVM makes one 128-bit access of a group.
+// alignment it can prove, so LLVM makes one 128-bit access of a group
+// (and of any adjacent accesses, such as a transposed input's rows).
 // The option forces a count (more than 16 is declined).
 
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 132, smem_per_block = 232448, warp_size = 32, max_threads_per_block = 1024, l2_bytes_per_cycle = 48, memory_latency = 700>} {
@@ -93,8 +94,16 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 132
     }
     return
   }
-// The input runs along the columns with a stride of 16: no vector access.
+// The input runs along the columns with a stride of 16: one column per
+// thread. Its 4 rows per thread are adjacent input elements, though, the
+// first 16-byte aligned; the stores are 64 floats apart, each of its own
+// column, whose alignment nothing says.
 // CHECK-LABEL: func.func @transposed(
+// CHECK: memref.load %{{.*}} {alignment = 16 : i64} : memref<32x8xf32
+// CHECK-NEXT: affine.apply
+// CHECK-NEXT: memref.load %{{.*}} : memref<32x8xf32
+// CHECK-NEXT: affine.apply
+// CHECK-NEXT: memref.load %{{.*}} {alignment = 8 : i64} : memref<32x8xf32
 // CHECK-NOT: alignment
 // CHECK: gpu.terminator
   func.func @transposed(%in: memref<64x16xf32>, %out: memref<16x64xf32>) {

@@ -408,13 +408,17 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
 // -----
 
 // Row maxima of 8-row tiles of 64 columns go per warp: warp w takes rows
-// w, w + 8, ...; its lanes fold columns lane, lane + 32, ... (coalesced):
+// w, w + 8, ...; its rows are 65 floats apart, so no group of columns
+// starts 8- or 16-byte aligned, and its lanes fold single columns lane,
+// lane + 32, ... (coalesced):
 // the lane counts its columns (ceil((64 - lane) / 32)), folds them four
 // per trip into four independent maxima (four loads in flight), combines
 // the four, and folds the rest one per trip. Five xor shuffles combine the
 // lanes and lane 0 stores. One row of 4096 columns per tile goes per
-// block: all 256 threads fold it (the same four chains and remainder), and
-// the 8 warps' results meet in 32 bytes of shared memory. (The model
+// block: all 256 threads fold it, each taking groups of 4 adjacent
+// columns (one 16-byte load, the rows being aligned) t, t + 256, ... in
+// group numbers, into four chains (no remainder: 4096 is a multiple of 4),
+// and the 8 warps' results meet in 32 bytes of shared memory. (The model
 // weighs the cycles the busiest thread waits on loads: a 64-column row
 // per warp is two loads per lane, against a block's shuffles, shared-memory
 // exchange and barriers; a 4096-column row is 128 loads per lane of one
@@ -424,7 +428,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
 // CHECK-LABEL: func.func @row_max_per_warp(
 // CHECK-DAG: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK: gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
-// CHECK: %[[XS:.*]] = memref.subview {{.*}} : memref<64x64xf32> to
+// CHECK: %[[XS:.*]] = memref.subview {{.*}} : memref<64x65xf32> to
 // CHECK: %[[LANE:.*]] = arith.remui %[[T]], %c32
 // CHECK: %[[WARP:.*]] = arith.divui %[[T]], %c32
 // CHECK: scf.for %[[ROW:.*]] = %[[WARP]] to %c8 step %c8 {
@@ -470,13 +474,13 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
 // CHECK: scf.if %[[FIRST]] {
 // CHECK: arith.maximumf
 // CHECK: memref.store
-  func.func @row_max_per_warp(%x: memref<64x64xf32>, %m: memref<64xf32>) {
+  func.func @row_max_per_warp(%x: memref<64x65xf32>, %m: memref<64xf32>) {
     // expected-remark @below {{tile loop mapped to one GPU kernel: a block of 256 threads per tile, 1 op(s) per tile with barriers between them (1 reduced per warp, 0 per block, by shuffles), 0 bytes of tile buffers in shared memory}}
     scf.forall (%i) = (0) to (64) step (8) {
-      %xs = memref.subview %x[%i, 0] [8, 64] [1, 1] : memref<64x64xf32> to memref<8x64xf32, strided<[64, 1], offset: ?>>
+      %xs = memref.subview %x[%i, 0] [8, 64] [1, 1] : memref<64x65xf32> to memref<8x64xf32, strided<[65, 1], offset: ?>>
       %ms = memref.subview %m[%i] [8] [1] : memref<64xf32> to memref<8xf32, strided<[1], offset: ?>>
       linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
-          ins(%xs : memref<8x64xf32, strided<[64, 1], offset: ?>>) outs(%ms : memref<8xf32, strided<[1], offset: ?>>) {
+          ins(%xs : memref<8x64xf32, strided<[65, 1], offset: ?>>) outs(%ms : memref<8xf32, strided<[1], offset: ?>>) {
       ^bb0(%v: f32, %acc: f32):
         %r = arith.maximumf %v, %acc : f32
         linalg.yield %r : f32
@@ -487,20 +491,31 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
 // CHECK-LABEL: func.func @row_sum_per_block(
 // CHECK: gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256, {{.*}} dynamic_shared_memory_size %c32_i32 {
 // CHECK: %[[SLOTS:.*]] = memref.view %{{.*}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8xf32, #gpu.address_space<workgroup>>
-// CHECK: %[[BEFORE:.*]] = arith.cmpi ult, %[[T]], %c4096
-// CHECK: %[[END:.*]] = arith.select %[[BEFORE]], %c4096, %[[T]]
+// CHECK: %[[BEFORE:.*]] = arith.cmpi ult, %[[T]], %c1024
+// CHECK: %[[END:.*]] = arith.select %[[BEFORE]], %c1024, %[[T]]
 // CHECK: %[[SPAN:.*]] = arith.subi %[[END]], %[[T]]
 // CHECK: %[[UP:.*]] = arith.addi %[[SPAN]], %c255
 // CHECK: %[[COUNT:.*]] = arith.divui %[[UP]], %c256
-// CHECK: %[[QUADS:.*]] = arith.divui %[[COUNT]], %c4
-// CHECK: %[[MAIN:.*]] = arith.muli %[[QUADS]], %c4
-// CHECK: %[[CHAINS:[^:]+]]:4 = scf.for %{{.*}} = %c0 to %[[MAIN]] step %c4 iter_args({{.*}}) -> (f32, f32, f32, f32) {
-// CHECK-COUNT-4: arith.addf
-// CHECK: scf.yield
+// CHECK: %[[CHAINS:[^:]+]]:4 = scf.for %[[K:[^ ]+]] = %c0 to %[[COUNT]] step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32) {
+// CHECK: %[[OFF:.*]] = arith.muli %[[K]], %c256
+// CHECK: %[[GROUP:.*]] = arith.addi %[[T]], %[[OFF]]
+// CHECK: %[[COL0:.*]] = arith.muli %[[GROUP]], %c4
+// CHECK: memref.load %{{.*}}[%c0, %[[COL0]]] {alignment = 16 : i64}
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: %[[COL1:.*]] = arith.addi %[[COL0]], %c1
+// CHECK-NEXT: memref.load %{{.*}}[%c0, %[[COL1]]] :
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: %[[COL2:.*]] = arith.addi %[[COL0]], %c2
+// CHECK-NEXT: memref.load %{{.*}}[%c0, %[[COL2]]] {alignment = 8 : i64}
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: %[[COL3:.*]] = arith.addi %[[COL0]], %c3
+// CHECK-NEXT: memref.load %{{.*}}[%c0, %[[COL3]]] :
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: scf.yield
 // CHECK: %[[S01:.*]] = arith.addf %[[CHAINS]]#0, %[[CHAINS]]#1
 // CHECK: %[[S012:.*]] = arith.addf %[[S01]], %[[CHAINS]]#2
-// CHECK: %[[S0123:.*]] = arith.addf %[[S012]], %[[CHAINS]]#3
-// CHECK: %[[P:.*]] = scf.for %{{.*}} = %[[MAIN]] to %[[COUNT]] step %c1 iter_args(%{{.*}} = %[[S0123]]) -> (f32) {
+// CHECK: %[[P:.*]] = arith.addf %[[S012]], %[[CHAINS]]#3
+// CHECK-NOT: scf.for
 // CHECK: gpu.shuffle  xor %[[P]], %c16_i32, %c32_i32 : f32
 // CHECK-COUNT-4: gpu.shuffle  xor
 // CHECK: memref.store %{{.*}}, %[[SLOTS]]
@@ -637,8 +652,9 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 132
 
 // Several outputs folded at once. A tile of 4 rows of 4096 columns (a
 // softmax tile's maxima) goes per block, its 4 rows together: every thread
-// loads all four rows' columns before it combines one (16 loads in flight
-// per trip of the four chains), one shuffle tree and one exchange through
+// loads all four rows' columns before it combines one (a group of 4
+// adjacent columns of each row per trip: four 16-byte loads in flight,
+// into four chains per row), one shuffle tree and one exchange through
 // shared memory (a slot per warp for each row: 4 x 32 bytes) serve all four,
 // and thread 0 stores the four maxima; one barrier closes the group. Per
 // warp, the rows of one warp would be 128 loads per lane, 4 at a time.
@@ -655,15 +671,16 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
 // CHECK: %[[S3:.*]] = memref.view %{{.*}}[%c96][] : {{.*}} to memref<8xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[XS:.*]] = memref.subview %{{.*}} [4, 4096] [1, 1]
 // CHECK: %[[MS:.*]] = memref.subview %{{.*}} [4] [1]
-// CHECK: scf.for %[[J:[^ ]+]] = %c0 to %{{.*}} step %c4 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
-// CHECK: %[[COL:.*]] = arith.addi %[[T]], %{{.*}}
-// CHECK-NEXT: memref.load %[[XS]][%c0, %[[COL]]]
-// CHECK-NEXT: memref.load %[[XS]][%c1, %[[COL]]]
-// CHECK-NEXT: memref.load %[[XS]][%c2, %[[COL]]]
-// CHECK-NEXT: memref.load %[[XS]][%c3, %[[COL]]]
+// CHECK: scf.for %[[K:[^ ]+]] = %c0 to %{{.*}} step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// CHECK: %[[GROUP:.*]] = arith.addi %[[T]], %{{.*}}
+// CHECK-NEXT: %[[COL:.*]] = arith.muli %[[GROUP]], %c4
+// CHECK-NEXT: memref.load %[[XS]][%c0, %[[COL]]] {alignment = 16 : i64}
+// CHECK-NEXT: memref.load %[[XS]][%c1, %[[COL]]] {alignment = 16 : i64}
+// CHECK-NEXT: memref.load %[[XS]][%c2, %[[COL]]] {alignment = 16 : i64}
+// CHECK-NEXT: memref.load %[[XS]][%c3, %[[COL]]] {alignment = 16 : i64}
 // CHECK-COUNT-4: arith.maximumf
 // CHECK: scf.yield
-// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32) {
+// CHECK-NOT: scf.for
 // CHECK-COUNT-20: gpu.shuffle  xor
 // CHECK: %[[WARP:.*]] = arith.divui %[[T]], %c32
 // CHECK: scf.if
