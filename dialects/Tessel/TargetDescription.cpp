@@ -72,12 +72,14 @@ TargetDescription mlir::tessel::detectHostCPU() {
   desc.chip = llvm::sys::getHostCPUName().str();
 
   llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  SmallVector<std::string> enabled;
+  // Disabled features are listed too: a virtual machine may hide some of
+  // its CPU model's (AVX-512 on a Zen 4 guest), and the backend would
+  // otherwise enable everything the model name implies (SIGILL).
+  SmallVector<std::string> listed;
   for (const auto &feature : features)
-    if (feature.second)
-      enabled.push_back("+" + feature.first().str());
-  llvm::sort(enabled);
-  desc.features = llvm::join(enabled, ",");
+    listed.push_back((feature.second ? "+" : "-") + feature.first().str());
+  llvm::sort(listed);
+  desc.features = llvm::join(listed, ",");
 
   auto has = [&](StringRef name) { return features.lookup(name); };
   if (has("avx512f")) {
