@@ -1647,6 +1647,44 @@ def LowerFloatMinMaxPass
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def ExpandBF16ConversionsPass
+    : Pass<"tessel-expand-bf16-conversions", "::mlir::func::FuncOp"> {
+  let summary = "Convert f32 to bf16 with integer arithmetic where the CPU "
+                "has no instruction for it";
+  let description = [{
+    Without AVX512-BF16 or AVX-NE-CONVERT (x86) or BF16 (AArch64), LLVM
+    lowers `arith.truncf` f32 -> bf16 to a call of compiler-rt's
+    `__truncsfbf2`, which GCC 12's libgcc (Debian 12) does not have: the
+    object would not link. LLVM computes bf16 arithmetic in f32 and calls
+    it after each op too. On a CPU target whose features lack those
+    instructions, this pass first makes that f32 computation explicit
+    (upstream's `arith-emulate-unsupported-floats` patterns, applied to
+    math ops too: operands extended, each result truncated back to bf16),
+    then rewrites `arith.truncf` to bf16 (rounding to nearest, ties to
+    even; NaNs become the quiet NaN) and `arith.extf` from bf16 as integer
+    shifts and adds, scalars and vectors alike
+    (`arith::populateExpandBFloat16Patterns`). Upstream's
+    `arith-expand{include-bf16=true}` applies them too, but also expands
+    `arith.maximumf`/`minimumf` without ordering -0 below +0. Targets with
+    the instructions and GPU targets are left alone; `always` expands
+    regardless (CPU code emulating a GPU target).
+
+    ```mlir
+    %h = arith.truncf %x : vector<16xf32> to vector<16xbf16>
+    // becomes (abridged)
+    %b = arith.bitcast %x : vector<16xf32> to vector<16xi32>
+    %r = arith.addi %b, (0x7fff + ((%b >> 16) & 1))   // round to nearest even
+    %n = arith.select (%x is NaN), 0x7fc0, (%r >> 16)
+    %h = arith.bitcast (arith.trunci %n to vector<16xi16>) to vector<16xbf16>
+    ```
+  }];
+  let options = [
+    Option<"always", "always", "bool", /*default=*/"false",
+           "Expand whatever the target (CPU code emulating a GPU target)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def ContractMultiplyAddsPass : Pass<"tessel-contract-multiply-adds"> {
   let summary = "Let multiplies feeding one add or subtract fuse into FMAs";
   let description = [{

@@ -65,8 +65,9 @@ replace() { # stage, replacement
 ((kernels_only)) && kernels="builtin.module(tessel-export-c-interface"
 # The GPU pipelines mark the kernels' multiply-adds to fuse into FMAs in
 # each gpu.module; the launches here are the kernels, and the CPU's backend
-# fuses the marked pairs the same way.
-emulated="$kernels,func.func(tessel-contract-multiply-adds),tessel-emulate-gpu-on-cpu,func.func(convert-vector-to-scf{full-unroll=true},canonicalize),convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-vector-to-llvm,convert-to-llvm,reconcile-unrealized-casts,tessel-finalize-target)"
+# fuses the marked pairs the same way. The kernels' f32 -> bf16 conversions
+# become integer rounding: the host CPU may lack an instruction for them.
+emulated="$kernels,func.func(tessel-contract-multiply-adds),tessel-emulate-gpu-on-cpu,func.func(convert-vector-to-scf{full-unroll=true},canonicalize,tessel-expand-bf16-conversions{always=true}),convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-vector-to-llvm,convert-to-llvm,reconcile-unrealized-casts,tessel-finalize-target)"
 if ((print)); then
   printf '%s\n' "$emulated"
   exit 0
