@@ -861,6 +861,77 @@ def MapReductionsToGPUPass
                            "::mlir::affine::AffineDialect"];
 }
 
+def MapUntiledOpsToGPUPass
+    : Pass<"tessel-map-untiled-ops-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map untiled linalg ops to kernels whose threads share all "
+                "of their parallel iterations";
+  let description = [{
+    What `tessel-fuse-producers` leaves untiled on an `nvgpu` target (ops
+    too small to tile, an epilogue its contraction's kernel did not take,
+    ops its model could not tile), and every op on `amdgpu`, which does not
+    tile,
+    reached the GPU through upstream's parallel-loop mapping: 16 x 16 tiles
+    of the first two loops with the first on `threadIdx.x` (a warp's
+    threads in 32 different rows: uncoalesced), 16-thread blocks for 1-D
+    ops, and loops past the second run sequentially by every thread.
+
+    On an `nvgpu` or `amdgpu` target this pass makes each linalg op with
+    parallel loops (buffer semantics, on the host: not in a kernel, a tile
+    loop or an `scf.parallel`) one `gpu.launch` over all of its parallel
+    iterations, as one linear index space: consecutive threads
+    on consecutive iterations of the innermost loop, a thread's index split
+    into the loops' by the loop sizes (constants where static). The thread
+    mapping is tessel-map-tiles-to-gpu's over the whole grid
+    (Utils/GPUThreadLoops): per thread, or per warp by shuffles where its
+    cost model prefers it for few outputs over long reductions and the
+    lanes would read contiguously (every streamed input indexed innermost
+    by the innermost reduction loop; not a matmul's B, not a column sum),
+    never per block: blocks do not combine. Per thread, a thread takes adjacent
+    columns (innermost iterations) as one 16-byte access where they start
+    aligned and every block of one per multiprocessor still has a column
+    group. Blocks of `threads` (256); as many blocks as the work needs, at
+    most one resident wave (SMs x 2048 / threads), threads striding over
+    the rest. With dynamic sizes the grid is computed at run time, and no
+    kernel is launched for an empty one. A remark per op gives the plan;
+    an op that cannot be generalized gets a remark and is left to the
+    parallel-loop mapping after this pass.
+
+    Before:
+
+    ```mlir
+    linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%a, %b : memref<?x1024xf32>, memref<?x1024xf32>) outs(%c : memref<?x1024xf32>) { ... addf ... }
+    ```
+
+    After (abridged):
+
+    ```mlir
+    %groups = arith.muli %rows, %c256 : index   // 1024 columns in groups of 4
+    %blocks = arith.minui (ceildiv %groups, %c256), %c1056 : index
+    scf.if %any {
+      gpu.launch blocks(%bx, ...) in (%blocks, ...) threads(%tx, ...) in (%c256, ...) {
+        %tid = bx * 256 + tx
+        scf.for %i = %tid to %groups step %c270336 {
+          // row %i / 256, columns 4 * (%i mod 256) + 0..3: loads of 16 bytes
+        }
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"threadsOverride", "threads", "int64_t", "0",
+           "Threads per block, a multiple of the warp size (0: 256)">,
+    Option<"columnsPerThreadOverride", "columns-per-thread", "int64_t", "0",
+           "Consecutive columns each thread takes at once in ops run per "
+           "thread (0: the model's choice per op; 1: one column)">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 def EmulateGPUOnCPUPass
     : Pass<"tessel-emulate-gpu-on-cpu", "::mlir::ModuleOp"> {
   let summary = "Run gpu.launch kernels on the host CPU (a test tool)";

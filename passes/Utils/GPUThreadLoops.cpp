@@ -995,10 +995,13 @@ int64_t mlir::tessel::chooseColumnsPerThread(linalg::LinalgOp op,
         return false;
     return true;
   };
-  // Every thread of the block keeps a column group (as for rows).
-  int64_t rows = std::max<int64_t>(parallelIterationBound(op) / columns, 1);
+  // Every thread of the block keeps a column group (as for rows). Rows of
+  // unknown count (dynamic sizes) are taken to be enough.
+  int64_t bound = parallelIterationBound(op);
+  int64_t rows = std::max<int64_t>(bound / columns, 1);
   while (width > 1 &&
-         (width > columns || llvm::divideCeil(columns, width) * rows < threads ||
+         (width > columns ||
+          (bound > 0 && llvm::divideCeil(columns, width) * rows < threads) ||
           !runsAligned(width)))
     width /= 2;
   return width;
@@ -1882,15 +1885,17 @@ static void emitPerWarpOrBlock(RewriterBase &rewriter, Location loc,
 FailureOr<ThreadMapping> mlir::tessel::distributeOverThreads(
     RewriterBase &rewriter, linalg::LinalgOp linalgOp, Value tid,
     int64_t threads, int64_t warpSize, ArrayRef<Value> scratch,
-    ArrayRef<Value> initialValues, int64_t rowsPerThread,
-    int64_t memoryLatency, int64_t columnsPerThread) {
+    ArrayRef<Value> initialValues, int64_t rowsPerThread, int64_t memoryLatency,
+    int64_t columnsPerThread, bool splitReductions) {
   Location loc = linalgOp.getLoc();
   bool scratchFits =
       static_cast<int64_t>(scratch.size()) ==
       outputsPerGroup(linalgOp, ThreadMapping::PerBlock, threads, warpSize) *
           linalgOp.getNumDpsInits();
-  ThreadMapping mapping = chooseThreadMapping(linalgOp, threads, warpSize,
-                                              memoryLatency, scratchFits);
+  ThreadMapping mapping = splitReductions
+                              ? chooseThreadMapping(linalgOp, threads, warpSize,
+                                                    memoryLatency, scratchFits)
+                              : ThreadMapping::PerThread;
   int64_t jam = outputsPerGroup(linalgOp, mapping, threads, warpSize);
   std::string why;
   std::optional<ReductionCombiner> combiner =

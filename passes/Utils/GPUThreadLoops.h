@@ -171,14 +171,14 @@ int64_t wantedThreads(linalg::LinalgOp op, int64_t maxThreads, int64_t warpSize,
 /// consecutive rows (iterations of the second-innermost parallel loop) at
 /// once, their bodies jammed into the reduction loops, and
 /// `columnsPerThread` > 1 that many consecutive columns (iterations of the
-/// innermost parallel loop) of each row.
-FailureOr<ThreadMapping>
-distributeOverThreads(RewriterBase &rewriter, linalg::LinalgOp op, Value tid,
-                      int64_t threads, int64_t warpSize,
-                      ArrayRef<Value> scratch = {},
-                      ArrayRef<Value> initialValues = {},
-                      int64_t rowsPerThread = 1, int64_t memoryLatency = 0,
-                      int64_t columnsPerThread = 1);
+/// innermost parallel loop) of each row. `splitReductions` false keeps
+/// every reduction within one thread (per thread) whatever the model says.
+FailureOr<ThreadMapping> distributeOverThreads(
+    RewriterBase &rewriter, linalg::LinalgOp op, Value tid, int64_t threads,
+    int64_t warpSize, ArrayRef<Value> scratch = {},
+    ArrayRef<Value> initialValues = {}, int64_t rowsPerThread = 1,
+    int64_t memoryLatency = 0, int64_t columnsPerThread = 1,
+    bool splitReductions = true);
 
 /// What chooseRowsPerThread knows of the kernel and the target.
 struct RowsPerThreadModel {
