@@ -15,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
+#include "passes/Utils/KernelSupport.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -31,31 +33,17 @@ namespace mlir::tessel {
 
 using namespace mlir;
 
-/// Whether `features` (LLVM's "+a,-b" list; the last mention wins) enables
-/// `name`.
-static bool enables(StringRef features, StringRef name) {
-  SmallVector<StringRef> listed;
-  features.split(listed, ',');
-  bool enabled = false;
-  for (StringRef feature : listed) {
-    feature = feature.trim();
-    if (!feature.empty() && feature.drop_front() == name)
-      enabled = feature.starts_with("+");
-  }
-  return enabled;
-}
-
 /// Whether LLVM converts f32 to bf16 inline for `target`'s CPU. GPU targets
 /// do (and their host code has no bf16 arithmetic).
 static bool convertsBF16Natively(tessel::TargetAttr target) {
   if (!target || !target.isCPU())
     return true;
   llvm::Triple triple(target.getTriple());
-  StringRef features = target.getFeatures();
   if (triple.isX86())
-    return enables(features, "avx512bf16") || enables(features, "avxneconvert");
+    return tessel::targetEnablesFeature(target, "avx512bf16") ||
+           tessel::targetEnablesFeature(target, "avxneconvert");
   if (triple.isAArch64())
-    return enables(features, "bf16");
+    return tessel::targetEnablesFeature(target, "bf16");
   return false;
 }
 

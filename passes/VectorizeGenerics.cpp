@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Analysis/FusionGroup.h"
 #include "passes/Passes.h"
+#include "passes/Utils/KernelSupport.h"
 #include "passes/Utils/RowReductions.h"
 #include "passes/Utils/UnrollReductions.h"
 
@@ -351,7 +352,7 @@ struct VectorizeGenericsPass
                                    "cpu with a vector width";
       return;
     }
-    bool hasFMA = target.getFeatures().contains("+fma");
+    bool hasFMA = tessel::targetEnablesFeature(target, "fma");
     IRRewriter rewriter(ctx);
     // Steps 1 and 2, consumers first: a fill is folded into the op that
     // reads it before the fill itself would be vectorized.

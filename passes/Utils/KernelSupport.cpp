@@ -25,11 +25,8 @@ mlir::tessel::CPUModelParams mlir::tessel::cpuModelParams(TargetAttr target) {
                         target.getCores()};
 }
 
-bool mlir::tessel::targetHasAVX512Feature(TargetAttr target,
-                                          StringRef feature) {
-  if (!target || !target.isCPU() ||
-      !llvm::Triple(target.getTriple()).isX86() ||
-      target.getVectorBits() < 512)
+bool mlir::tessel::targetEnablesFeature(TargetAttr target, StringRef feature) {
+  if (!target)
     return false;
   SmallVector<StringRef> features;
   target.getFeatures().split(features, ',');
@@ -40,4 +37,10 @@ bool mlir::tessel::targetHasAVX512Feature(TargetAttr target,
       enabled = f.starts_with("+");
   }
   return enabled;
+}
+
+bool mlir::tessel::targetHasAVX512Feature(TargetAttr target,
+                                          StringRef feature) {
+  return target && target.isCPU() && llvm::Triple(target.getTriple()).isX86() &&
+         target.getVectorBits() >= 512 && targetEnablesFeature(target, feature);
 }

@@ -24,6 +24,10 @@ std::string unsupportedKernelOperandsReason(linalg::LinalgOp op);
 /// What the CPU cost models read from a cpu #tessel.target.
 CPUModelParams cpuModelParams(TargetAttr target);
 
+/// Whether `target`'s LLVM feature list enables `feature` (e.g. "fma",
+/// "avx512bf16"): the last +/- of it wins (LLVM's rule); unlisted is off.
+bool targetEnablesFeature(TargetAttr target, StringRef feature);
+
 /// Whether an x86 CPU `target` runs 512-bit code with `feature` (e.g.
 /// "avx512f", "avx512dq"): the last +/- of it in the feature list wins
 /// (LLVM's rule), and the described vectors are 512 bits (a 256-bit
