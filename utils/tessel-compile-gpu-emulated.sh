@@ -72,4 +72,8 @@ if ((print)); then
   printf '%s\n' "$emulated"
   exit 0
 fi
-exec "$tc" "${args[@]}" --target=cpu --pass-pipeline="$emulated"
+# -O1 by default (a later -O in the arguments wins): emulated kernels are
+# long fully unrolled blocks, and LLVM's post-RA list scheduler, which runs
+# from -O2 on, is quadratic in them. gpu_matmul.mlir with 2x2 warps took
+# 134 s of codegen at -O2 and 10 s at -O1; the program ran equally fast.
+exec "$tc" -O1 "${args[@]}" --target=cpu --pass-pipeline="$emulated"
