@@ -40,6 +40,7 @@ struct AttachTargetPass
     override(desc.warpSize, warpSize);
     override(desc.maxThreadsPerBlock, maxThreadsPerBlock);
     override(desc.mmaFmaPerCycle, mmaFmaPerCycle);
+    override(desc.simtFmaPerCycle, simtFmaPerCycle);
     override(desc.smemBytesPerCycle, smemBytesPerCycle);
     override(desc.l2BytesPerCycle, l2BytesPerCycle);
     override(desc.dramBytesPerCycle, dramBytesPerCycle);
@@ -81,6 +82,7 @@ struct AttachTargetPass
         {"warp-size", warpSize},
         {"max-threads-per-block", maxThreadsPerBlock},
         {"mma-fma-per-cycle", mmaFmaPerCycle},
+        {"simt-fma-per-cycle", simtFmaPerCycle},
         {"smem-bytes-per-cycle", smemBytesPerCycle},
         {"l2-bytes-per-cycle", l2BytesPerCycle},
         {"dram-bytes-per-cycle", dramBytesPerCycle},

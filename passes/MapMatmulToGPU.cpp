@@ -542,26 +542,27 @@ struct MapMatmulToGPUPass
 
     int64_t inputBytes = match.inputType.getIntOrFloatBitWidth() / 8;
     int64_t accBytes = match.accType.getIntOrFloatBitWidth() / 8;
+    // f32 products run on the SIMT cores: tensor cores would round the
+    // inputs to TF32, which the program did not ask for.
+    bool simt = match.inputType.isF32() && match.accType.isF32();
     if (match.inputType.isBF16())
       return decline("gpu.subgroup_mma (WMMA) has no bf16 fragments in MLIR "
                      "22");
-    if (match.inputType.isF32())
-      return decline("f32 inputs would be rounded to TF32 by tensor cores");
     bool typesOk =
         (match.inputType.isF16() &&
          (match.accType.isF32() || match.accType.isF16())) ||
         (match.inputType.isInteger(8) && match.accType.isInteger(32));
     MmaInstruction mma;
-    if (!typesOk || !getWmmaInstruction(inputBytes, accBytes, mma))
+    if (!simt && (!typesOk || !getWmmaInstruction(inputBytes, accBytes, mma)))
       return decline("WMMA has no form for these element types (f16 x f16 "
                      "-> f32 or f16, i8 x i8 -> i32)");
     std::string shapeName = "m16n16k16:" + typeName(match.inputType) + "x" +
                             typeName(match.inputType) + "->" +
                             typeName(match.accType);
     ArrayAttr shapes = target.getMma();
-    if (!shapes || !llvm::any_of(shapes, [&](Attribute s) {
+    if (!simt && (!shapes || !llvm::any_of(shapes, [&](Attribute s) {
           return cast<StringAttr>(s).getValue() == shapeName;
-        }))
+        })))
       return decline("the target lists no '" + shapeName + "' tensor-core "
                      "shape");
 
@@ -578,7 +579,7 @@ struct MapMatmulToGPUPass
     ops.bCopyElements = bAligned / inputBytes;
     ops.cRowsAligned = cAligned == 16;
 
-    if (target.getWarpSize() != 32)
+    if (!simt && target.getWarpSize() != 32)
       return decline("WMMA needs 32-lane warps; the target says " +
                      Twine(target.getWarpSize()));
     GPUModelParams params = gpuModelParams(target);
@@ -607,15 +608,21 @@ struct MapMatmulToGPUPass
     // Why wgmma was not used is only worth a word on targets that have it
     // (sm_90a): everywhere else WMMA is the only form.
     bool wgmmaTarget =
-        useWgmma && llvm::any_of(shapes, [](Attribute s) {
+        !simt && useWgmma && shapes && llvm::any_of(shapes, [](Attribute s) {
           return cast<StringAttr>(s).getValue().starts_with("wgmma.");
         });
     bool wgmma = wgmmaTarget && chooseWgmma(match, shapes, target.getFeatures(),
                                             params, problem, overrides,
                                             wgmmaTiling, transposeB, wgmmaWhy);
     GPUMatmulTiling tiling;
+    GPUSimtMatmulTiling simtTiling;
+    if (simt && !computeGPUSimtMatmulTiling(params, problem, overrides,
+                                            simtTiling, why))
+      return decline("f32 inputs would be rounded to TF32 by tensor cores, "
+                     "and no SIMT kernel fits: " +
+                     why);
     bool wmma =
-        (!wgmma || transposeB) &&
+        !simt && (!wgmma || transposeB) &&
         computeGPUMatmulTiling(params, mma, problem, overrides, tiling, why);
     // wgmma after a transpose of B against WMMA on B as it is.
     std::string transposeNote;
@@ -655,7 +662,7 @@ struct MapMatmulToGPUPass
             ": " + (wmma ? estimates : "WMMA does not fit: " + why);
       }
     }
-    if (!wgmma && !wmma)
+    if (!simt && !wgmma && !wmma)
       return decline(wgmmaTarget ? why + "; wgmma not used: " + wgmmaWhy : why);
     std::string epilogueWhy;
     linalg::GenericOp epilogue;
@@ -699,6 +706,12 @@ struct MapMatmulToGPUPass
     }
     std::string mmaName = "WMMA m16n16k16";
     std::string rationale = tiling.rationale;
+    std::string unit = "tensor cores";
+    if (simt) {
+      unit = "SIMT cores";
+      mmaName = "f32 FMAs, no TF32 rounding";
+      rationale = simtTiling.rationale;
+    }
     if (wgmma) {
       mmaName = "wgmma m64n" + std::to_string(wgmmaTiling.blockN) +
                 (match.inputType.isInteger(8) ? "k32" : "k16") +
@@ -706,7 +719,7 @@ struct MapMatmulToGPUPass
       rationale = wgmmaTiling.rationale;
     }
     op->emitRemark()
-        << what << " (" << types << ") mapped to tensor cores (" << mmaName
+        << what << " (" << types << ") mapped to " << unit << " (" << mmaName
         << "): " << rationale
         << (wgmmaTarget && !wgmma ? "; wgmma not used: " + wgmmaWhy : "")
         << transposeNote
@@ -738,6 +751,8 @@ struct MapMatmulToGPUPass
       memref::DeallocOp::create(rewriter, op->getLoc(), temp);
     } else if (wgmma)
       buildGPUWgmmaMatmulKernel(rewriter, op->getLoc(), ops, wgmmaTiling);
+    else if (simt)
+      buildGPUSimtMatmulKernel(rewriter, op->getLoc(), ops, simtTiling);
     else
       buildGPUMatmulKernel(rewriter, op->getLoc(), ops, tiling, mma,
                            target.getWarpSize());

@@ -73,6 +73,8 @@ def AttachTargetPass : Pass<"tessel-attach-target", "::mlir::ModuleOp"> {
            "Override the max threads per block (0: keep)">,
     Option<"mmaFmaPerCycle", "mma-fma-per-cycle", "int64_t", "0",
            "Override the 16-bit tensor-core FMAs per cycle per SM (0: keep)">,
+    Option<"simtFmaPerCycle", "simt-fma-per-cycle", "int64_t", "0",
+           "Override the f32 FMAs per cycle per SM on the SIMT cores (0: keep)">,
     Option<"smemBytesPerCycle", "smem-bytes-per-cycle", "int64_t", "0",
            "Override the shared-memory bytes per cycle per SM (0: keep)">,
     Option<"l2BytesPerCycle", "l2-bytes-per-cycle", "int64_t", "0",
@@ -580,7 +582,7 @@ def ConvertCopyToLinalgPass
 
 def MapMatmulToGPUPass
     : Pass<"tessel-map-matmul-to-gpu", "::mlir::func::FuncOp"> {
-  let summary = "Map matmuls on memrefs to tensor-core GPU kernels";
+  let summary = "Map matmuls on memrefs to tensor-core (f32: SIMT) GPU kernels";
   let description = [{
     Replaces each matmul-like contraction on memrefs (`linalg.matmul`,
     `linalg.batch_matmul`, or a `linalg.generic` with their maps; A and B
@@ -606,12 +608,20 @@ def MapMatmulToGPUPass
     is transposed first, by a kernel or, for a constant, at compile time.
     A product that form cannot take keeps WMMA, with a remark saying why.
 
+    f32 x f32 -> f32 products, which tensor cores would round to TF32, take
+    the SIMT form: the same blocks, ring and epilogue, with `threadsM x
+    threadsN` threads each accumulating a `threadM x threadN` tile of C by
+    scalar `math.fma` from 16-byte shared-memory reads (sizes from the
+    GPUSimtMatmulTiling model, which needs the target's
+    `simt_fma_per_cycle`; `warps-m x warps-n` fixes its warps).
+
     Sizes come from the GPUMatmulTiling cost model over `#tessel.target`
     (SMs, shared memory, registers, tensor-core, shared-memory and L2
     throughput, memory latency). A `linalg.fill` of C right before the
     matmul becomes the accumulators' start value. A remark gives the sizes
-    and why, or why a contraction is not mapped (f32 inputs: TF32 would
-    change the results; unaligned rows; dynamic sizes; no target shape).
+    and why, or why a contraction is not mapped (bf16, unaligned rows,
+    dynamic sizes, no target shape, f32 on a target without its SIMT
+    rate).
 
     Before:
 
@@ -642,6 +652,7 @@ def MapMatmulToGPUPass
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::memref::MemRefDialect",

@@ -284,11 +284,8 @@ bool mlir::tessel::computeGPUMatmulTiling(const GPUModelParams &g,
                 return std::make_tuple(-x.blockM * x.blockN, x.smemBytes,
                                        -x.stages);
               };
-              bool better =
-                  !found || e.cycles < bestEstimate.cycles * (1 - 1e-9) ||
-                  (e.cycles <= bestEstimate.cycles * (1 + 1e-9) &&
-                   key(t) < key(best));
-              if (better) {
+              if (beatsBestEstimate(found, e.cycles, bestEstimate.cycles,
+                                    key(t) < key(best))) {
                 found = true;
                 best = t;
                 bestEstimate = e;

@@ -26,7 +26,8 @@ struct GPUModelParams {
   int64_t smCount = 0, smemPerBlock = 0, registersPerBlock = 0, warpSize = 0,
           maxThreadsPerBlock = 0;
   /// Per SM and cycle.
-  int64_t mmaFmaPerCycle = 0, smemBytesPerCycle = 0, l2BytesPerCycle = 0;
+  int64_t mmaFmaPerCycle = 0, simtFmaPerCycle = 0, smemBytesPerCycle = 0,
+          l2BytesPerCycle = 0;
   /// The SM's share of device-memory bandwidth; 0 when the target lacks it.
   int64_t dramBytesPerCycle = 0;
   int64_t memoryLatency = 0;
@@ -116,6 +117,15 @@ struct GPUMatmulOverrides {
   int64_t blockM = 0, blockN = 0, blockK = 0, warpsM = 0, warpsN = 0,
           stages = 0;
 };
+
+/// Whether a candidate estimated at `cycles` replaces the best so far
+/// (`bestCycles`; none when `!found`): fewer cycles, or as many within
+/// rounding and `preferredOnTie` by the model's tie-break.
+inline bool beatsBestEstimate(bool found, double cycles, double bestCycles,
+                              bool preferredOnTie) {
+  return !found || cycles < bestCycles * (1 - 1e-9) ||
+         (cycles <= bestCycles * (1 + 1e-9) && preferredOnTie);
+}
 
 /// Every figure the GPU matmul models read is in the target description;
 /// false with `why` naming the first one missing.

@@ -190,10 +190,8 @@ bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
       auto key = [](const GPUWgmmaTiling &x) {
         return std::make_tuple(-x.blockM * x.blockN, -x.blocksPerSM, -x.stages);
       };
-      bool better =
-          !found || e.cycles < bestEstimate.cycles * (1 - 1e-9) ||
-          (e.cycles <= bestEstimate.cycles * (1 + 1e-9) && key(t) < key(best));
-      if (better) {
+      if (beatsBestEstimate(found, e.cycles, bestEstimate.cycles,
+                            key(t) < key(best))) {
         found = true;
         best = t;
         bestEstimate = e;

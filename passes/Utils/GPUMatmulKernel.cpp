@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -458,34 +459,46 @@ struct KernelBuilder {
 };
 } // namespace
 
-gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
-    RewriterBase &rewriter, Location loc, const GPUMatmulOperands &ops,
-    const GPUMatmulTiling &t, const MmaInstruction &mma, int64_t warpSize) {
+namespace {
+/// What every form of the kernel shares: the launch, the views of the
+/// dynamic shared buffer (A's stages, then B's; the epilogue's C tile reuses
+/// it from the start once the k loop is done) and how each operand's tiles
+/// are copied.
+struct KernelFrame {
+  gpu::LaunchOp launch;
+  Value aStages, bStages, cStage;
+  OperandCopy aCopy, bCopy;
+};
+} // namespace
+
+/// Creates the launch of `threads`-thread blocks, one per C tile, and
+/// leaves the rewriter at the start of its body with `kb`'s thread, batch
+/// and tile offsets set.
+static KernelFrame beginKernel(RewriterBase &rewriter, Location loc,
+                               const GPUMatmulOperands &ops,
+                               const GPUMatmulTiling &t, int64_t threads,
+                               KernelBuilder &kb) {
   MLIRContext *ctx = rewriter.getContext();
   IndexMath host{rewriter, loc};
-  int64_t threads = t.warps() * warpSize;
   int64_t numM = (ops.m + t.blockM - 1) / t.blockM;
   int64_t numN = (ops.n + t.blockN - 1) / t.blockN;
   Value one = host.c(1);
   Value smemBytes = arith::ConstantIntOp::create(rewriter, loc,
                                                  rewriter.getI32Type(),
                                                  t.smemBytes);
-  auto launch = gpu::LaunchOp::create(
-      rewriter, loc, host.c(numM * numN), one, host.c(ops.batch),
-      host.c(threads), one, one, smemBytes);
-
-  OpBuilder::InsertionGuard guard(rewriter);
-  Block &body = launch.getBody().front();
-  rewriter.setInsertionPointToStart(&body);
-  KernelBuilder kb(rewriter, loc, ops, t, mma, threads);
+  KernelFrame f;
+  f.launch = gpu::LaunchOp::create(rewriter, loc, host.c(numM * numN), one,
+                                   host.c(ops.batch), host.c(threads), one, one,
+                                   smemBytes);
+  rewriter.setInsertionPointToStart(&f.launch.getBody().front());
   IndexMath &ix = kb.ix;
   OpBuilder &b = rewriter;
-  kb.tid = launch.getThreadIds().x;
-  kb.batchIndex = launch.getBlockIds().z;
+  kb.tid = f.launch.getThreadIds().x;
+  kb.batchIndex = f.launch.getBlockIds().z;
 
   // Block -> C tile, groupM block rows at a time (the blocks running
   // together share A rows and B columns in L2).
-  Value pid = launch.getBlockIds().x;
+  Value pid = f.launch.getBlockIds().x;
   int64_t width = t.groupM * numN;
   Value firstM = ix.mul(ix.div(pid, width), t.groupM);
   Value rowsInGroup = ix.min(ix.sub(ix.c(numM), firstM), ix.c(t.groupM));
@@ -495,13 +508,12 @@ gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
   kb.m0 = ix.mul(tileM, t.blockM);
   kb.n0 = ix.mul(tileN, t.blockN);
 
-  // One dynamic shared buffer: A's stages, then B's; the epilogue's C tile
-  // reuses it from the start once the k loop is done. Every offset into it
-  // is a multiple of 32 bytes, so fragments are aligned when the buffer is:
-  // the lowering declares its symbol 16-byte aligned (the NVPTX backend
-  // emits it as the kernel's only shared variable, which ptxas places at
-  // the start of the block's window); test/driver/gpu_ptxas.test checks
-  // that no other shared variable comes before it.
+  // Every offset into the buffer is a multiple of 32 bytes, so fragments
+  // are aligned when the buffer is: the lowering declares its symbol
+  // 16-byte aligned (the NVPTX backend emits it as the kernel's only shared
+  // variable, which ptxas places at the start of the block's window);
+  // test/driver/gpu_ptxas.test checks that no other shared variable comes
+  // before it.
   auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   Type inputType = cast<MemRefType>(ops.a.getType()).getElementType();
   Type accType = cast<MemRefType>(ops.c.getType()).getElementType();
@@ -514,16 +526,16 @@ gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
     return MemRefType::get({t.stages, tile.rows, tile.stride}, element,
                            AffineMap(), workgroup);
   };
-  Value aStages = memref::ViewOp::create(b, loc, stagesType(t.aTile, inputType),
-                                         smem, ix.c(0), ValueRange());
-  Value bStages = memref::ViewOp::create(
-      b, loc, stagesType(t.bTile, inputType), smem,
-      ix.c(t.bStagesOffset(inputBytes)), ValueRange());
-  Value cStage = memref::ViewOp::create(
-      b, loc,
-      MemRefType::get({t.cTile.rows, t.cTile.stride}, accType, AffineMap(),
-                      workgroup),
-      smem, ix.c(0), ValueRange());
+  f.aStages = memref::ViewOp::create(b, loc, stagesType(t.aTile, inputType),
+                                     smem, ix.c(0), ValueRange());
+  f.bStages =
+      memref::ViewOp::create(b, loc, stagesType(t.bTile, inputType), smem,
+                             ix.c(t.bStagesOffset(inputBytes)), ValueRange());
+  f.cStage =
+      memref::ViewOp::create(b, loc,
+                             MemRefType::get({t.cTile.rows, t.cTile.stride},
+                                             accType, AffineMap(), workgroup),
+                             smem, ix.c(0), ValueRange());
 
   // A tile keeps its operand's global layout: a transposed operand's rows
   // run along its inner dimension.
@@ -540,55 +552,31 @@ gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
                        copyElements,
                        inputBytes};
   };
-  OperandCopy aCopy = operandCopy(ops.a, ops.aBatched, aStages, t.aTile,
-                                  ops.aTransposed, ops.m, ops.k,
-                                  ops.aCopyElements);
+  f.aCopy = operandCopy(ops.a, ops.aBatched, f.aStages, t.aTile,
+                        ops.aTransposed, ops.m, ops.k, ops.aCopyElements);
   if (ops.conv)
-    aCopy.conv = &*ops.conv;
-  OperandCopy bCopy = operandCopy(ops.b, ops.bBatched, bStages, t.bTile,
-                                  ops.bTransposed, ops.k, ops.n,
-                                  ops.bCopyElements);
+    f.aCopy.conv = &*ops.conv;
+  f.bCopy = operandCopy(ops.b, ops.bBatched, f.bStages, t.bTile,
+                        ops.bTransposed, ops.k, ops.n, ops.bCopyElements);
+  return f;
+}
 
-  // The warp's place in the block tile.
-  Value warp = ix.div(kb.tid, warpSize);
-  int64_t fm = t.fragmentsM(mma), fn = t.fragmentsN(mma);
-  Value warpRow = ix.mul(ix.div(warp, t.warpsN), fm * mma.m);
-  Value warpCol = ix.mul(ix.rem(warp, t.warpsN), fn * mma.n);
-
-  Type abElement = inputType;
-  if (inputType.isInteger(8))
-    abElement = IntegerType::get(ctx, 8, IntegerType::Signed);
-  auto aFragType = gpu::MMAMatrixType::get({mma.m, mma.k}, abElement, "AOp");
-  auto bFragType = gpu::MMAMatrixType::get({mma.k, mma.n}, abElement, "BOp");
-  auto cFragType = gpu::MMAMatrixType::get({mma.m, mma.n}, accType, "COp");
-  auto fragmentAt = [&](Value rowBase, int64_t i, Value colBase, int64_t j) {
-    return SmallVector<Value>{ix.add(rowBase, i), ix.add(colBase, j)};
-  };
-
-  // Accumulators: the fill's value, or C's tile through shared memory.
-  SmallVector<Value> acc;
-  if (ops.init) {
-    Value splat = gpu::SubgroupMmaConstantMatrixOp::create(b, loc, cFragType,
-                                                           ops.init);
-    acc.assign(fm * fn, splat);
-  } else {
-    kb.moveCTile(cStage, /*toGlobal=*/false);
-    gpu::BarrierOp::create(b, loc);
-    for (int64_t i = 0; i < fm; ++i)
-      for (int64_t j = 0; j < fn; ++j)
-        acc.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
-            b, loc, cFragType, cStage,
-            fragmentAt(warpRow, i * mma.m, warpCol, j * mma.n),
-            b.getIndexAttr(t.cTile.stride), UnitAttr()));
-    // The first copies overwrite the C tile.
-    gpu::BarrierOp::create(b, loc);
-  }
-
+/// The pipelined loop over k tiles, carrying `acc`: `multiply(stage, sums)`
+/// adds the product of the tiles in `stage` to `sums`. Returns the final
+/// values once every copy has landed and every thread is done with the
+/// shared buffer (the epilogue may reuse it).
+static SmallVector<Value>
+buildKLoop(KernelBuilder &kb, const KernelFrame &f, ValueRange acc,
+           function_ref<void(Value, SmallVectorImpl<Value> &)> multiply) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  IndexMath &ix = kb.ix;
+  const GPUMatmulTiling &t = kb.t;
   // Prologue: k tiles 0 .. stages-2 into stages 0 .. stages-2.
-  int64_t kTiles = (ops.k + t.blockK - 1) / t.blockK;
+  int64_t kTiles = (kb.ops.k + t.blockK - 1) / t.blockK;
   Value lastGroup;
   for (int64_t s = 0; s + 1 < t.stages; ++s)
-    lastGroup = kb.copyKTile(aCopy, bCopy, ix.c(s), ix.c(s), kTiles);
+    lastGroup = kb.copyKTile(f.aCopy, f.bCopy, ix.c(s), ix.c(s), kTiles);
 
   // The loop also carries the stage of k tile kt (kt mod stages), stepped
   // with a compare instead of a division per iteration.
@@ -610,37 +598,9 @@ gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, stage,
                               ix.c(0)),
         ix.c(t.stages - 1), ix.add(stage, -1));
-    kb.copyKTile(aCopy, bCopy, previous, ix.add(kt, t.stages - 1), kTiles);
+    kb.copyKTile(f.aCopy, f.bCopy, previous, ix.add(kt, t.stages - 1), kTiles);
     SmallVector<Value> sums(loop.getRegionIterArgs().drop_back());
-    UnitAttr aCol = ops.aTransposed ? b.getUnitAttr() : UnitAttr();
-    UnitAttr bCol = ops.bTransposed ? b.getUnitAttr() : UnitAttr();
-    Value zero = ix.c(0);
-    for (int64_t kk = 0; kk < t.blockK; kk += mma.k) {
-      SmallVector<Value> aFrags, bFrags;
-      for (int64_t i = 0; i < fm; ++i) {
-        SmallVector<Value> at =
-            ops.aTransposed ? fragmentAt(zero, kk, warpRow, i * mma.m)
-                            : fragmentAt(warpRow, i * mma.m, zero, kk);
-        at.insert(at.begin(), stage);
-        aFrags.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
-            b, loc, aFragType, aStages, at, b.getIndexAttr(t.aTile.stride),
-            aCol));
-      }
-      for (int64_t j = 0; j < fn; ++j) {
-        SmallVector<Value> at =
-            ops.bTransposed ? fragmentAt(warpCol, j * mma.n, zero, kk)
-                            : fragmentAt(zero, kk, warpCol, j * mma.n);
-        at.insert(at.begin(), stage);
-        bFrags.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
-            b, loc, bFragType, bStages, at, b.getIndexAttr(t.bTile.stride),
-            bCol));
-      }
-      for (int64_t i = 0; i < fm; ++i)
-        for (int64_t j = 0; j < fn; ++j)
-          sums[i * fn + j] = gpu::SubgroupMmaComputeOp::create(
-              b, loc, cFragType, aFrags[i], bFrags[j], sums[i * fn + j], aCol,
-              bCol);
-    }
+    multiply(stage, sums);
     Value following = ix.add(stage, 1);
     following = ix.select(
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, following,
@@ -650,23 +610,224 @@ gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
     scf::YieldOp::create(b, loc, sums);
   }
 
-  // Epilogue: only zero-source copies can still be pending; wait for them
-  // before the C tile reuses their bytes, and for every warp to finish its
-  // last k tile.
+  // Only zero-source copies can still be pending; wait for them before the
+  // C tile reuses their bytes, and for every thread to finish its last k
+  // tile.
   if (lastGroup)
     nvgpu::DeviceAsyncWaitOp::create(b, loc, lastGroup,
                                      b.getI32IntegerAttr(0));
   gpu::BarrierOp::create(b, loc);
+  return SmallVector<Value>(loop.getResults().drop_back());
+}
+
+gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
+    RewriterBase &rewriter, Location loc, const GPUMatmulOperands &ops,
+    const GPUMatmulTiling &t, const MmaInstruction &mma, int64_t warpSize) {
+  MLIRContext *ctx = rewriter.getContext();
+  int64_t threads = t.warps() * warpSize;
+  OpBuilder::InsertionGuard guard(rewriter);
+  KernelBuilder kb(rewriter, loc, ops, t, mma, threads);
+  KernelFrame f = beginKernel(rewriter, loc, ops, t, threads, kb);
+  IndexMath &ix = kb.ix;
+  OpBuilder &b = rewriter;
+  Type inputType = cast<MemRefType>(ops.a.getType()).getElementType();
+  Type accType = cast<MemRefType>(ops.c.getType()).getElementType();
+
+  // The warp's place in the block tile.
+  Value warp = ix.div(kb.tid, warpSize);
+  int64_t fm = t.fragmentsM(mma), fn = t.fragmentsN(mma);
+  Value warpRow = ix.mul(ix.div(warp, t.warpsN), fm * mma.m);
+  Value warpCol = ix.mul(ix.rem(warp, t.warpsN), fn * mma.n);
+
+  Type abElement = inputType;
+  if (inputType.isInteger(8))
+    abElement = IntegerType::get(ctx, 8, IntegerType::Signed);
+  auto aFragType = gpu::MMAMatrixType::get({mma.m, mma.k}, abElement, "AOp");
+  auto bFragType = gpu::MMAMatrixType::get({mma.k, mma.n}, abElement, "BOp");
+  auto cFragType = gpu::MMAMatrixType::get({mma.m, mma.n}, accType, "COp");
+  auto fragmentAt = [&](Value rowBase, int64_t i, Value colBase, int64_t j) {
+    return SmallVector<Value>{ix.add(rowBase, i), ix.add(colBase, j)};
+  };
+
+  // Accumulators: the fill's value, or C's tile through shared memory.
+  SmallVector<Value> acc;
+  if (ops.init) {
+    Value splat =
+        gpu::SubgroupMmaConstantMatrixOp::create(b, loc, cFragType, ops.init);
+    acc.assign(fm * fn, splat);
+  } else {
+    kb.moveCTile(f.cStage, /*toGlobal=*/false);
+    gpu::BarrierOp::create(b, loc);
+    for (int64_t i = 0; i < fm; ++i)
+      for (int64_t j = 0; j < fn; ++j)
+        acc.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+            b, loc, cFragType, f.cStage,
+            fragmentAt(warpRow, i * mma.m, warpCol, j * mma.n),
+            b.getIndexAttr(t.cTile.stride), UnitAttr()));
+    // The first copies overwrite the C tile.
+    gpu::BarrierOp::create(b, loc);
+  }
+
+  SmallVector<Value> result =
+      buildKLoop(kb, f, acc, [&](Value stage, SmallVectorImpl<Value> &sums) {
+        UnitAttr aCol = ops.aTransposed ? b.getUnitAttr() : UnitAttr();
+        UnitAttr bCol = ops.bTransposed ? b.getUnitAttr() : UnitAttr();
+        Value zero = ix.c(0);
+        for (int64_t kk = 0; kk < t.blockK; kk += mma.k) {
+          SmallVector<Value> aFrags, bFrags;
+          for (int64_t i = 0; i < fm; ++i) {
+            SmallVector<Value> at =
+                ops.aTransposed ? fragmentAt(zero, kk, warpRow, i * mma.m)
+                                : fragmentAt(warpRow, i * mma.m, zero, kk);
+            at.insert(at.begin(), stage);
+            aFrags.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+                b, loc, aFragType, f.aStages, at,
+                b.getIndexAttr(t.aTile.stride), aCol));
+          }
+          for (int64_t j = 0; j < fn; ++j) {
+            SmallVector<Value> at =
+                ops.bTransposed ? fragmentAt(warpCol, j * mma.n, zero, kk)
+                                : fragmentAt(zero, kk, warpCol, j * mma.n);
+            at.insert(at.begin(), stage);
+            bFrags.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+                b, loc, bFragType, f.bStages, at,
+                b.getIndexAttr(t.bTile.stride), bCol));
+          }
+          for (int64_t i = 0; i < fm; ++i)
+            for (int64_t j = 0; j < fn; ++j)
+              sums[i * fn + j] = gpu::SubgroupMmaComputeOp::create(
+                  b, loc, cFragType, aFrags[i], bFrags[j], sums[i * fn + j],
+                  aCol, bCol);
+        }
+      });
+
   for (int64_t i = 0; i < fm; ++i)
     for (int64_t j = 0; j < fn; ++j)
       gpu::SubgroupMmaStoreMatrixOp::create(
-          b, loc, loop.getResult(i * fn + j), cStage,
+          b, loc, result[i * fn + j], f.cStage,
           fragmentAt(warpRow, i * mma.m, warpCol, j * mma.n),
           b.getIndexAttr(t.cTile.stride), UnitAttr());
   gpu::BarrierOp::create(b, loc);
-  kb.moveCTile(cStage, /*toGlobal=*/true);
+  kb.moveCTile(f.cStage, /*toGlobal=*/true);
   gpu::TerminatorOp::create(b, loc);
-  return launch;
+  return f.launch;
+}
+
+//===----------------------------------------------------------------------===//
+// f32 on the SIMT cores
+//===----------------------------------------------------------------------===//
+//
+// Thread (ty, tx) = (tid / threadsN, tid mod threadsN) holds accumulators
+// for threadM rows and threadN columns of the block's tile. Per four k
+// steps it reads 16 bytes at a time from the shared tiles:
+// - a tile whose rows run along m or n (A given as (k, m), B as (k, n))
+//   gives four adjacent rows (columns) of C at one k: the thread's rows are
+//   groups of four, threadsM x 4 apart, so that the threads of a warp read
+//   consecutive 16-byte pieces;
+// - a tile whose rows run along k (A as (m, k), B as (n, k)) gives four k
+//   of one row: the thread's rows are threadsM apart, so that the rows a
+//   warp reads together are consecutive and, with the 16-byte padding the
+//   model gives such tiles, in distinct bank groups.
+// Each k step is then threadM x threadN scalar FMAs (math.fma: one fma.rn
+// each, a single rounding per product and sum).
+
+gpu::LaunchOp
+mlir::tessel::buildGPUSimtMatmulKernel(RewriterBase &rewriter, Location loc,
+                                       const GPUMatmulOperands &ops,
+                                       const GPUSimtMatmulTiling &t) {
+  int64_t threads = t.threads();
+  OpBuilder::InsertionGuard guard(rewriter);
+  static const MmaInstruction kNoMma;
+  KernelBuilder kb(rewriter, loc, ops, t, kNoMma, threads);
+  KernelFrame f = beginKernel(rewriter, loc, ops, t, threads, kb);
+  IndexMath &ix = kb.ix;
+  OpBuilder &b = rewriter;
+  Type f32 = b.getF32Type();
+  auto vec4 = VectorType::get({4}, f32);
+
+  Value ty = ix.div(kb.tid, t.threadsN);
+  Value tx = ix.rem(kb.tid, t.threadsN);
+  bool aAlongK = !ops.aTransposed, bAlongK = ops.bTransposed;
+  // Row r of the thread's accumulators (column c likewise).
+  auto place = [&](int64_t r, Value thread, int64_t threadsAlong, bool alongK) {
+    if (alongK)
+      return ix.add(thread, r * threadsAlong);
+    return ix.add(ix.mul(thread, 4), (r / 4) * threadsAlong * 4 + r % 4);
+  };
+  SmallVector<Value> rows, cols;
+  for (int64_t r = 0; r < t.threadM; ++r)
+    rows.push_back(place(r, ty, t.threadsM, aAlongK));
+  for (int64_t c = 0; c < t.threadN; ++c)
+    cols.push_back(place(c, tx, t.threadsN, bAlongK));
+
+  // Accumulators: the fill's value, or C's tile through shared memory.
+  SmallVector<Value> acc;
+  if (ops.init) {
+    acc.assign(t.threadM * t.threadN, ops.init);
+  } else {
+    kb.moveCTile(f.cStage, /*toGlobal=*/false);
+    gpu::BarrierOp::create(b, loc);
+    for (int64_t r = 0; r < t.threadM; ++r)
+      for (int64_t c = 0; c < t.threadN; ++c)
+        acc.push_back(memref::LoadOp::create(b, loc, f.cStage,
+                                             ValueRange{rows[r], cols[c]}));
+    gpu::BarrierOp::create(b, loc);
+  }
+
+  // The values of `count` accumulator rows (columns) at k steps kk .. kk+3
+  // of a stage: values[i][q] for row i, step kk + q.
+  auto readOperand = [&](Value stages, Value stage, bool alongK,
+                         ArrayRef<Value> places, int64_t kk) {
+    int64_t count = places.size();
+    SmallVector<SmallVector<Value, 4>> values(count);
+    auto load = [&](Value row, Value col) {
+      return vector::LoadOp::create(b, loc, vec4, stages,
+                                    ValueRange{stage, row, col},
+                                    /*nontemporal=*/false, llvm::MaybeAlign(16))
+          .getResult();
+    };
+    if (alongK) {
+      for (int64_t i = 0; i < count; ++i) {
+        Value v = load(places[i], ix.c(kk));
+        for (int64_t q = 0; q < 4; ++q)
+          values[i].push_back(vector::ExtractOp::create(b, loc, v, q));
+      }
+      return values;
+    }
+    for (int64_t i = 0; i < count; ++i)
+      values[i].resize(4);
+    for (int64_t q = 0; q < 4; ++q)
+      for (int64_t g = 0; g < count; g += 4) {
+        Value v = load(ix.c(kk + q), places[g]);
+        for (int64_t e = 0; e < 4; ++e)
+          values[g + e][q] = vector::ExtractOp::create(b, loc, v, e);
+      }
+    return values;
+  };
+
+  SmallVector<Value> result =
+      buildKLoop(kb, f, acc, [&](Value stage, SmallVectorImpl<Value> &sums) {
+        for (int64_t kk = 0; kk < t.blockK; kk += 4) {
+          auto aValues = readOperand(f.aStages, stage, aAlongK, rows, kk);
+          auto bValues = readOperand(f.bStages, stage, bAlongK, cols, kk);
+          for (int64_t q = 0; q < 4; ++q)
+            for (int64_t r = 0; r < t.threadM; ++r)
+              for (int64_t c = 0; c < t.threadN; ++c) {
+                Value &sum = sums[r * t.threadN + c];
+                sum = math::FmaOp::create(b, loc, aValues[r][q], bValues[c][q],
+                                          sum);
+              }
+        }
+      });
+
+  for (int64_t r = 0; r < t.threadM; ++r)
+    for (int64_t c = 0; c < t.threadN; ++c)
+      memref::StoreOp::create(b, loc, result[r * t.threadN + c], f.cStage,
+                              ValueRange{rows[r], cols[c]});
+  gpu::BarrierOp::create(b, loc);
+  kb.moveCTile(f.cStage, /*toGlobal=*/true);
+  gpu::TerminatorOp::create(b, loc);
+  return f.launch;
 }
 
 //===----------------------------------------------------------------------===//

@@ -17,6 +17,7 @@
 #define TESSEL_PASSES_UTILS_GPUMATMULKERNEL_H
 
 #include "passes/CostModel/GPUMatmulTiling.h"
+#include "passes/CostModel/GPUSimtMatmulTiling.h"
 #include "passes/CostModel/GPUWgmmaTiling.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -85,6 +86,14 @@ gpu::LaunchOp buildGPUMatmulKernel(RewriterBase &rewriter, Location loc,
                                    const GPUMatmulOperands &operands,
                                    const GPUMatmulTiling &tiling,
                                    const MmaInstruction &mma, int64_t warpSize);
+
+/// The f32 form, on the SIMT cores (tensor cores would round f32 inputs to
+/// TF32): the same launch, copy ring and epilogue, with each thread
+/// accumulating a threadM x threadN tile of C in registers by scalar FMAs
+/// from 16-byte shared-memory reads.
+gpu::LaunchOp buildGPUSimtMatmulKernel(RewriterBase &rewriter, Location loc,
+                                       const GPUMatmulOperands &operands,
+                                       const GPUSimtMatmulTiling &tiling);
 
 /// The Hopper (sm_90a) form of the same kernel, unbatched, C starting from
 /// zero, A given as (m, k): f16 x f16 -> f32 with B given as (k, n) or

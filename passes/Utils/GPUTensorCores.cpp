@@ -14,6 +14,7 @@ GPUModelParams mlir::tessel::gpuModelParams(TargetAttr target) {
   params.warpSize = target.getWarpSize();
   params.maxThreadsPerBlock = target.getMaxThreadsPerBlock();
   params.mmaFmaPerCycle = target.getMmaFmaPerCycle();
+  params.simtFmaPerCycle = target.getSimtFmaPerCycle();
   params.smemBytesPerCycle = target.getSmemBytesPerCycle();
   params.l2BytesPerCycle = target.getL2BytesPerCycle();
   params.dramBytesPerCycle = target.getDramBytesPerCycle();

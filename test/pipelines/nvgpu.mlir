@@ -8,17 +8,20 @@
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK-NOT: tessel.target
 // CHECK: llvm.func @matmul(
-// CHECK: gpu.launch_func @matmul_kernel::@matmul_kernel blocks in ({{.*}}) threads in ({{.*}}) : i64 args(
-// CHECK: gpu.launch_func @matmul_kernel_0::@matmul_kernel blocks in
+// The f32 matmul and its fill are one SIMT kernel (tensor cores would
+// round f32 to TF32): cp.async copies, 16-byte shared-memory reads, FMAs.
+// CHECK: gpu.launch_func @matmul_kernel::@matmul_kernel blocks in ({{.*}}) threads in ({{.*}}) : i64 dynamic_shared_memory_size {{.*}} args(
+// CHECK-NOT: gpu.launch_func
 // CHECK: llvm.func @_mlir_ciface_matmul(
 // SM80: gpu.binary @matmul_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx70">
 // SM80-SAME: assembly = "{{.*}}.target sm_80
 // SM90A: gpu.binary @matmul_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx83">
 // SM90A-SAME: assembly = "{{.*}}.target sm_90a
 // CHECK-SAME: .entry matmul_kernel
-// CHECK: gpu.binary @matmul_kernel_0
-// CHECK-SAME: .entry matmul_kernel
-// CHECK-SAME: ld.global
+// CHECK-SAME: cp.async.cg.shared.global
+// CHECK-SAME: ld.shared.v4.b32
+// CHECK-SAME: fma.rn.f32
+// CHECK-NOT: gpu.binary
 
 // Kernels are loaded (PTX JIT) by a global constructor, i.e. when the
 // compiled object is loaded, and unloaded by a destructor.

@@ -43,7 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { IN_F16, IN_I8 } input_kind;
+typedef enum { IN_F16, IN_I8, IN_F32 } input_kind;
 typedef enum { ACC_F32, ACC_F16, ACC_I32 } acc_kind;
 
 typedef struct {
@@ -64,6 +64,10 @@ static const workload kWorkloads[] = {
     {"mm_f16_f16_4096", IN_F16, ACC_F16, 4096, 4096, 4096},
     {"mm_i8_i32_4096", IN_I8, ACC_I32, 4096, 4096, 4096},
     {"mm_i8_i32_8192", IN_I8, ACC_I32, 8192, 8192, 8192},
+    /* f32 on the SIMT cores against cuBLAS's f32 sgemm (no TF32: cuBLAS's
+     * default math mode, as torch.matmul with allow_tf32 off). */
+    {"mm_f32_f32_4096", IN_F32, ACC_F32, 4096, 4096, 4096},
+    {"mm_f32_f32_1024", IN_F32, ACC_F32, 1024, 1024, 1024},
 };
 
 /* A ResNet-50 layer as in the CPU bench: an h x w x c input (given padded
@@ -200,7 +204,9 @@ static bool load_cudnn(void) {
   return true;
 }
 
-static size_t input_bytes(input_kind k) { return k == IN_F16 ? 2 : 1; }
+static size_t input_bytes(input_kind k) {
+  return k == IN_F32 ? 4 : k == IN_F16 ? 2 : 1;
+}
 static size_t acc_bytes(acc_kind k) { return k == ACC_F16 ? 2 : 4; }
 
 static uint16_t to_f16(float x) {
@@ -213,6 +219,8 @@ static uint16_t to_f16(float x) {
 static double input_at(const void *p, input_kind k, size_t i) {
   if (k == IN_I8)
     return (double)((const int8_t *)p)[i];
+  if (k == IN_F32)
+    return (double)((const float *)p)[i];
   _Float16 h;
   memcpy(&h, (const char *)p + 2 * i, 2);
   return (double)h;
@@ -231,7 +239,7 @@ static double acc_at(const void *p, acc_kind k, size_t i) {
   return NAN;
 }
 
-/* Host values in [-1, 1) as f16, or in [-127, 127] as i8. */
+/* Host values in [-1, 1) as f16 or f32, or in [-127, 127] as i8. */
 static void *random_input(input_kind k, size_t count, uint64_t seed) {
   float *f = malloc(count * sizeof *f);
   void *out = malloc(count * input_bytes(k));
@@ -243,6 +251,8 @@ static void *random_input(input_kind k, size_t count, uint64_t seed) {
   for (size_t i = 0; i < count; ++i) {
     if (k == IN_F16)
       ((uint16_t *)out)[i] = to_f16(f[i]);
+    else if (k == IN_F32)
+      ((float *)out)[i] = f[i];
     else
       ((int8_t *)out)[i] = (int8_t)(f[i] * 127.0f);
   }
@@ -267,7 +277,9 @@ static bool cublas_matmul(const workload *w, void *a, void *b, void *c) {
   float one = 1.0f, zero = 0.0f;
   int32_t ione = 1, izero = 0;
   bool ints = w->in == IN_I8;
-  cudaDataType_t ab = ints ? CUDA_R_8I : CUDA_R_16F;
+  cudaDataType_t ab = ints              ? CUDA_R_8I
+                      : w->in == IN_F32 ? CUDA_R_32F
+                                        : CUDA_R_16F;
   cudaDataType_t ct = w->acc == ACC_F32   ? CUDA_R_32F
                       : w->acc == ACC_F16 ? CUDA_R_16F
                                           : CUDA_R_32I;
@@ -641,8 +653,12 @@ int main(int argc, char **argv) {
       for (size_t w = 0; w < sizeof kWorkloads / sizeof *kWorkloads; ++w) {
         const workload *x = &kWorkloads[w];
         printf("%s matmul %s %s %ld %ld %ld\n", x->name,
-               x->in == IN_F16 ? "f16" : "i8",
-               x->acc == ACC_F32 ? "f32" : x->acc == ACC_F16 ? "f16" : "i32",
+               x->in == IN_F16   ? "f16"
+               : x->in == IN_F32 ? "f32"
+                                 : "i8",
+               x->acc == ACC_F32   ? "f32"
+               : x->acc == ACC_F16 ? "f16"
+                                   : "i32",
                (long)x->m, (long)x->n, (long)x->k);
       }
       for (size_t l = 0; l < sizeof kConvLayers / sizeof *kConvLayers; ++l)

@@ -1,0 +1,253 @@
+//===- GPUSimtMatmulTiling.cpp - Sizes for f32 matmul on SIMT cores -------===//
+//
+// The same shape of estimate as GPUMatmulTiling's, with the tensor cores
+// replaced by the SM's f32 lanes:
+//
+//   per k tile and SM: max(FMA cycles, shared-memory cycles, L2 cycles),
+//   at least memoryLatency / (stages - 1);
+//   block: k tiles x that + one latency + the epilogue;
+//   kernel: waves of (SMs x resident blocks) x block.
+//
+// What decides an f32 kernel is how many shared-memory reads feed each
+// FMA. A thread reads its threadM values of A and threadN of B for four k
+// steps at a time, 16 bytes per read, and does threadM x threadN FMAs per k
+// step; a warp's read costs one 128-byte wavefront per 128 distinct bytes
+// (threads of one row of threads read the same A address: a broadcast).
+// Larger thread tiles mean fewer reads per FMA but more registers: the
+// estimate is the accumulators, the 4 x (threadM + threadN) values read
+// per four k steps, two registers per copy a thread issues per k tile and
+// kAddressRegisters, kept kRegisterHeadroom below the PTX limit.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/CostModel/GPUSimtMatmulTiling.h"
+
+#include "passes/Utils/Remarks.h"
+
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+using namespace mlir::tessel;
+
+/// Registers besides accumulators and operands: tile indices, shared and
+/// global addresses, loop counters. An assumption, checked against ptxas's
+/// counts by test/driver/gpu_ptxas.test's f32 kernel.
+static constexpr int64_t kAddressRegisters = 40;
+static constexpr int64_t kRegisterHeadroom = 24;
+/// Warp schedulers per SM (sm_70 to sm_90), each with its own f32 lanes.
+static constexpr int64_t kSubPartitions = 4;
+/// Fixed cycles per k tile: the wait, the barrier, issuing the copies.
+static constexpr int64_t kTileOverheadCycles = 64;
+/// Bytes one thread reads from shared memory at once, and a wavefront.
+static constexpr int64_t kReadBytes = 16;
+static constexpr int64_t kWavefrontBytes = 128;
+/// Static shared memory the lowering adds before the dynamic buffer.
+static constexpr int64_t kStaticSharedBytes = 128;
+static constexpr int64_t kElementBytes = 4;
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+namespace {
+struct Estimate {
+  double cycles = 0, fmaCycles = 0, smemCycles = 0, l2Cycles = 0;
+  int64_t blocks = 0, waves = 0, blocksPerSM = 0;
+};
+} // namespace
+
+/// A shared tile of `rows` x `cols` f32. A tile read across its rows
+/// (`readAcrossRows`: the rows run along k, and the threads of a warp read
+/// 16 bytes of consecutive rows at once) is padded by 16 bytes: with k
+/// tiles a multiple of 8, the stride is then an odd number of 16-byte units
+/// and eight consecutive rows start in eight distinct bank groups. A tile
+/// whose rows consecutive threads read along needs no padding.
+static SharedTile simtSharedTile(int64_t rows, int64_t cols,
+                                 bool readAcrossRows) {
+  SharedTile tile;
+  tile.rows = rows;
+  tile.cols = cols;
+  tile.stride = readAcrossRows ? cols + kReadBytes / kElementBytes : cols;
+  return tile;
+}
+
+static void planResources(const GPUModelParams &g, const GPUMatmulProblem &p,
+                          GPUSimtMatmulTiling &t) {
+  // A given as (m, k) and B given as (n, k) are read across rows.
+  t.aTile = p.aTransposed ? simtSharedTile(t.blockK, t.blockM, false)
+                          : simtSharedTile(t.blockM, t.blockK, true);
+  t.bTile = p.bTransposed ? simtSharedTile(t.blockN, t.blockK, true)
+                          : simtSharedTile(t.blockK, t.blockN, false);
+  t.cTile = simtSharedTile(t.blockM, t.blockN, true);
+  int64_t pipeline =
+      t.stages * (t.aTile.elements() + t.bTile.elements()) * kElementBytes;
+  t.smemBytes = std::max(pipeline, t.cTile.elements() * kElementBytes);
+  int64_t threads = t.threads();
+  int64_t aCopies = ceilDiv(t.blockM * t.blockK * kElementBytes, 16 * threads);
+  int64_t bCopies = ceilDiv(t.blockN * t.blockK * kElementBytes, 16 * threads);
+  t.registersPerThread = t.threadM * t.threadN + 4 * (t.threadM + t.threadN) +
+                         2 * (aCopies + bCopies) + kAddressRegisters;
+}
+
+static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,
+                         const GPUSimtMatmulTiling &t) {
+  Estimate e;
+  int64_t threads = t.threads();
+  int64_t warps = ceilDiv(threads, g.warpSize);
+  e.blocksPerSM =
+      std::min({g.smemPerBlock / (t.smemBytes + kStaticSharedBytes),
+                g.registersPerBlock / (threads * t.registersPerThread),
+                2 * g.maxThreadsPerBlock / threads, int64_t(32)});
+  e.blocks = p.batch * ceilDiv(p.m, t.blockM) * ceilDiv(p.n, t.blockN);
+  int64_t resident = std::min(e.blocksPerSM, ceilDiv(e.blocks, g.smCount));
+  e.waves = ceilDiv(e.blocks, g.smCount * std::max<int64_t>(e.blocksPerSM, 1));
+  double r = double(resident);
+
+  // Wavefronts of one warp's 16-byte read: distinct rows of threads (A) or
+  // columns of threads (B) in the warp, 16 bytes each.
+  int64_t rowsPerWarp = std::max<int64_t>(1, g.warpSize / t.threadsN);
+  int64_t colsPerWarp = std::min(t.threadsN, g.warpSize);
+  auto wavefronts = [](int64_t distinct) {
+    return double(ceilDiv(distinct * kReadBytes, kWavefrontBytes));
+  };
+  // Per four k steps a thread issues threadM reads of A: one per row when
+  // the tile's rows run along k, threadM / 4 per k step when they run
+  // along m. Likewise threadN reads of B.
+  double reads = double(warps) * double(t.blockK / 4) *
+                 (double(t.threadM) * wavefronts(rowsPerWarp) +
+                  double(t.threadN) * wavefronts(colsPerWarp)) *
+                 double(kWavefrontBytes);
+  double copyBytes = double((t.blockM + t.blockN) * t.blockK * kElementBytes);
+  double share = std::min(1.0, r * double(warps) / double(kSubPartitions));
+  e.fmaCycles = r * double(t.blockM * t.blockN * t.blockK) /
+                (double(g.simtFmaPerCycle) * share);
+  e.smemCycles = r * (reads + copyBytes) / double(g.smemBytesPerCycle);
+  e.l2Cycles = r * copyBytes / double(g.l2BytesPerCycle);
+  double tile = std::max({e.fmaCycles, e.smemCycles, e.l2Cycles,
+                          double(g.memoryLatency) / double(t.stages - 1)}) +
+                double(kTileOverheadCycles);
+  // Accumulators to shared memory, back, and out to C.
+  double cBytes = double(t.blockM * t.blockN * kElementBytes);
+  double epilogue = r * (2 * cBytes / double(g.smemBytesPerCycle) +
+                         cBytes / double(g.l2BytesPerCycle));
+  e.cycles = double(e.waves) * (double(ceilDiv(p.k, t.blockK)) * tile +
+                                double(g.memoryLatency) + epilogue);
+  return e;
+}
+
+bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
+                                              const GPUMatmulProblem &p,
+                                              const GPUMatmulOverrides &o,
+                                              GPUSimtMatmulTiling &tiling,
+                                              std::string &why) {
+  if (!hasGPUModelFigures(g, why))
+    return false;
+  if (g.simtFmaPerCycle <= 0) {
+    why = "the target description has no simt_fma_per_cycle";
+    return false;
+  }
+  int64_t overrideWarps =
+      (o.warpsM || o.warpsN)
+          ? std::max<int64_t>(o.warpsM, 1) * std::max<int64_t>(o.warpsN, 1)
+          : 0;
+  // Tiles much larger than the problem only add padding work.
+  auto limit = [](int64_t size, int64_t least) {
+    return int64_t(llvm::PowerOf2Ceil(uint64_t(std::max(size, least))));
+  };
+  int64_t mLimit = limit(p.m, 16), nLimit = limit(p.n, 16),
+          kLimit = limit(p.k, 8);
+
+  bool found = false;
+  GPUSimtMatmulTiling best;
+  Estimate bestEstimate;
+  for (int64_t threads : {64, 128, 256})
+    for (int64_t threadsN : {4, 8, 16, 32})
+      for (int64_t threadM : {4, 8})
+        for (int64_t threadN : {4, 8})
+          for (int64_t blockK : {8, 16, 32})
+            for (int64_t stages = 2; stages <= 4; ++stages) {
+              if (threadsN > threads || threads > g.maxThreadsPerBlock ||
+                  threads % g.warpSize != 0)
+                continue;
+              GPUSimtMatmulTiling t;
+              t.threadsN = threadsN;
+              t.threadsM = threads / threadsN;
+              t.threadM = threadM;
+              t.threadN = threadN;
+              t.blockM = t.threadsM * threadM;
+              t.blockN = threadsN * threadN;
+              t.blockK = blockK;
+              t.stages = stages;
+              t.warpsM = threads / g.warpSize;
+              t.warpsN = 1;
+              if ((o.blockM && o.blockM != t.blockM) ||
+                  (o.blockN && o.blockN != t.blockN) ||
+                  (o.blockK && o.blockK != t.blockK) ||
+                  (o.stages && o.stages != stages) ||
+                  (overrideWarps && overrideWarps * g.warpSize != threads))
+                continue;
+              if ((!o.blockM && t.blockM > mLimit) ||
+                  (!o.blockN && t.blockN > nLimit) ||
+                  (!o.blockK && t.blockK > kLimit))
+                continue;
+              // Every thread issues the same number of copies of each
+              // operand (their tokens are grouped without a branch).
+              int64_t aPieces = t.blockM * t.blockK * kElementBytes / 16;
+              int64_t bPieces = t.blockN * t.blockK * kElementBytes / 16;
+              if (aPieces % threads != 0 || bPieces % threads != 0)
+                continue;
+              planResources(g, p, t);
+              if (t.smemBytes + kStaticSharedBytes > g.smemPerBlock ||
+                  t.registersPerThread >
+                      std::min(kPTXMaxRegistersPerThread - kRegisterHeadroom,
+                               g.registersPerBlock / threads))
+                continue;
+              Estimate e = estimate(g, p, t);
+              if (e.blocksPerSM < 1)
+                continue;
+              // Least cycles; among equals the larger tile, then the
+              // smaller footprint, then more stages.
+              auto key = [](const GPUSimtMatmulTiling &x) {
+                return std::make_tuple(-x.blockM * x.blockN, x.smemBytes,
+                                       -x.stages);
+              };
+              if (beatsBestEstimate(found, e.cycles, bestEstimate.cycles,
+                                    key(t) < key(best))) {
+                found = true;
+                best = t;
+                bestEstimate = e;
+              }
+            }
+  if (!found) {
+    why = "no block, thread and stage sizes fit the target's shared memory, "
+          "registers and threads";
+    if (o.blockM || o.blockN || o.blockK || overrideWarps || o.stages)
+      why += " with the given overrides";
+    return false;
+  }
+
+  int64_t running = g.smCount * bestEstimate.blocksPerSM;
+  best.groupM = std::clamp<int64_t>(int64_t(std::sqrt(double(running))), 1,
+                                    ceilDiv(p.m, best.blockM));
+  best.blocksPerSM = bestEstimate.blocksPerSM;
+  best.estimatedCycles = bestEstimate.cycles;
+
+  llvm::raw_string_ostream os(best.rationale);
+  os << "block " << best.blockM << "x" << best.blockN << "x" << best.blockK
+     << " with " << best.threadsM << "x" << best.threadsN << " threads of "
+     << best.threadM << "x" << best.threadN << " accumulators (~"
+     << best.registersPerThread << " registers/thread); " << best.stages
+     << " stages (" << g.memoryLatency << " cycles of latency over "
+     << best.stages - 1 << " k tiles); " << formatBytes(best.smemBytes)
+     << " shared memory, " << bestEstimate.blocksPerSM << " block(s)/SM; "
+     << bestEstimate.blocks << " blocks in " << bestEstimate.waves
+     << " wave(s) over " << g.smCount << " SMs, in groups of " << best.groupM
+     << " block rows; per k tile and SM: FMA "
+     << int64_t(bestEstimate.fmaCycles) << ", shared memory "
+     << int64_t(bestEstimate.smemCycles) << ", L2 "
+     << int64_t(bestEstimate.l2Cycles) << " cycles; estimated "
+     << int64_t(bestEstimate.cycles) << " cycles";
+  tiling = best;
+  return true;
+}

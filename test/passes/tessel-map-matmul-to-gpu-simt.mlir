@@ -1,0 +1,95 @@
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu),canonicalize,cse)' | FileCheck %s
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{block-m=64 block-n=64 block-k=8 warps-m=2 stages=3}),canonicalize,cse)' 2>/dev/null | FileCheck %s --check-prefix=STRUCT
+
+// f32 products go to the SIMT kernel (tensor cores would round the inputs
+// to TF32). STRUCT forces 64x64 blocks of 64 threads (8x8 accumulators
+// each), 8-deep k tiles and 3 stages: A's tile (rows along k) is padded by
+// 16 bytes (stride 12), B's (rows along n) is not; the epilogue's C tile is
+// 64 x (64 + 4). Each thread reads 16 bytes at a time, aligned, and does
+// scalar FMAs.
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, simt_fma_per_cycle = 64, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600>} {
+// CHECK-LABEL: func.func @simt(
+// CHECK: gpu.launch
+// CHECK: math.fma
+// CHECK-NOT: linalg.matmul
+// STRUCT-LABEL: func.func @simt(
+// STRUCT: gpu.launch blocks({{.*}}) in ({{.*}} = %c12, {{.*}}) threads({{.*}}) in ({{.*}} = %c64, {{.*}})
+// STRUCT-DAG: memref.view {{.*}} to memref<3x64x12xf32, #gpu.address_space<workgroup>>
+// STRUCT-DAG: memref.view {{.*}} to memref<3x8x64xf32, #gpu.address_space<workgroup>>
+// STRUCT-DAG: memref.view {{.*}} to memref<64x68xf32, #gpu.address_space<workgroup>>
+// STRUCT: nvgpu.device_async_copy {{.*}}, 4, %c4 {bypassL1} : memref<256x128xf32>
+// STRUCT: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, index)
+// STRUCT: nvgpu.device_async_wait {{.*}} {numGroups = 1 : i32}
+// STRUCT: vector.load {{.*}} {alignment = 16 : i64} : memref<3x64x12xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// STRUCT: vector.load {{.*}} {alignment = 16 : i64} : memref<3x8x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// STRUCT: math.fma
+// STRUCT: scf.yield
+// STRUCT: memref.store {{.*}} : memref<64x68xf32, #gpu.address_space<workgroup>>
+// STRUCT: gpu.barrier
+// STRUCT: vector.store {{.*}} : memref<256x192xf32>, vector<4xf32>
+func.func @simt(%a: memref<256x128xf32>, %b: memref<128x192xf32>, %c: memref<256x192xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<256x192xf32>)
+  // expected-remark @below {{matmul 256x192x128 (f32 x f32 -> f32) mapped to SIMT cores (f32 FMAs, no TF32 rounding): block}}
+  linalg.matmul ins(%a, %b : memref<256x128xf32>, memref<128x192xf32>) outs(%c : memref<256x192xf32>)
+  return
+}
+}
+
+// -----
+
+// A given as (k, m) is read along m (rows of A^T, unpadded); B given as
+// (n, k) along k (padded).
+#at = affine_map<(m, n, k) -> (k, m)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#cm = affine_map<(m, n, k) -> (m, n)>
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, simt_fma_per_cycle = 64, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600>} {
+// CHECK-LABEL: func.func @transposed(
+// CHECK: gpu.launch
+// STRUCT-LABEL: func.func @transposed(
+// STRUCT-DAG: memref.view {{.*}} to memref<3x8x64xf32, #gpu.address_space<workgroup>>
+// STRUCT-DAG: memref.view {{.*}} to memref<3x64x12xf32, #gpu.address_space<workgroup>>
+// STRUCT: vector.load {{.*}} {alignment = 16 : i64} : memref<3x8x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// STRUCT: vector.load {{.*}} {alignment = 16 : i64} : memref<3x64x12xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+func.func @transposed(%at: memref<128x256xf32>, %bt: memref<192x128xf32>, %c: memref<256x192xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<256x192xf32>)
+  // expected-remark @below {{matmul 256x192x128 (f32 x f32 -> f32) mapped to SIMT cores}}
+  linalg.generic {indexing_maps = [#at, #bt, #cm], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%at, %bt : memref<128x256xf32>, memref<192x128xf32>) outs(%c : memref<256x192xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+}
+
+// -----
+
+// A target without the SIMT cores' rate: the product is left for the
+// untiled path, with the reason.
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600>} {
+// CHECK-LABEL: func.func @no_rate(
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.matmul
+func.func @no_rate(%a: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  // expected-remark @below {{matmul 64x64x64 (f32 x f32 -> f32) not mapped to tensor cores: f32 inputs would be rounded to TF32 by tensor cores, and no SIMT kernel fits: the target description has no simt_fma_per_cycle}}
+  linalg.matmul ins(%a, %a : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+}
+
+// -----
+
+// f32 inputs with an f64 accumulator: neither kernel has that form.
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, simt_fma_per_cycle = 64, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600>} {
+// CHECK-LABEL: func.func @mixed(
+// CHECK: linalg.matmul
+func.func @mixed(%a: memref<64x64xf32>, %c: memref<64x64xf64>) {
+  // expected-remark @below {{matmul 64x64x64 (f32 x f32 -> f64) not mapped to tensor cores: WMMA has no form for these element types}}
+  linalg.matmul ins(%a, %a : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf64>)
+  return
+}
+}
