@@ -611,7 +611,7 @@ def MapMatmulToGPUPass
     f32 x f32 -> f32 products, which tensor cores would round to TF32, take
     the SIMT form: the same blocks, ring and epilogue, with `threadsM x
     threadsN` threads each accumulating a `threadM x threadN` tile of C by
-    scalar `math.fma` from 16-byte shared-memory reads (sizes from the
+    multiply-adds (`contract`: fma.rn.f32) from 16-byte shared-memory reads (sizes from the
     GPUSimtMatmulTiling model, which needs the target's
     `simt_fma_per_cycle`; `warps-m x warps-n` fixes its warps).
 
@@ -652,7 +652,6 @@ def MapMatmulToGPUPass
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::nvgpu::NVGPUDialect",
-                           "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::memref::MemRefDialect",

@@ -21,7 +21,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -728,8 +727,8 @@ gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
 //   of one row: the thread's rows are threadsM apart, so that the rows a
 //   warp reads together are consecutive and, with the 16-byte padding the
 //   model gives such tiles, in distinct bank groups.
-// Each k step is then threadM x threadN scalar FMAs (math.fma: one fma.rn
-// each, a single rounding per product and sum).
+// Each k step is then threadM x threadN multiply-adds, marked `contract`:
+// one fma.rn.f32 each, a single rounding per product and sum.
 
 gpu::LaunchOp
 mlir::tessel::buildGPUSimtMatmulKernel(RewriterBase &rewriter, Location loc,
@@ -805,6 +804,10 @@ mlir::tessel::buildGPUSimtMatmulKernel(RewriterBase &rewriter, Location loc,
     return values;
   };
 
+  // Multiply-adds marked `contract` become fma.rn.f32 (math.fma would be a
+  // libdevice call, __nv_fmaf: see Utils/MultiplyAdds.h).
+  auto contract = arith::FastMathFlagsAttr::get(b.getContext(),
+                                                arith::FastMathFlags::contract);
   SmallVector<Value> result =
       buildKLoop(kb, f, acc, [&](Value stage, SmallVectorImpl<Value> &sums) {
         for (int64_t kk = 0; kk < t.blockK; kk += 4) {
@@ -814,8 +817,9 @@ mlir::tessel::buildGPUSimtMatmulKernel(RewriterBase &rewriter, Location loc,
             for (int64_t r = 0; r < t.threadM; ++r)
               for (int64_t c = 0; c < t.threadN; ++c) {
                 Value &sum = sums[r * t.threadN + c];
-                sum = math::FmaOp::create(b, loc, aValues[r][q], bValues[c][q],
-                                          sum);
+                Value product = arith::MulFOp::create(b, loc, aValues[r][q],
+                                                      bValues[c][q], contract);
+                sum = arith::AddFOp::create(b, loc, sum, product, contract);
               }
         }
       });

@@ -6,11 +6,13 @@
 // each), 8-deep k tiles and 3 stages: A's tile (rows along k) is padded by
 // 16 bytes (stride 12), B's (rows along n) is not; the epilogue's C tile is
 // 64 x (64 + 4). Each thread reads 16 bytes at a time, aligned, and does
-// scalar FMAs.
+// multiply-adds marked to contract into FMAs.
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, simt_fma_per_cycle = 64, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600>} {
 // CHECK-LABEL: func.func @simt(
 // CHECK: gpu.launch
-// CHECK: math.fma
+// CHECK: arith.mulf {{.*}} fastmath<contract> : f32
+// CHECK: arith.addf {{.*}} fastmath<contract> : f32
+// CHECK-NOT: math.fma
 // CHECK-NOT: linalg.matmul
 // STRUCT-LABEL: func.func @simt(
 // STRUCT: gpu.launch blocks({{.*}}) in ({{.*}} = %c12, {{.*}}) threads({{.*}}) in ({{.*}} = %c64, {{.*}})
@@ -22,7 +24,8 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
 // STRUCT: nvgpu.device_async_wait {{.*}} {numGroups = 1 : i32}
 // STRUCT: vector.load {{.*}} {alignment = 16 : i64} : memref<3x64x12xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // STRUCT: vector.load {{.*}} {alignment = 16 : i64} : memref<3x8x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
-// STRUCT: math.fma
+// STRUCT: arith.mulf {{.*}} fastmath<contract> : f32
+// STRUCT: arith.addf {{.*}} fastmath<contract> : f32
 // STRUCT: scf.yield
 // STRUCT: memref.store {{.*}} : memref<64x68xf32, #gpu.address_space<workgroup>>
 // STRUCT: gpu.barrier
