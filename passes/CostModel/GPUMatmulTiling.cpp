@@ -46,24 +46,15 @@ using namespace mlir::tessel;
 static constexpr int64_t kAddressRegisters = 52;
 /// The PTX register limit per thread, and what the estimate leaves ptxas.
 static constexpr int64_t kMaxRegistersPerThread = kPTXMaxRegistersPerThread;
-static constexpr int64_t kRegisterHeadroom = 24;
-/// Warp schedulers, each with its own tensor core, per SM (sm_70 to sm_90).
-static constexpr int64_t kSubPartitions = 4;
+static constexpr int64_t kRegisterHeadroom = kGPURegisterHeadroom;
+static constexpr int64_t kSubPartitions = kGPUSubPartitions;
 /// A synchronous 16-byte copy: the data and one address per element load.
 static constexpr int64_t kSyncCopyRegisters = 12;
-/// Fixed cycles per k tile: the wait, the barrier (and the warps' skew at
-/// it), issuing the copies. An assumption, not a measurement; it makes
-/// deeper k tiles win where everything else is equal.
-static constexpr int64_t kTileOverheadCycles = 64;
+static constexpr int64_t kTileOverheadCycles = kGPUTileOverheadCycles;
 /// Bytes one thread moves with one asynchronous copy (cp.async.cg).
 static constexpr int64_t kCopyBytes = 16;
-/// Shared memory serves a warp in wavefronts of 128 bytes.
-static constexpr int64_t kWavefrontBytes = 128;
-/// Static shared memory the lowering adds before the dynamic buffer (the
-/// NVPTX backend turns gpu.dynamic_shared_memory's symbol into a small
-/// static variable; ptxas reports 1 byte, aligned to 16): kept free so a
-/// block's total stays within the limit.
-static constexpr int64_t kStaticSharedBytes = 128;
+static constexpr int64_t kWavefrontBytes = kGPUWavefrontBytes;
+static constexpr int64_t kStaticSharedBytes = kGPUStaticSharedBytes;
 
 bool mlir::tessel::getWmmaInstruction(int64_t inputBytes, int64_t accBytes,
                                       MmaInstruction &mma) {
@@ -190,6 +181,14 @@ static Estimate estimate(const GPUModelParams &g, const MmaInstruction &mma,
   return e;
 }
 
+bool mlir::tessel::preferredOnTie(const GPUMatmulTiling &candidate,
+                                  const GPUMatmulTiling &best) {
+  auto key = [](const GPUMatmulTiling &x) {
+    return std::make_tuple(-x.blockM * x.blockN, x.smemBytes, -x.stages);
+  };
+  return key(candidate) < key(best);
+}
+
 bool mlir::tessel::hasGPUModelFigures(const GPUModelParams &g,
                                       std::string &why) {
   std::pair<const char *, int64_t> needed[] = {
@@ -276,16 +275,8 @@ bool mlir::tessel::computeGPUMatmulTiling(const GPUModelParams &g,
               Estimate e = estimate(g, mma, p, t);
               if (e.blocksPerSM < 1)
                 continue;
-              // Least cycles; among equals the larger tile (fewer blocks,
-              // less traffic), then the smaller shared-memory footprint,
-              // then more stages (free where the epilogue's C tile sets the
-              // footprint; they absorb latency the estimate does not see).
-              auto key = [](const GPUMatmulTiling &x) {
-                return std::make_tuple(-x.blockM * x.blockN, x.smemBytes,
-                                       -x.stages);
-              };
               if (beatsBestEstimate(found, e.cycles, bestEstimate.cycles,
-                                    key(t) < key(best))) {
+                                    preferredOnTie(t, best))) {
                 found = true;
                 best = t;
                 bestEstimate = e;

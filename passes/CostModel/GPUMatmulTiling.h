@@ -21,6 +21,25 @@ namespace mlir::tessel {
 /// The PTX limit on registers per thread.
 inline constexpr int64_t kPTXMaxRegistersPerThread = 255;
 
+/// Facts shared by the models of the kernels built on
+/// Utils/GPUMatmulKernel's launch and cp.async ring (tensor-core and SIMT):
+/// registers the estimate leaves ptxas below the PTX limit (to schedule the
+/// unrolled k step without spilling); warp schedulers per SM (sm_70 to
+/// sm_90), each with its own tensor core and f32 lanes; fixed cycles per k
+/// tile for the wait, the barrier (and the warps' skew at it) and issuing
+/// the copies (an assumption, not a measurement; it makes deeper k tiles
+/// win where everything else is equal); the 128-byte wavefronts in which
+/// shared memory serves a warp; and the static shared memory the lowering
+/// adds before the dynamic buffer (the NVPTX backend turns
+/// gpu.dynamic_shared_memory's symbol into a small static variable; ptxas
+/// reports 1 byte, aligned to 16), kept free so a block's total stays
+/// within the limit.
+inline constexpr int64_t kGPURegisterHeadroom = 24;
+inline constexpr int64_t kGPUSubPartitions = 4;
+inline constexpr int64_t kGPUTileOverheadCycles = 64;
+inline constexpr int64_t kGPUWavefrontBytes = 128;
+inline constexpr int64_t kGPUStaticSharedBytes = 128;
+
 /// What the model reads from #tessel.target.
 struct GPUModelParams {
   int64_t smCount = 0, smemPerBlock = 0, registersPerBlock = 0, warpSize = 0,
@@ -117,6 +136,14 @@ struct GPUMatmulOverrides {
   int64_t blockM = 0, blockN = 0, blockK = 0, warpsM = 0, warpsN = 0,
           stages = 0;
 };
+
+struct GPUMatmulTiling;
+/// The tie-break among equal estimates: the larger block tile (fewer
+/// blocks, less traffic), then the smaller shared-memory footprint, then
+/// more stages (free where the epilogue's C tile sets the footprint; they
+/// absorb latency the estimate does not see).
+bool preferredOnTie(const GPUMatmulTiling &candidate,
+                    const GPUMatmulTiling &best);
 
 /// Whether a candidate estimated at `cycles` replaces the best so far
 /// (`bestCycles`; none when `!found`): fewer cycles, or as many within

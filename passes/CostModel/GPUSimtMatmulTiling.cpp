@@ -16,7 +16,7 @@
 // Larger thread tiles mean fewer reads per FMA but more registers: the
 // estimate is the accumulators, the 4 x (threadM + threadN) values read
 // per four k steps, two registers per copy a thread issues per k tile and
-// kAddressRegisters, kept kRegisterHeadroom below the PTX limit.
+// kAddressRegisters, kept kGPURegisterHeadroom below the PTX limit.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/CostModel/GPUSimtMatmulTiling.h"
@@ -28,27 +28,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 
 using namespace mlir::tessel;
 
 /// Registers besides accumulators and operands: tile indices, shared and
 /// global addresses, loop counters. An assumption, checked against ptxas's
-/// counts by test/driver/gpu_ptxas.test's f32 kernel.
+/// counts (docs/CostModels.md).
 static constexpr int64_t kAddressRegisters = 40;
-static constexpr int64_t kRegisterHeadroom = 24;
-/// Warp schedulers per SM (sm_70 to sm_90), each with its own f32 lanes.
-static constexpr int64_t kSubPartitions = 4;
-/// Fixed cycles per k tile: the wait, the barrier, issuing the copies.
-static constexpr int64_t kTileOverheadCycles = 64;
-/// Bytes one thread reads from shared memory at once, and a wavefront.
+/// Bytes one thread reads from shared memory at once.
 static constexpr int64_t kReadBytes = 16;
-static constexpr int64_t kWavefrontBytes = 128;
-/// Static shared memory the lowering adds before the dynamic buffer.
-static constexpr int64_t kStaticSharedBytes = 128;
 static constexpr int64_t kElementBytes = 4;
 
-static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+using llvm::divideCeilSigned;
 
 namespace {
 struct Estimate {
@@ -84,8 +75,10 @@ static void planResources(const GPUModelParams &g, const GPUMatmulProblem &p,
       t.stages * (t.aTile.elements() + t.bTile.elements()) * kElementBytes;
   t.smemBytes = std::max(pipeline, t.cTile.elements() * kElementBytes);
   int64_t threads = t.threads();
-  int64_t aCopies = ceilDiv(t.blockM * t.blockK * kElementBytes, 16 * threads);
-  int64_t bCopies = ceilDiv(t.blockN * t.blockK * kElementBytes, 16 * threads);
+  int64_t aCopies =
+      divideCeilSigned(t.blockM * t.blockK * kElementBytes, 16 * threads);
+  int64_t bCopies =
+      divideCeilSigned(t.blockN * t.blockK * kElementBytes, 16 * threads);
   t.registersPerThread = t.threadM * t.threadN + 4 * (t.threadM + t.threadN) +
                          2 * (aCopies + bCopies) + kAddressRegisters;
 }
@@ -94,14 +87,17 @@ static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,
                          const GPUSimtMatmulTiling &t) {
   Estimate e;
   int64_t threads = t.threads();
-  int64_t warps = ceilDiv(threads, g.warpSize);
+  int64_t warps = divideCeilSigned(threads, g.warpSize);
   e.blocksPerSM =
-      std::min({g.smemPerBlock / (t.smemBytes + kStaticSharedBytes),
+      std::min({g.smemPerBlock / (t.smemBytes + kGPUStaticSharedBytes),
                 g.registersPerBlock / (threads * t.registersPerThread),
                 2 * g.maxThreadsPerBlock / threads, int64_t(32)});
-  e.blocks = p.batch * ceilDiv(p.m, t.blockM) * ceilDiv(p.n, t.blockN);
-  int64_t resident = std::min(e.blocksPerSM, ceilDiv(e.blocks, g.smCount));
-  e.waves = ceilDiv(e.blocks, g.smCount * std::max<int64_t>(e.blocksPerSM, 1));
+  e.blocks = p.batch * divideCeilSigned(p.m, t.blockM) *
+             divideCeilSigned(p.n, t.blockN);
+  int64_t resident =
+      std::min(e.blocksPerSM, divideCeilSigned(e.blocks, g.smCount));
+  e.waves = divideCeilSigned(e.blocks,
+                             g.smCount * std::max<int64_t>(e.blocksPerSM, 1));
   double r = double(resident);
 
   // Wavefronts of one warp's 16-byte read: distinct rows of threads (A) or
@@ -109,7 +105,7 @@ static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,
   int64_t rowsPerWarp = std::max<int64_t>(1, g.warpSize / t.threadsN);
   int64_t colsPerWarp = std::min(t.threadsN, g.warpSize);
   auto wavefronts = [](int64_t distinct) {
-    return double(ceilDiv(distinct * kReadBytes, kWavefrontBytes));
+    return double(divideCeilSigned(distinct * kReadBytes, kGPUWavefrontBytes));
   };
   // Per four k steps a thread issues threadM reads of A: one per row when
   // the tile's rows run along k, threadM / 4 per k step when they run
@@ -117,21 +113,21 @@ static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,
   double reads = double(warps) * double(t.blockK / 4) *
                  (double(t.threadM) * wavefronts(rowsPerWarp) +
                   double(t.threadN) * wavefronts(colsPerWarp)) *
-                 double(kWavefrontBytes);
+                 double(kGPUWavefrontBytes);
   double copyBytes = double((t.blockM + t.blockN) * t.blockK * kElementBytes);
-  double share = std::min(1.0, r * double(warps) / double(kSubPartitions));
+  double share = std::min(1.0, r * double(warps) / double(kGPUSubPartitions));
   e.fmaCycles = r * double(t.blockM * t.blockN * t.blockK) /
                 (double(g.simtFmaPerCycle) * share);
   e.smemCycles = r * (reads + copyBytes) / double(g.smemBytesPerCycle);
   e.l2Cycles = r * copyBytes / double(g.l2BytesPerCycle);
   double tile = std::max({e.fmaCycles, e.smemCycles, e.l2Cycles,
                           double(g.memoryLatency) / double(t.stages - 1)}) +
-                double(kTileOverheadCycles);
+                double(kGPUTileOverheadCycles);
   // Accumulators to shared memory, back, and out to C.
   double cBytes = double(t.blockM * t.blockN * kElementBytes);
   double epilogue = r * (2 * cBytes / double(g.smemBytesPerCycle) +
                          cBytes / double(g.l2BytesPerCycle));
-  e.cycles = double(e.waves) * (double(ceilDiv(p.k, t.blockK)) * tile +
+  e.cycles = double(e.waves) * (double(divideCeilSigned(p.k, t.blockK)) * tile +
                                 double(g.memoryLatency) + epilogue);
   return e;
 }
@@ -198,22 +194,16 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
               if (aPieces % threads != 0 || bPieces % threads != 0)
                 continue;
               planResources(g, p, t);
-              if (t.smemBytes + kStaticSharedBytes > g.smemPerBlock ||
+              if (t.smemBytes + kGPUStaticSharedBytes > g.smemPerBlock ||
                   t.registersPerThread >
-                      std::min(kPTXMaxRegistersPerThread - kRegisterHeadroom,
+                      std::min(kPTXMaxRegistersPerThread - kGPURegisterHeadroom,
                                g.registersPerBlock / threads))
                 continue;
               Estimate e = estimate(g, p, t);
               if (e.blocksPerSM < 1)
                 continue;
-              // Least cycles; among equals the larger tile, then the
-              // smaller footprint, then more stages.
-              auto key = [](const GPUSimtMatmulTiling &x) {
-                return std::make_tuple(-x.blockM * x.blockN, x.smemBytes,
-                                       -x.stages);
-              };
               if (beatsBestEstimate(found, e.cycles, bestEstimate.cycles,
-                                    key(t) < key(best))) {
+                                    preferredOnTie(t, best))) {
                 found = true;
                 best = t;
                 bestEstimate = e;
@@ -229,7 +219,7 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
 
   int64_t running = g.smCount * bestEstimate.blocksPerSM;
   best.groupM = std::clamp<int64_t>(int64_t(std::sqrt(double(running))), 1,
-                                    ceilDiv(p.m, best.blockM));
+                                    divideCeilSigned(p.m, best.blockM));
   best.blocksPerSM = bestEstimate.blocksPerSM;
   best.estimatedCycles = bestEstimate.cycles;
 
