@@ -202,9 +202,12 @@ static void giveEachOutputItsOwnBuffer(RewriterBase &rewriter,
 /// merges the zero fills of two convolutions) get a fill each. Shared,
 /// bufferization copies the filled buffer for the second op (a read and a
 /// write instead of a write), and the GPU matmul kernel, which folds a fill
-/// into its accumulators, would load the copy instead.
-static void refillSharedDestinations(RewriterBase &rewriter,
-                                     func::FuncOp func) {
+/// into its accumulators, would load the copy instead. Ops that share one
+/// tensor.empty get one each: shared, bufferization may give the later op
+/// the buffer of an earlier result it no longer needs, and a GPU matmul
+/// kernel that takes the later op as its epilogue would overwrite its own
+/// operand (a transposed input) while other blocks still read it.
+static void unshareDestinations(RewriterBase &rewriter, func::FuncOp func) {
   llvm::DenseSet<Value> claimed;
   func.walk([&](DestinationStyleOpInterface op) {
     if (op->getParentOfType<scf::ForallOp>() || !op.hasPureTensorSemantics())
@@ -214,15 +217,16 @@ static void refillSharedDestinations(RewriterBase &rewriter,
         continue;
       auto fill = init.get().getDefiningOp<linalg::FillOp>();
       auto empty = fill ? fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()
-                        : tensor::EmptyOp();
+                        : init.get().getDefiningOp<tensor::EmptyOp>();
       if (!empty || !empty.getDynamicSizes().empty())
         continue;
       rewriter.setInsertionPoint(op);
       Value fresh = rewriter.clone(*empty)->getResult(0);
-      Value refill = linalg::FillOp::create(rewriter, fill.getLoc(),
-                                            fill.getInputs()[0], fresh)
-                         .getResult(0);
-      rewriter.modifyOpInPlace(op, [&] { init.set(refill); });
+      if (fill)
+        fresh = linalg::FillOp::create(rewriter, fill.getLoc(),
+                                       fill.getInputs()[0], fresh)
+                    .getResult(0);
+      rewriter.modifyOpInPlace(op, [&] { init.set(fresh); });
     }
   });
 }
@@ -391,7 +395,7 @@ struct FuseProducersPass
     DominanceInfo dom(func);
     eliminateCommonSubExpressions(rewriter, dom, func);
     giveEachOutputItsOwnBuffer(rewriter, func);
-    refillSharedDestinations(rewriter, func);
+    unshareDestinations(rewriter, func);
   }
 };
 } // namespace

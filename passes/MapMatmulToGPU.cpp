@@ -317,6 +317,13 @@ static void moveEpilogueOutputBefore(RewriterBase &rewriter,
 /// Bufferization puts the allocation of the op's output between the two
 /// when the output is a temporary; static allocations are skipped too, and
 /// moveEpilogueOutputBefore hoists that one above the product.
+/// The buffer `value` is a view (subview, reshape, cast) of.
+static Value viewedBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
 static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul, Value c,
                                       linalg::FillOp fill,
                                       std::string &why) {
@@ -350,6 +357,14 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul, Value c,
     return reject("its output is not another buffer of C's shape");
   if (llvm::count(op.getDpsInputs(), c) != 1)
     return reject("it reads C twice");
+  // Sequentially, the op may write a buffer the product has finished
+  // reading (bufferization reuses a dead operand's buffer). Fused, blocks
+  // that are done store into it while others still read it.
+  for (Value input : matmul.getDpsInputs())
+    if (isa<MemRefType>(input.getType()) &&
+        viewedBuffer(input) == viewedBuffer(output))
+      return reject("its output shares a buffer with an operand of the "
+                    "product, which the kernel's other blocks still read");
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
     bool identity = map.isIdentity();

@@ -480,6 +480,48 @@ func.func @gpu_shared_fill(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> 
 
 // -----
 
+// Two ops outside the tiles that write one tensor.empty (as CSE leaves two
+// epilogues of one shape) get one each: shared, bufferization may give the
+// second the first's buffer once the second product has read it, and that
+// product's GPU kernel, taking the second as its epilogue, would store into
+// its own operand A while other blocks still read it.
+#id = affine_map<(i, j) -> (i, j)>
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_80", sm_count = 108, warp_size = 32, smem_per_block = 166912>} {
+// CHECK-LABEL: func.func @gpu_shared_empty(
+// CHECK: %[[H:.*]] = tensor.empty() : tensor<256x256xf16>
+// CHECK: %[[R1:.*]] = linalg.generic {{.*}} outs(%[[H]] : tensor<256x256xf16>)
+// CHECK: %[[M2:.*]] = linalg.matmul ins(%[[R1]],
+// CHECK: %[[H2:.*]] = tensor.empty() : tensor<256x256xf16>
+// CHECK: linalg.generic {{.*}} ins(%[[M2]] : tensor<256x256xf32>) outs(%[[H2]] : tensor<256x256xf16>)
+// CHECK: scf.forall
+func.func @gpu_shared_empty(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> (tensor<256x256xf16>, tensor<256x256xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %h = tensor.empty() : tensor<256x256xf16>
+  %m1 = linalg.matmul ins(%a, %b : tensor<256x256xf16>, tensor<256x256xf16>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+  // expected-remark @below {{not tiled: it reads a contraction's result}}
+  %r1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%m1 : tensor<256x256xf32>) outs(%h : tensor<256x256xf16>) {
+  ^bb0(%v: f32, %o: f16):
+    %t = arith.truncf %v : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<256x256xf16>
+  %m2 = linalg.matmul ins(%r1, %b : tensor<256x256xf16>, tensor<256x256xf16>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+  // expected-remark @below {{not tiled: it reads a contraction's result}}
+  %r2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%m2 : tensor<256x256xf32>) outs(%h : tensor<256x256xf16>) {
+  ^bb0(%v: f32, %o: f16):
+    %t = arith.truncf %v : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<256x256xf16>
+  %h2 = tensor.empty() : tensor<256x256xf16>
+  // expected-remark @below {{tiled alone (no fusable producer)}}
+  %tr = linalg.transpose ins(%a : tensor<256x256xf16>) outs(%h2 : tensor<256x256xf16>) permutation = [1, 0]
+  return %r2, %tr : tensor<256x256xf16>, tensor<256x256xf16>
+}
+}
+
+// -----
+
 // Few outputs over long reductions, alone: on a GPU, tiles would give each
 // tile of rows one block. Left untiled, with a remark, for
 // tessel-map-reductions-to-gpu to split over several blocks per row. A

@@ -439,8 +439,10 @@ func.func @epilogue_temporary_output(%a: memref<128x64xf16>, %b: memref<64x128xf
 // -----
 
 // An op after the matmul that the epilogue cannot take stays, with the
-// reason: C is the caller's buffer (someone may read it), or is read
-// transposed.
+// reason: C is the caller's buffer (someone may read it), is read
+// transposed, or the op writes (a view of) the buffer of A, which
+// bufferization may reuse once the matmul is done but which, fused, other
+// blocks would still be reading.
 
 #row = affine_map<(m, n) -> (m, n)>
 #tr = affine_map<(m, n) -> (n, m)>
@@ -469,6 +471,28 @@ func.func @epilogue_declined(%a: memref<64x64xf16>, %c: memref<64x64xf32>, %out:
     linalg.yield %d : f32
   }
   memref.dealloc %t : memref<64x64xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @epilogue_overwrites_a(
+// CHECK: gpu.launch
+// CHECK: linalg.generic
+func.func @epilogue_overwrites_a(%x: memref<64x64xf16>, %out: memref<64x64xf16>) {
+  %a = memref.alloc() : memref<64x64xf16>
+  memref.copy %x, %a : memref<64x64xf16> to memref<64x64xf16>
+  %t = memref.alloc() : memref<64x64xf32>
+  // expected-remark @below {{; epilogue not fused: its output shares a buffer with an operand of the product, which the kernel's other blocks still read}}
+  linalg.matmul ins(%a, %x : memref<64x64xf16>, memref<64x64xf16>) outs(%t : memref<64x64xf32>)
+  %view = memref.cast %a : memref<64x64xf16> to memref<64x64xf16, strided<[64, 1]>>
+  linalg.generic {indexing_maps = [#row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<64x64xf32>) outs(%view : memref<64x64xf16, strided<[64, 1]>>) {
+  ^bb0(%v: f32, %z: f16):
+    %h = arith.truncf %v : f32 to f16
+    linalg.yield %h : f16
+  }
+  memref.dealloc %t : memref<64x64xf32>
+  memref.copy %a, %out : memref<64x64xf16> to memref<64x64xf16>
+  memref.dealloc %a : memref<64x64xf16>
   return
 }
 }
