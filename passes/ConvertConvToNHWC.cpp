@@ -1,15 +1,18 @@
 //===- ConvertConvToNHWC.cpp - NCHW convolutions between transposes -------===//
 //
 // PyTorch emits convolutions as linalg.conv_2d_nchw_fchw; the GPU's tensor
-// cores take convolutions as NHWC implicit GEMMs (tessel-map-matmul-to-gpu),
-// whose 16-byte copies run along the channels. This pass puts such a
-// convolution between transposes, on tensors, so that it reaches that
-// kernel instead of the plain loop nest.
+// cores (and, for f32, its SIMT kernel) take convolutions as NHWC implicit
+// GEMMs (tessel-map-matmul-to-gpu), whose 16-byte copies run along the
+// channels. This pass puts such a convolution between transposes, on
+// tensors, so that it reaches that kernel instead of the plain loop nest,
+// where CostModel/GPUConvLayout estimates that this pays for the
+// transposes.
 //
 // Upstream's linalg::transposeConv2D only turns FHWC filters into HWCF ones;
 // it has no NCHW form, hence this pass.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/CostModel/GPUConvLayout.h"
 #include "passes/Passes.h"
 #include "passes/Utils/GPUTensorCores.h"
 #include "passes/Utils/TransposeFolding.h"
@@ -43,33 +46,6 @@ static Value transposed(OpBuilder &b, Location loc, Value value,
       .getResult()[0];
 }
 
-/// Why `conv` stays as it is, or empty when it may be rewritten.
-static std::string whyNotConverted(linalg::Conv2DNchwFchwOp conv,
-                                   TargetAttr target) {
-  if (!conv.hasPureTensorSemantics())
-    return "it is not on tensors";
-  auto input = cast<ShapedType>(conv.getDpsInputOperand(0)->get().getType());
-  auto filter = cast<ShapedType>(conv.getDpsInputOperand(1)->get().getType());
-  auto output = cast<ShapedType>(conv.getDpsInitOperand(0)->get().getType());
-  if (!input.hasStaticShape() || !filter.hasStaticShape() ||
-      !output.hasStaticShape())
-    return "it has dynamic sizes";
-  for (ShapedType type : {input, filter, output})
-    if (auto tensor = dyn_cast<RankedTensorType>(type);
-        tensor && tensor.getEncoding())
-      return "an operand has a tensor encoding";
-  if (input.getElementType() != filter.getElementType())
-    return "the input and the filter have different element types";
-  // The implicit GEMM tessel-map-matmul-to-gpu would map it as.
-  ArrayRef<int64_t> f = filter.getShape(), out = output.getShape();
-  std::string why = whyNoTensorCoreProduct(
-      target, input.getElementType(), output.getElementType(),
-      out[0] * out[2] * out[3], f[0], f[1] * f[2] * f[3]);
-  if (!why.empty())
-    return why + ", so an NHWC form would not be faster";
-  return {};
-}
-
 /// The fill that starts `conv`'s output, if it is one on tensors: it is
 /// made on the NHWC tensor instead of being transposed.
 static linalg::FillOp initialFill(linalg::Conv2DNchwFchwOp conv) {
@@ -88,6 +64,66 @@ static int64_t transposedBytes(linalg::Conv2DNchwFchwOp conv) {
   return 2 * (bytes(conv.getDpsInputOperand(0)->get()) +
               bytes(conv.getDpsInputOperand(1)->get()) + bytes(init) +
               (initialFill(conv) ? 0 : bytes(init)));
+}
+
+namespace {
+/// The model's reading of one NCHW convolution.
+struct LayoutEstimate {
+  GPUProductKernel kernel;
+  int64_t transposedBytes = 0;
+  double transposeCycles = 0, directCycles = 0;
+  double nhwcCycles() const { return kernel.estimatedCycles + transposeCycles; }
+};
+} // namespace
+
+static std::string cycles(double c) {
+  return "~" + std::to_string(int64_t(c)) + " cycles";
+}
+
+/// What the NHWC form costs, in the remarks.
+static std::string nhwcCosts(const LayoutEstimate &e) {
+  return "the transposes read and write " + std::to_string(e.transposedBytes) +
+         " bytes (" + cycles(e.transposeCycles) + ") and the kernel takes " +
+         cycles(e.kernel.estimatedCycles) + ", against at least " +
+         cycles(e.directCycles) + " for the direct loop nest";
+}
+
+/// Why `conv` stays as it is, or empty when it may be rewritten (with
+/// `estimate` filled).
+static std::string whyNotConverted(linalg::Conv2DNchwFchwOp conv,
+                                   TargetAttr target,
+                                   LayoutEstimate &estimate) {
+  if (!conv.hasPureTensorSemantics())
+    return "it is not on tensors";
+  auto input = cast<ShapedType>(conv.getDpsInputOperand(0)->get().getType());
+  auto filter = cast<ShapedType>(conv.getDpsInputOperand(1)->get().getType());
+  auto output = cast<ShapedType>(conv.getDpsInitOperand(0)->get().getType());
+  if (!input.hasStaticShape() || !filter.hasStaticShape() ||
+      !output.hasStaticShape())
+    return "it has dynamic sizes";
+  for (ShapedType type : {input, filter, output})
+    if (auto tensor = dyn_cast<RankedTensorType>(type);
+        tensor && tensor.getEncoding())
+      return "an operand has a tensor encoding";
+  if (input.getElementType() != filter.getElementType())
+    return "the input and the filter have different element types";
+  // The implicit GEMM tessel-map-matmul-to-gpu would map it as.
+  ArrayRef<int64_t> f = filter.getShape(), out = output.getShape();
+  int64_t m = out[0] * out[2] * out[3], n = f[0], k = f[1] * f[2] * f[3];
+  std::string why =
+      whyNoGPUProductKernel(target, input.getElementType(),
+                            output.getElementType(), m, n, k, estimate.kernel);
+  if (!why.empty())
+    return why + ", so an NHWC form would not be faster";
+  GPUModelParams params = gpuModelParams(target);
+  estimate.transposedBytes = transposedBytes(conv);
+  estimate.transposeCycles =
+      estimateGPUTransposeTrafficCycles(params, estimate.transposedBytes);
+  estimate.directCycles = estimateGPUDirectConvCycles(params, m * n, k);
+  if (estimate.nhwcCycles() >= estimate.directCycles)
+    return "an NHWC form on " + estimate.kernel.unit +
+           " is estimated no faster: " + nhwcCosts(estimate);
+  return {};
 }
 
 /// Replaces `conv` by transposes of its operands to NHWC/HWCF, the NHWC
@@ -139,15 +175,16 @@ struct ConvertConvToNHWCPass
           cast<ShapedType>(conv.getDpsInputOperand(1)->get().getType());
       std::string what =
           "conv_2d_nchw_fchw " + shapeName(input) + " * " + shapeName(filter);
-      if (std::string why = whyNotConverted(conv, target); !why.empty()) {
+      LayoutEstimate estimate;
+      if (std::string why = whyNotConverted(conv, target, estimate);
+          !why.empty()) {
         conv->emitRemark() << what << " left in NCHW: " << why;
         continue;
       }
-      conv->emitRemark() << what
-                         << " as conv_2d_nhwc_hwcf between transposes "
-                            "(tensor cores take NHWC implicit GEMMs): the "
-                            "transposes read and write "
-                         << transposedBytes(conv) << " bytes";
+      conv->emitRemark() << what << " as conv_2d_nhwc_hwcf between transposes ("
+                         << estimate.kernel.unit
+                         << " take NHWC implicit GEMMs): "
+                         << nhwcCosts(estimate);
       convertToNHWC(rewriter, conv);
     }
   }

@@ -476,15 +476,17 @@ def VectorizeMatmulPass
 
 def ConvertConvToNHWCPass
     : Pass<"tessel-convert-conv-to-nhwc", "::mlir::func::FuncOp"> {
-  let summary = "Put NCHW convolutions between transposes to NHWC for tensor cores";
+  let summary = "Put NCHW convolutions between transposes to NHWC where the GPU kernel pays for them";
   let description = [{
     PyTorch's convolutions arrive as `linalg.conv_2d_nchw_fchw`, while
-    `tessel-map-matmul-to-gpu` maps convolutions to tensor cores as NHWC
-    implicit GEMMs (`linalg.conv_2d_nhwc_hwcf`, whose 16-byte copies run
-    along the channels). Without this pass an NCHW convolution becomes the
-    plain loop nest on the GPU. On tensors, each static NCHW convolution
-    whose element types the target's WMMA list has (`m16n16k16:<in>x<in>->
-    <out>`) becomes:
+    `tessel-map-matmul-to-gpu` maps convolutions as NHWC implicit GEMMs
+    (`linalg.conv_2d_nhwc_hwcf`, whose 16-byte copies run along the
+    channels): on tensor cores for f16 and i8, on the SIMT cores for f32.
+    Without this pass an NCHW convolution becomes the direct loop nest on
+    the GPU. On tensors, each static NCHW convolution for which that pass
+    would build a kernel, and for which CostModel/GPUConvLayout estimates
+    the kernel plus the transposes' traffic below a lower bound on the loop
+    nest, becomes:
 
     - `linalg.transpose` of the input to NHWC and of the filter to HWCF;
     - the output's initial value: a `linalg.fill` of it is made on the NHWC
@@ -492,17 +494,16 @@ def ConvertConvToNHWCPass
     - `linalg.conv_2d_nhwc_hwcf` with the same strides and dilations;
     - `linalg.transpose` of its result back to NCHW.
 
-    The transposes are memory-bound copies (the remark gives their bytes);
-    the convolution they let onto tensor cores does far more work per byte.
-    Convolutions of other types, with dynamic sizes or on buffers get a
-    remark and are left alone.
+    The remark gives the model's figures either way. Convolutions of other
+    types, with dynamic sizes or on buffers, and small ones the model
+    finds no faster in NHWC get a remark and are left alone.
 
     ```mlir
     %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>,
                                    strides = dense<1> : tensor<2xi64>}
         ins(%x, %w : tensor<1x64x8x8xf16>, tensor<32x64x3x3xf16>)
         outs(%f : tensor<1x32x6x6xf32>) -> tensor<1x32x6x6xf32>
-    // becomes (on an sm_80 target)
+    // becomes, where the model finds it pays (shapes kept small here)
     %xt = linalg.transpose ins(%x : tensor<1x64x8x8xf16>)
         outs(%e0 : tensor<1x8x8x64xf16>) permutation = [0, 2, 3, 1]
     %wt = linalg.transpose ins(%w : tensor<32x64x3x3xf16>)

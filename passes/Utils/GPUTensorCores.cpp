@@ -1,6 +1,8 @@
 //===- GPUTensorCores.cpp - What tessel-map-matmul-to-gpu can map ---------===//
 #include "passes/Utils/GPUTensorCores.h"
 
+#include "passes/CostModel/GPUSimtMatmulTiling.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -29,19 +31,38 @@ std::string mlir::tessel::typeName(Type type) {
   return s;
 }
 
-std::string mlir::tessel::whyNoTensorCoreProduct(TargetAttr target, Type input,
-                                                 Type acc, int64_t m, int64_t n,
-                                                 int64_t k) {
+std::string mlir::tessel::whyNoGPUProductKernel(TargetAttr target, Type input,
+                                                Type acc, int64_t m, int64_t n,
+                                                int64_t k,
+                                                GPUProductKernel &kernel) {
   if (!target)
     return "the module has no #tessel.target";
   if (target.getKind() != "nvgpu")
     return "the target is '" + target.getKind().str() +
-           "', not nvgpu (WMMA tensor cores)";
-  // WMMA fragments: no bf16 in MLIR 22, and f32 would round to TF32.
+           "', not nvgpu (tessel-map-matmul-to-gpu's kernels)";
+  GPUMatmulProblem problem;
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  std::string why;
+  // f32 stays f32: tensor cores would round the inputs to TF32.
+  if (input.isF32() && acc.isF32()) {
+    problem.inputBytes = problem.accBytes = 4;
+    GPUSimtMatmulTiling tiling;
+    if (!computeGPUSimtMatmulTiling(gpuModelParams(target), problem,
+                                    GPUMatmulOverrides{}, tiling, why))
+      return "f32 inputs would be rounded to TF32 by tensor cores, and no "
+             "SIMT kernel fits: " +
+             why;
+    kernel.unit = "SIMT cores";
+    kernel.estimatedCycles = tiling.estimatedCycles;
+    return {};
+  }
+  // WMMA fragments: no bf16 in MLIR 22.
   if (!(input.isF16() && (acc.isF32() || acc.isF16())) &&
       !(input.isInteger(8) && acc.isInteger(32)))
     return "tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32, "
-           "not " +
+           "and the SIMT kernel f32 -> f32, not " +
            typeName(input) + " -> " + typeName(acc);
   std::string shape = "m16n16k16:" + typeName(input) + "x" + typeName(input) +
                       "->" + typeName(acc);
@@ -55,20 +76,15 @@ std::string mlir::tessel::whyNoTensorCoreProduct(TargetAttr target, Type input,
     return "WMMA needs 32-lane warps; the target says " +
            std::to_string(target.getWarpSize());
   MmaInstruction mma;
-  int64_t inputBytes = input.getIntOrFloatBitWidth() / 8;
-  int64_t accBytes = acc.getIntOrFloatBitWidth() / 8;
-  if (!getWmmaInstruction(inputBytes, accBytes, mma))
+  problem.inputBytes = input.getIntOrFloatBitWidth() / 8;
+  problem.accBytes = acc.getIntOrFloatBitWidth() / 8;
+  if (!getWmmaInstruction(problem.inputBytes, problem.accBytes, mma))
     return "WMMA has no form for these element types";
-  GPUMatmulProblem problem;
-  problem.m = m;
-  problem.n = n;
-  problem.k = k;
-  problem.inputBytes = inputBytes;
-  problem.accBytes = accBytes;
   GPUMatmulTiling tiling;
-  std::string why;
   if (!computeGPUMatmulTiling(gpuModelParams(target), mma, problem,
                               GPUMatmulOverrides{}, tiling, why))
     return why;
+  kernel.unit = "tensor cores";
+  kernel.estimatedCycles = tiling.estimatedCycles;
   return {};
 }

@@ -1,9 +1,9 @@
 //===- GPUTensorCores.h - What tessel-map-matmul-to-gpu can map -*- C++ -*-===//
 //
-// The target-side conditions under which tessel-map-matmul-to-gpu puts a
-// product on WMMA tensor cores, for passes that prepare work for it (e.g.
-// tessel-convert-conv-to-nhwc) and must not pay for a rewrite that the
-// mapping then declines.
+// The target-side conditions under which tessel-map-matmul-to-gpu builds a
+// kernel for a product (WMMA tensor cores, or the SIMT cores for f32), for
+// passes that prepare work for it (e.g. tessel-convert-conv-to-nhwc) and
+// must not pay for a rewrite that the mapping then declines.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_PASSES_UTILS_GPUTENSORCORES_H
@@ -25,14 +25,25 @@ std::string typeName(Type type);
 /// The GPU matmul models' figures from `target`.
 GPUModelParams gpuModelParams(TargetAttr target);
 
+/// The kernel tessel-map-matmul-to-gpu would build for a product.
+struct GPUProductKernel {
+  /// What runs it, as remarks name it: "tensor cores" or "SIMT cores".
+  std::string unit;
+  /// The model's estimate of its cycles. On targets with wgmma this is
+  /// WMMA's, which wgmma only undercuts.
+  double estimatedCycles = 0;
+};
+
 /// Why an unbatched `m` x `n` x `k` product of `input` x `input` -> `acc`
 /// elements, its operands row-major and aligned for cp.async, would not be
-/// mapped to WMMA tensor cores on `target` by tessel-map-matmul-to-gpu
-/// with its default options; empty when it would. Checks the target kind,
-/// the element types, the target's `mma` list, the warp size, the model's
-/// figures and that a tiling fits.
-std::string whyNoTensorCoreProduct(TargetAttr target, Type input, Type acc,
-                                   int64_t m, int64_t n, int64_t k);
+/// mapped to a GPU kernel by tessel-map-matmul-to-gpu with its default
+/// options; empty when it would, with `kernel` describing it. f16 and i8
+/// products go to WMMA tensor cores (the target kind, its `mma` list and
+/// warp size are checked), f32 x f32 -> f32 to the SIMT kernel; the
+/// model's figures must be there and a tiling must fit.
+std::string whyNoGPUProductKernel(TargetAttr target, Type input, Type acc,
+                                  int64_t m, int64_t n, int64_t k,
+                                  GPUProductKernel &kernel);
 
 } // namespace mlir::tessel
 

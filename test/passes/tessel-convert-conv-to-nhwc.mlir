@@ -1,24 +1,71 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-convert-conv-to-nhwc))' | FileCheck %s
 
 // A zero-filled f16 -> f32 convolution: input and filter transposed, the
-// fill made on the NHWC tensor, the result transposed back.
+// fill made on the NHWC tensor, the result transposed back. The remark
+// gives the model's figures: the transposes' bytes at the device-memory
+// rate plus the kernel, against a lower bound on the direct loop nest.
 
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 10, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:i8xi8->i32"]>} {
 // CHECK-LABEL: func.func @filled(
-// CHECK-SAME: %[[X:.*]]: tensor<2x64x28x28xf16>, %[[W:.*]]: tensor<32x64x3x3xf16>)
+// CHECK-SAME: %[[X:.*]]: tensor<2x64x60x60xf16>, %[[W:.*]]: tensor<32x64x3x3xf16>)
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<2x64x28x28xf16>) outs(%{{.*}} : tensor<2x28x28x64xf16>) permutation = [0, 2, 3, 1]
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<2x64x60x60xf16>) outs(%{{.*}} : tensor<2x60x60x64xf16>) permutation = [0, 2, 3, 1]
 // CHECK: %[[WT:.*]] = linalg.transpose ins(%[[W]] : tensor<32x64x3x3xf16>) outs(%{{.*}} : tensor<3x3x64x32xf16>) permutation = [2, 3, 1, 0]
-// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<2x13x12x32xf32>)
-// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[XT]], %[[WT]] : tensor<2x28x28x64xf16>, tensor<3x3x64x32xf16>) outs(%[[INIT]] : tensor<2x13x12x32xf32>)
-// CHECK: %[[Y:.*]] = linalg.transpose ins(%[[C]] : tensor<2x13x12x32xf32>) outs(%{{.*}} : tensor<2x32x13x12xf32>) permutation = [0, 3, 1, 2]
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<2x29x28x32xf32>)
+// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[XT]], %[[WT]] : tensor<2x60x60x64xf16>, tensor<3x3x64x32xf16>) outs(%[[INIT]] : tensor<2x29x28x32xf32>)
+// CHECK: %[[Y:.*]] = linalg.transpose ins(%[[C]] : tensor<2x29x28x32xf32>) outs(%{{.*}} : tensor<2x32x29x28xf32>) permutation = [0, 3, 1, 2]
 // CHECK: return %[[Y]]
 // CHECK-NOT: conv_2d_nchw_fchw
-func.func @filled(%x: tensor<2x64x28x28xf16>, %w: tensor<32x64x3x3xf16>) -> tensor<2x32x13x12xf32> {
+func.func @filled(%x: tensor<2x64x60x60xf16>, %w: tensor<32x64x3x3xf16>) -> tensor<2x32x29x28xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x32x29x28xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x32x29x28xf32>) -> tensor<2x32x29x28xf32>
+  // expected-remark-re @below {{conv_2d_nchw_fchw 2x64x60x60 * 32x64x3x3 as conv_2d_nhwc_hwcf between transposes (tensor cores take NHWC implicit GEMMs): the transposes read and write 2332672 bytes (~2159 cycles) and the kernel takes ~{{[0-9]+}} cycles, against at least ~9261 cycles for the direct loop nest}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+     ins(%x, %w : tensor<2x64x60x60xf16>, tensor<32x64x3x3xf16>) outs(%f : tensor<2x32x29x28xf32>) -> tensor<2x32x29x28xf32>
+  return %c : tensor<2x32x29x28xf32>
+}
+}
+
+// -----
+
+// f32 (PyTorch's default) on a target with the SIMT cores' rate: the
+// NHWC form runs on the SIMT kernel. Small convolutions stay NCHW when the
+// model finds the kernel and the transposes no faster than the direct
+// loop nest: too few blocks for the SIMT kernel (f32), or the transposes
+// and the kernel's fixed costs (f16).
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, simt_fma_per_cycle = 64, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 10, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @f32_simt(
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x32x42x42xf32>) outs(%{{.*}} : tensor<2x42x42x32xf32>) permutation = [0, 2, 3, 1]
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK: linalg.transpose {{.*}} permutation = [0, 3, 1, 2]
+func.func @f32_simt(%x: tensor<2x32x42x42xf32>, %w: tensor<64x32x3x3xf32>) -> tensor<2x64x40x40xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x64x40x40xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x64x40x40xf32>) -> tensor<2x64x40x40xf32>
+  // expected-remark-re @below {{conv_2d_nchw_fchw 2x32x42x42 * 64x32x3x3 as conv_2d_nhwc_hwcf between transposes (SIMT cores take NHWC implicit GEMMs): the transposes read and write 2689024 bytes (~2489 cycles) and the kernel takes ~{{[0-9]+}} cycles, against at least ~17666 cycles for the direct loop nest}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<2x32x42x42xf32>, tensor<64x32x3x3xf32>) outs(%f : tensor<2x64x40x40xf32>) -> tensor<2x64x40x40xf32>
+  return %c : tensor<2x64x40x40xf32>
+}
+
+// CHECK-LABEL: func.func @f32_small(
+// CHECK-NOT: linalg.transpose
+func.func @f32_small(%x: tensor<1x32x16x16xf32>, %w: tensor<32x32x3x3xf32>, %o: tensor<1x32x14x14xf32>) -> tensor<1x32x14x14xf32> {
+  // expected-remark-re @below {{conv_2d_nchw_fchw 1x32x16x16 * 32x32x3x3 left in NCHW: an NHWC form on SIMT cores is estimated no faster: the transposes read and write 239616 bytes (~221 cycles) and the kernel takes ~{{[0-9]+}} cycles, against at least ~1752 cycles for the direct loop nest}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x32x16x16xf32>, tensor<32x32x3x3xf32>) outs(%o : tensor<1x32x14x14xf32>) -> tensor<1x32x14x14xf32>
+  return %c : tensor<1x32x14x14xf32>
+}
+
+// CHECK-LABEL: func.func @f16_small(
+// CHECK-NOT: linalg.transpose
+func.func @f16_small(%x: tensor<2x64x28x28xf16>, %w: tensor<32x64x3x3xf16>) -> tensor<2x32x13x12xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2x32x13x12xf32>
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x32x13x12xf32>) -> tensor<2x32x13x12xf32>
-  // expected-remark @below {{conv_2d_nchw_fchw 2x64x28x28 * 32x64x3x3 as conv_2d_nhwc_hwcf between transposes (tensor cores take NHWC implicit GEMMs): the transposes read and write 555008 bytes}}
+  // expected-remark @below {{conv_2d_nchw_fchw 2x64x28x28 * 32x64x3x3 left in NCHW: an NHWC form on tensor cores is estimated no faster}}
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
      ins(%x, %w : tensor<2x64x28x28xf16>, tensor<32x64x3x3xf16>) outs(%f : tensor<2x32x13x12xf32>) -> tensor<2x32x13x12xf32>
   return %c : tensor<2x32x13x12xf32>
@@ -32,23 +79,23 @@ func.func @filled(%x: tensor<2x64x28x28xf16>, %w: tensor<32x64x3x3xf16>) -> tens
 
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 10, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:i8xi8->i32"]>} {
 // CHECK-LABEL: func.func @accumulates(
-// CHECK-SAME: %[[X:.*]]: tensor<1x32x12x12xi8>, %[[W:.*]]: tensor<16x32x1x1xi8>, %[[ACC:.*]]: tensor<1x16x12x12xi32>)
+// CHECK-SAME: %[[X:.*]]: tensor<4x128x14x14xi8>, %[[W:.*]]: tensor<128x128x1x1xi8>, %[[ACC:.*]]: tensor<4x128x14x14xi32>)
 // CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]]
 // CHECK: %[[WT:.*]] = linalg.transpose ins(%[[W]]
-// CHECK: %[[AT:.*]] = linalg.transpose ins(%[[ACC]] : tensor<1x16x12x12xi32>) outs(%{{.*}} : tensor<1x12x12x16xi32>) permutation = [0, 2, 3, 1]
-// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[XT]], %[[WT]] : tensor<1x12x12x32xi8>, tensor<1x1x32x16xi8>) outs(%[[AT]] : tensor<1x12x12x16xi32>)
+// CHECK: %[[AT:.*]] = linalg.transpose ins(%[[ACC]] : tensor<4x128x14x14xi32>) outs(%{{.*}} : tensor<4x14x14x128xi32>) permutation = [0, 2, 3, 1]
+// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[XT]], %[[WT]] : tensor<4x14x14x128xi8>, tensor<1x1x128x128xi8>) outs(%[[AT]] : tensor<4x14x14x128xi32>)
 // CHECK: linalg.transpose ins(%[[C]]
-func.func @accumulates(%x: tensor<1x32x12x12xi8>, %w: tensor<16x32x1x1xi8>, %acc: tensor<1x16x12x12xi32>) -> tensor<1x16x12x12xi32> {
-  // expected-remark @below {{the transposes read and write 47104 bytes}}
+func.func @accumulates(%x: tensor<4x128x14x14xi8>, %w: tensor<128x128x1x1xi8>, %acc: tensor<4x128x14x14xi32>) -> tensor<4x128x14x14xi32> {
+  // expected-remark @below {{as conv_2d_nhwc_hwcf between transposes (tensor cores take NHWC implicit GEMMs): the transposes read and write 1839104 bytes}}
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-     ins(%x, %w : tensor<1x32x12x12xi8>, tensor<16x32x1x1xi8>) outs(%acc : tensor<1x16x12x12xi32>) -> tensor<1x16x12x12xi32>
-  return %c : tensor<1x16x12x12xi32>
+     ins(%x, %w : tensor<4x128x14x14xi8>, tensor<128x128x1x1xi8>) outs(%acc : tensor<4x128x14x14xi32>) -> tensor<4x128x14x14xi32>
+  return %c : tensor<4x128x14x14xi32>
 }
 }
 
 // -----
 
-// Types tensor cores do not take here (f32, bf16) or the target lacks (f16
+// Types tensor cores do not take here (f32 without the SIMT rate, bf16) or the target lacks (f16
 // sums), mixed types, dynamic sizes and buffers: a remark, the convolution
 // left as it is.
 
@@ -57,7 +104,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
 // CHECK: linalg.conv_2d_nchw_fchw
 // CHECK-NOT: linalg.transpose
 func.func @f32_types(%x: tensor<1x8x6x6xf32>, %w: tensor<4x8x3x3xf32>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
-  // expected-remark @below {{conv_2d_nchw_fchw 1x8x6x6 * 4x8x3x3 left in NCHW: tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32, not f32 -> f32, so an NHWC form would not be faster}}
+  // expected-remark @below {{conv_2d_nchw_fchw 1x8x6x6 * 4x8x3x3 left in NCHW: f32 inputs would be rounded to TF32 by tensor cores, and no SIMT kernel fits: the target description has no simt_fma_per_cycle, so an NHWC form would not be faster}}
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
      ins(%x, %w : tensor<1x8x6x6xf32>, tensor<4x8x3x3xf32>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %c : tensor<1x4x4x4xf32>
@@ -66,7 +113,7 @@ func.func @f32_types(%x: tensor<1x8x6x6xf32>, %w: tensor<4x8x3x3xf32>, %o: tenso
 // CHECK-LABEL: func.func @bf16_types(
 // CHECK-NOT: linalg.transpose
 func.func @bf16_types(%x: tensor<1x8x6x6xbf16>, %w: tensor<4x8x3x3xbf16>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
-  // expected-remark @below {{left in NCHW: tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32, not bf16 -> f32, so an NHWC form would not be faster}}
+  // expected-remark @below {{left in NCHW: tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32, and the SIMT kernel f32 -> f32, not bf16 -> f32, so an NHWC form would not be faster}}
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
      ins(%x, %w : tensor<1x8x6x6xbf16>, tensor<4x8x3x3xbf16>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %c : tensor<1x4x4x4xf32>
@@ -143,7 +190,7 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", mma = ["m16n16k1
 // CHECK-LABEL: func.func @cpu_target(
 // CHECK-NOT: linalg.transpose
 func.func @cpu_target(%x: tensor<1x8x6x6xf16>, %w: tensor<4x8x3x3xf16>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
-  // expected-remark @below {{left in NCHW: the target is 'cpu', not nvgpu (WMMA tensor cores)}}
+  // expected-remark @below {{left in NCHW: the target is 'cpu', not nvgpu (tessel-map-matmul-to-gpu's kernels)}}
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
      ins(%x, %w : tensor<1x8x6x6xf16>, tensor<4x8x3x3xf16>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %c : tensor<1x4x4x4xf32>

@@ -1,6 +1,6 @@
 /* Harness for gpu_conv_nchw.mlir: NCHW convolutions (put between transposes
- * by tessel-convert-conv-to-nhwc, then on tensor cores) against a
- * double-precision direct convolution in NCHW. Built with
+ * by tessel-convert-conv-to-nhwc, then on tensor cores, or the SIMT cores
+ * for f32) against a double-precision direct convolution in NCHW. Built with
  * -DHARNESS_GPU_MANAGED for a GPU, or without for the kernels emulated on
  * the CPU. */
 #include "harness.h"
@@ -58,19 +58,36 @@ static void shape_name(const conv_shape *s, char *out, size_t size) {
 
 typedef void (*conv_fn)(void *, void *, void *);
 
-static void run(const conv_shape *s, conv_fn fn, int is_i8, uint64_t seed) {
+typedef enum { ELEM_F16, ELEM_I8, ELEM_F32 } element_kind;
+
+static double f32_value(const void *p, size_t i) {
+  return (double)((const float *)p)[i];
+}
+
+/* Inputs in [-1, 1): f32, or as random_input makes them. */
+static void *conv_input(size_t count, uint64_t seed, element_kind kind) {
+  return kind == ELEM_F32 ? (void *)random_f32(count, seed, -1.0f, 1.0f)
+                          : random_input(count, seed, kind == ELEM_I8);
+}
+
+static value_fn value_of(element_kind kind) {
+  return kind == ELEM_F32 ? f32_value : kind == ELEM_I8 ? i8_value : f16_value;
+}
+
+static void run(const conv_shape *s, conv_fn fn, element_kind kind,
+                uint64_t seed) {
+  int is_i8 = kind == ELEM_I8;
   size_t nx = (size_t)(s->n * s->c * s->h * s->w);
   size_t nw = (size_t)(s->f * s->c * s->kh * s->kw);
   size_t ny = (size_t)(s->n * s->f * s->oh * s->ow);
-  void *x = random_input(nx, seed, is_i8),
-       *w = random_input(nw, seed + 1, is_i8);
+  void *x = conv_input(nx, seed, kind), *w = conv_input(nw, seed + 1, kind);
   void *y = harness_alloc(ny, 4);
   memset(y, 0xff, ny * 4);
   tessel_memref_i32_4d dx = dense4(x, s->n, s->c, s->h, s->w);
   tessel_memref_i32_4d dw = dense4(w, s->f, s->c, s->kh, s->kw);
   tessel_memref_i32_4d dy = dense4(y, s->n, s->f, s->oh, s->ow);
   fn(&dx, &dw, &dy);
-  double *ref = reference(s, x, w, is_i8 ? i8_value : f16_value);
+  double *ref = reference(s, x, w, value_of(kind));
   char shape[96];
   shape_name(s, shape, sizeof shape);
   if (is_i8) {
@@ -90,46 +107,55 @@ static void run(const conv_shape *s, conv_fn fn, int is_i8, uint64_t seed) {
   harness_free(ref);
 }
 
-/* Convolution + bias + ReLU converted to f16, in NCHW. */
-static void run_bias_relu(void) {
-  conv_shape s = {
-      "nchw3x3_s2_bias_relu_f16", 2, 32, 15, 17, 40, 3, 3, 0, 2, 1, 7, 8};
-  size_t nx = (size_t)(s.n * s.c * s.h * s.w),
-         nw = (size_t)(s.f * s.c * s.kh * s.kw);
-  size_t ny = (size_t)(s.n * s.f * s.oh * s.ow);
-  uint16_t *x = random_input(nx, 11, 0), *w = random_input(nw, 12, 0);
-  float *bias = random_f32((size_t)s.f, 13, -1.0f, 1.0f);
-  uint16_t *y = (uint16_t *)harness_alloc(ny, 2);
-  memset(y, 0xff, ny * 2);
-  tessel_memref_i32_4d dx = dense4(x, s.n, s.c, s.h, s.w);
-  tessel_memref_i32_4d dw = dense4(w, s.f, s.c, s.kh, s.kw);
-  tessel_memref_f32_1d db = {bias, bias, 0, {s.f}, {1}};
-  tessel_memref_i32_4d dy = dense4(y, s.n, s.f, s.oh, s.ow);
-  _mlir_ciface_nchw3x3_s2_bias_relu_f16((void *)&dx, (void *)&dw, &db,
-                                        (void *)&dy);
-  double *ref = reference(&s, x, w, f16_value);
-  double *got = alloc_f64(ny);
+typedef void (*bias_conv_fn)(void *, void *, void *, void *);
+
+/* Convolution + bias (per output channel) + ReLU, in NCHW: f16 inputs and
+ * an f16 result, or f32 throughout. */
+static void run_bias_relu(const conv_shape *s, bias_conv_fn fn,
+                          element_kind kind, uint64_t seed) {
+  size_t nx = (size_t)(s->n * s->c * s->h * s->w),
+         nw = (size_t)(s->f * s->c * s->kh * s->kw);
+  size_t ny = (size_t)(s->n * s->f * s->oh * s->ow);
+  void *x = conv_input(nx, seed, kind), *w = conv_input(nw, seed + 1, kind);
+  float *bias = random_f32((size_t)s->f, seed + 2, -1.0f, 1.0f);
+  size_t out_bytes = kind == ELEM_F32 ? 4 : 2;
+  void *y = harness_alloc(ny, out_bytes);
+  memset(y, 0xff, ny * out_bytes);
+  tessel_memref_i32_4d dx = dense4(x, s->n, s->c, s->h, s->w);
+  tessel_memref_i32_4d dw = dense4(w, s->f, s->c, s->kh, s->kw);
+  tessel_memref_f32_1d db = {bias, bias, 0, {s->f}, {1}};
+  tessel_memref_i32_4d dy = dense4(y, s->n, s->f, s->oh, s->ow);
+  fn(&dx, &dw, &db, &dy);
+  double *ref = reference(s, x, w, value_of(kind));
   for (size_t i = 0; i < ny; ++i) {
-    size_t channel = (i / (size_t)(s.oh * s.ow)) % (size_t)s.f;
+    size_t channel = (i / (size_t)(s->oh * s->ow)) % (size_t)s->f;
     double v = ref[i] + (double)bias[channel];
     ref[i] = v > 0 ? v : 0;
-    got[i] = f16_value(y, i);
   }
   char shape[96];
-  shape_name(&s, shape, sizeof shape);
-  /* f16 results: 11 significant bits. */
-  check_f64(s.name, shape, got, ref, ny, 2e-3, 2e-3);
+  shape_name(s, shape, sizeof shape);
+  if (kind == ELEM_F32) {
+    check_f32(s->name, shape, (float *)y, ref, ny, 1e-5,
+              2e-6 * (double)(s->kh * s->kw * s->c));
+  } else {
+    double *got = alloc_f64(ny);
+    for (size_t i = 0; i < ny; ++i)
+      got[i] = f16_value(y, i);
+    /* f16 results: 11 significant bits. */
+    check_f64(s->name, shape, got, ref, ny, 2e-3, 2e-3);
+    harness_free(got);
+  }
   harness_free(x);
   harness_free(w);
   harness_free(bias);
   harness_free(y);
   harness_free(ref);
-  harness_free(got);
 }
 
 /* A 1x1 convolution accumulating onto an argument: y = acc + conv(x, w). */
 static void run_accumulate(void) {
-  conv_shape s = {"nchw1x1_accumulate", 2, 64, 7, 7, 80, 1, 1, 0, 1, 1, 7, 7};
+  conv_shape s = {
+      "nchw1x1_accumulate", 4, 128, 14, 14, 128, 1, 1, 0, 1, 1, 14, 14};
   size_t nx = (size_t)(s.n * s.c * s.h * s.w), nw = (size_t)(s.f * s.c);
   size_t ny = (size_t)(s.n * s.f * s.oh * s.ow);
   uint16_t *x = random_input(nx, 21, 0), *w = random_input(nw, 22, 0);
@@ -160,7 +186,7 @@ static void run_accumulate(void) {
  * function does. The reference rounds the inner result the same way, so
  * only the sums' order differs. */
 static void run_block(void) {
-  const int64_t n = 2, c = 32, h = 9, w = 9;
+  const int64_t n = 4, c = 128, h = 14, w = 14;
   size_t nx = (size_t)(n * c * h * w);
   uint16_t *x = random_input(nx, 31, 0);
   uint16_t *w1 = random_input((size_t)(c * c), 32, 0);
@@ -192,8 +218,8 @@ static void run_block(void) {
   }
   char shape[96];
   shape_name(&s2, shape, sizeof shape);
-  /* f16 results of sums of 288 products of magnitude <= 1. */
-  check_f64("nchw_block", shape, got, ref, nx, 2e-3, 4e-3);
+  /* f16 results of sums of 1152 products of magnitude <= 1. */
+  check_f64("nchw_block", shape, got, ref, nx, 2e-3, 8e-3);
   harness_free(x);
   harness_free(w1);
   harness_free(w2);
@@ -207,12 +233,22 @@ static void run_block(void) {
 
 int main(int argc, char **argv) {
   harness_init(argc, argv);
-  conv_shape a = {"nchw3x3_pad1", 2, 32, 14, 14, 48, 3, 3, 1, 1, 1, 14, 14};
-  run(&a, (conv_fn)_mlir_ciface_nchw3x3_pad1, 0, 1);
-  run_bias_relu();
-  conv_shape d = {"nchw3x3_d2_i8", 1, 32, 12, 12, 32, 3, 3, 0, 1, 2, 8, 8};
-  run(&d, (conv_fn)_mlir_ciface_nchw3x3_d2_i8, 1, 7);
+  conv_shape a = {"nchw3x3_pad1", 2, 32, 30, 30, 48, 3, 3, 1, 1, 1, 30, 30};
+  run(&a, (conv_fn)_mlir_ciface_nchw3x3_pad1, ELEM_F16, 1);
+  conv_shape b = {
+      "nchw3x3_s2_bias_relu_f16", 4, 64, 31, 33, 64, 3, 3, 0, 2, 1, 15, 16};
+  run_bias_relu(&b, (bias_conv_fn)_mlir_ciface_nchw3x3_s2_bias_relu_f16,
+                ELEM_F16, 11);
+  conv_shape d = {"nchw3x3_d2_i8", 2, 64, 20, 20, 64, 3, 3, 0, 1, 2, 16, 16};
+  run(&d, (conv_fn)_mlir_ciface_nchw3x3_d2_i8, ELEM_I8, 7);
   run_accumulate();
   run_block();
+  conv_shape f = {"nchw3x3_pad1_f32", 2, 32, 40, 40, 64, 3, 3, 1, 1, 1, 40, 40};
+  run(&f, (conv_fn)_mlir_ciface_nchw3x3_pad1_f32, ELEM_F32, 51);
+  /* ResNet-50's stem: 7x7, stride 2, padding 3. */
+  conv_shape stem = {
+      "nchw7x7_s2_stem_f32", 1, 3, 224, 224, 64, 7, 7, 3, 2, 1, 112, 112};
+  run_bias_relu(&stem, (bias_conv_fn)_mlir_ciface_nchw7x7_s2_stem_f32, ELEM_F32,
+                41);
   return harness_finish();
 }

@@ -1,0 +1,41 @@
+//===- GPUConvLayout.cpp - Whether an NCHW convolution pays for NHWC ------===//
+#include "passes/CostModel/GPUConvLayout.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace mlir::tessel;
+
+/// Cycles between two dependent f32/f16 multiply-adds in one thread (4 on
+/// sm_80 and sm_90: "Dissecting the Ampere GPU architecture", Jia et al.).
+static constexpr int64_t kDependentFmaCycles = 4;
+/// Threads one SM holds at once, as a multiple of the largest block (2048
+/// on sm_80/sm_90, the target's 1024-thread block twice).
+static constexpr int64_t kResidentBlocksOfMaxSize = 2;
+
+double mlir::tessel::estimateGPUDirectConvCycles(const GPUModelParams &g,
+                                                 int64_t outputs,
+                                                 int64_t reduction) {
+  int64_t sms = std::max<int64_t>(1, g.smCount);
+  int64_t warp = std::max<int64_t>(1, g.warpSize);
+  // Each warp-wide multiply-add reads at least one wavefront of the input
+  // (the filter's value is a broadcast, at best cached).
+  double wavefrontsPerCycle = std::max<double>(
+      1.0, double(g.smemBytesPerCycle) / double(kGPUWavefrontBytes));
+  double l1Cycles = double(outputs) * double(reduction) /
+                    (double(warp) * double(sms) * wavefrontsPerCycle);
+  int64_t resident = sms * kResidentBlocksOfMaxSize *
+                     std::max<int64_t>(1, g.maxThreadsPerBlock);
+  double chainCycles =
+      double(llvm::divideCeilSigned(std::max<int64_t>(outputs, 1), resident)) *
+      double(reduction) * double(kDependentFmaCycles);
+  return std::max(l1Cycles, chainCycles) + double(g.memoryLatency);
+}
+
+double mlir::tessel::estimateGPUTransposeTrafficCycles(const GPUModelParams &g,
+                                                       int64_t bytes) {
+  int64_t perSM =
+      g.dramBytesPerCycle > 0 ? g.dramBytesPerCycle : g.l2BytesPerCycle;
+  return double(bytes) / double(std::max<int64_t>(1, perSM * g.smCount));
+}
