@@ -197,7 +197,6 @@ bool mlir::tessel::hasGPUModelFigures(const GPUModelParams &g,
       {"registers_per_block", g.registersPerBlock},
       {"warp_size", g.warpSize},
       {"max_threads_per_block", g.maxThreadsPerBlock},
-      {"mma_fma_per_cycle", g.mmaFmaPerCycle},
       {"smem_bytes_per_cycle", g.smemBytesPerCycle},
       {"l2_bytes_per_cycle", g.l2BytesPerCycle},
       {"memory_latency", g.memoryLatency}};
@@ -209,13 +208,21 @@ bool mlir::tessel::hasGPUModelFigures(const GPUModelParams &g,
   return true;
 }
 
+bool mlir::tessel::hasTensorCoreRate(const GPUModelParams &g,
+                                     std::string &why) {
+  if (g.mmaFmaPerCycle > 0)
+    return true;
+  why = "the target description has no mma_fma_per_cycle";
+  return false;
+}
+
 bool mlir::tessel::computeGPUMatmulTiling(const GPUModelParams &g,
                                           const MmaInstruction &mma,
                                           const GPUMatmulProblem &p,
                                           const GPUMatmulOverrides &o,
                                           GPUMatmulTiling &tiling,
                                           std::string &why) {
-  if (!hasGPUModelFigures(g, why))
+  if (!hasGPUModelFigures(g, why) || !hasTensorCoreRate(g, why))
     return false;
 
   // One or two instruction k steps per k tile: ptxas hoists all fragment

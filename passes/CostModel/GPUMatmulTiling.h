@@ -154,9 +154,14 @@ inline bool beatsBestEstimate(bool found, double cycles, double bestCycles,
          (cycles <= bestCycles * (1 + 1e-9) && preferredOnTie);
 }
 
-/// Every figure the GPU matmul models read is in the target description;
-/// false with `why` naming the first one missing.
+/// Every figure the GPU matmul models share is in the target description;
+/// false with `why` naming the first one missing. Each model checks its
+/// own arithmetic rate (the SIMT kernel's needs no tensor cores).
 bool hasGPUModelFigures(const GPUModelParams &target, std::string &why);
+
+/// The tensor cores' rate (mma_fma_per_cycle) is in the target
+/// description; false with `why` saying it is not.
+bool hasTensorCoreRate(const GPUModelParams &target, std::string &why);
 
 /// Chooses the sizes. False with `why` set when the target lacks a figure
 /// the model needs or no candidate fits the overrides and the limits.

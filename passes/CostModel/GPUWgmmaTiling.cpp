@@ -115,7 +115,7 @@ bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
                                          const GPUMatmulOverrides &o,
                                          GPUWgmmaTiling &tiling,
                                          std::string &why) {
-  if (!hasGPUModelFigures(g, why))
+  if (!hasGPUModelFigures(g, why) || !hasTensorCoreRate(g, why))
     return false;
   // One 128-byte swizzled row of k: 64 f16 or 128 i8 elements.
   int64_t blockK = 128 / p.inputBytes;

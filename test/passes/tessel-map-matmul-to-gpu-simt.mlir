@@ -86,6 +86,21 @@ func.func @no_rate(%a: memref<64x64xf32>, %c: memref<64x64xf32>) {
 
 // -----
 
+// A target with the SIMT cores' rate and no tensor-core figures: f32 does
+// not need them.
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, simt_fma_per_cycle = 64, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600>} {
+// CHECK-LABEL: func.func @no_tensor_cores(
+// CHECK: gpu.launch
+// CHECK-NOT: linalg.matmul
+func.func @no_tensor_cores(%a: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  // expected-remark @below {{matmul 64x64x64 (f32 x f32 -> f32) mapped to SIMT cores}}
+  linalg.matmul ins(%a, %a : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+}
+
+// -----
+
 // f32 inputs with an f64 accumulator: neither kernel has that form.
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, simt_fma_per_cycle = 64, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600>} {
 // CHECK-LABEL: func.func @mixed(
