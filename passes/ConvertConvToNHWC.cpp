@@ -32,7 +32,8 @@ using namespace mlir::tessel;
 static std::string shapeName(ShapedType type) {
   std::string s;
   for (int64_t d : type.getShape())
-    s += (s.empty() ? "" : "x") + std::to_string(d);
+    s += (s.empty() ? "" : "x") +
+         (ShapedType::isDynamic(d) ? "?" : std::to_string(d));
   return s;
 }
 
@@ -110,16 +111,20 @@ static std::string whyNotConverted(linalg::Conv2DNchwFchwOp conv,
   // The implicit GEMM tessel-map-matmul-to-gpu would map it as.
   ArrayRef<int64_t> f = filter.getShape(), out = output.getShape();
   int64_t m = out[0] * out[2] * out[3], n = f[0], k = f[1] * f[2] * f[3];
-  std::string why =
-      whyNoGPUProductKernel(target, input.getElementType(),
-                            output.getElementType(), m, n, k, estimate.kernel);
+  // NHWC rows run along the channels (A) and the filters (B); cp.async
+  // copies at least 4 bytes.
+  int64_t bytes = input.getElementTypeBitWidth() / 8;
+  std::string why = whyNoGPUProductKernel(
+      target, input.getElementType(), output.getElementType(), m, n, k,
+      /*aSynchronous=*/(f[1] * bytes) % 4 != 0,
+      /*bSynchronous=*/(f[0] * bytes) % 4 != 0, estimate.kernel);
   if (!why.empty())
     return why + ", so an NHWC form would not be faster";
   GPUModelParams params = gpuModelParams(target);
   estimate.transposedBytes = transposedBytes(conv);
   estimate.transposeCycles =
       estimateGPUTransposeTrafficCycles(params, estimate.transposedBytes);
-  estimate.directCycles = estimateGPUDirectConvCycles(params, m * n, k);
+  estimate.directCycles = lowerBoundGPUDirectConvCycles(params, m * n, k);
   if (estimate.nhwcCycles() >= estimate.directCycles)
     return "an NHWC form on " + estimate.kernel.unit +
            " is estimated no faster: " + nhwcCosts(estimate);

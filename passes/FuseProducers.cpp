@@ -198,35 +198,49 @@ static void giveEachOutputItsOwnBuffer(RewriterBase &rewriter,
   });
 }
 
-/// Ops outside the tiles that share one filled destination (CSE above
-/// merges the zero fills of two convolutions) get a fill each. Shared,
-/// bufferization copies the filled buffer for the second op (a read and a
-/// write instead of a write), and the GPU matmul kernel, which folds a fill
-/// into its accumulators, would load the copy instead. Ops that share one
-/// tensor.empty get one each: shared, bufferization may give the later op
-/// the buffer of an earlier result it no longer needs, and a GPU matmul
-/// kernel that takes the later op as its epilogue would overwrite its own
-/// operand (a transposed input) while other blocks still read it.
+/// Ops outside the tiles, and the tile loops, that share one filled
+/// destination (CSE above merges the zero fills of two convolutions) get a
+/// fill each. Shared, bufferization copies the filled buffer for the second
+/// op (a read and a write instead of a write), and the GPU matmul kernel,
+/// which folds a fill into its accumulators, would load the copy instead.
+/// Those that share one tensor.empty get one each: shared, bufferization
+/// may give the later op the buffer of an earlier result it no longer
+/// needs, and a GPU matmul kernel that takes the later op as its epilogue
+/// would overwrite its own operand (a transposed input) while other blocks
+/// still read it.
 static void unshareDestinations(RewriterBase &rewriter, func::FuncOp func) {
   llvm::DenseSet<Value> claimed;
-  func.walk([&](DestinationStyleOpInterface op) {
-    if (op->getParentOfType<scf::ForallOp>() || !op.hasPureTensorSemantics())
+  func.walk([&](Operation *op) {
+    if (op->getParentOfType<scf::ForallOp>())
       return;
-    for (OpOperand &init : op.getDpsInitsMutable()) {
-      if (claimed.insert(init.get()).second)
+    // Tile loops claim their destinations too, whichever comes first.
+    SmallVector<OpOperand *> inits;
+    if (auto forall = dyn_cast<scf::ForallOp>(op)) {
+      for (OpOperand &init : forall.getOutputsMutable())
+        inits.push_back(&init);
+    } else if (auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+               dps && dps.hasPureTensorSemantics()) {
+      for (OpOperand &init : dps.getDpsInitsMutable())
+        inits.push_back(&init);
+    }
+    for (OpOperand *init : inits) {
+      if (claimed.insert(init->get()).second)
         continue;
-      auto fill = init.get().getDefiningOp<linalg::FillOp>();
+      auto fill = init->get().getDefiningOp<linalg::FillOp>();
       auto empty = fill ? fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()
-                        : init.get().getDefiningOp<tensor::EmptyOp>();
+                        : init->get().getDefiningOp<tensor::EmptyOp>();
       if (!empty || !empty.getDynamicSizes().empty())
         continue;
-      rewriter.setInsertionPoint(op);
+      // Beside the original: not inside a loop that holds `op`.
+      rewriter.setInsertionPointAfter(empty);
       Value fresh = rewriter.clone(*empty)->getResult(0);
-      if (fill)
+      if (fill) {
+        rewriter.setInsertionPoint(op);
         fresh = linalg::FillOp::create(rewriter, fill.getLoc(),
                                        fill.getInputs()[0], fresh)
                     .getResult(0);
-      rewriter.modifyOpInPlace(op, [&] { init.set(fresh); });
+      }
+      rewriter.modifyOpInPlace(op, [&] { init->set(fresh); });
     }
   });
 }

@@ -306,6 +306,13 @@ static void moveEpilogueOutputBefore(RewriterBase &rewriter,
     rewriter.moveOpBefore(alloc, matmul);
 }
 
+/// The buffer `value` is a view (subview, reshape, cast) of.
+static Value viewedBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
 /// The elementwise op to apply to the product before it is stored: the op
 /// right after `matmul` (memory-effect-free ops between them) when it reads
 /// C, a buffer of the function's own that nothing else reads, through an
@@ -317,12 +324,6 @@ static void moveEpilogueOutputBefore(RewriterBase &rewriter,
 /// Bufferization puts the allocation of the op's output between the two
 /// when the output is a temporary; static allocations are skipped too, and
 /// moveEpilogueOutputBefore hoists that one above the product.
-/// The buffer `value` is a view (subview, reshape, cast) of.
-static Value viewedBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
 
 static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul, Value c,
                                       linalg::FillOp fill,

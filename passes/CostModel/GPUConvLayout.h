@@ -1,5 +1,4 @@
-//===- GPUConvLayout.h - Whether an NCHW convolution pays for NHWC -*- C++
-//-*-===//
+//===- GPUConvLayout.h - Whether NCHW convolutions pay for NHWC -*- C++ -*-===//
 //
 // tessel-convert-conv-to-nhwc's model. An NCHW convolution either stays as
 // it is, and tessel-map-untiled-ops-to-gpu runs it as the direct loop nest
@@ -21,20 +20,21 @@ namespace mlir::tessel {
 /// A lower bound on the cycles of the direct loop nest for `outputs`
 /// outputs of a `reduction`-long sum each (the implicit GEMM's m x n and
 /// k): the larger of L1's bound (a warp's multiply-add reads a 128-byte
-/// wavefront of the input at least) and the serial chain of dependent
-/// multiply-adds in each thread, per wave of resident threads, plus one
-/// memory latency. A bound, not an estimate: the loop nest only does
-/// worse, so the conversion is never chosen on an optimistic reading of
-/// the NHWC side alone.
-double estimateGPUDirectConvCycles(const GPUModelParams &target,
-                                   int64_t outputs, int64_t reduction);
+/// wavefront of the input at least) and the chains of dependent
+/// multiply-adds, per wave of resident threads, plus one memory latency.
+/// The chains hold for any number of outputs per thread (the untiled path
+/// may give a thread several adjacent columns). A bound, not an estimate:
+/// the loop nest only does worse, so the conversion is never chosen on an
+/// optimistic reading of the NHWC side alone.
+double lowerBoundGPUDirectConvCycles(const GPUModelParams &target,
+                                     int64_t outputs, int64_t reduction);
 
 /// Cycles the transposes to and from NHWC take to move `bytes` (reads and
 /// writes together) at the device-memory rate (L2's without it). Their
-/// launches are not counted: later passes often fold the transposes away
-/// (into a constant filter, an elementwise op, or the next convolution's
-/// transpose), and launches queued on one stream overlap the previous
-/// kernel.
+/// launches are not counted: tessel-fold-transposes often removes the
+/// output's (into an elementwise op after it, or against the next
+/// convolution's input transpose), and launches queued on one stream
+/// overlap the previous kernel.
 double estimateGPUTransposeTrafficCycles(const GPUModelParams &target,
                                          int64_t bytes);
 

@@ -33,7 +33,8 @@ std::string mlir::tessel::typeName(Type type) {
 
 std::string mlir::tessel::whyNoGPUProductKernel(TargetAttr target, Type input,
                                                 Type acc, int64_t m, int64_t n,
-                                                int64_t k,
+                                                int64_t k, bool aSynchronous,
+                                                bool bSynchronous,
                                                 GPUProductKernel &kernel) {
   if (!target)
     return "the module has no #tessel.target";
@@ -44,6 +45,8 @@ std::string mlir::tessel::whyNoGPUProductKernel(TargetAttr target, Type input,
   problem.m = m;
   problem.n = n;
   problem.k = k;
+  problem.aSynchronous = aSynchronous;
+  problem.bSynchronous = bSynchronous;
   std::string why;
   // f32 stays f32: tensor cores would round the inputs to TF32.
   if (input.isF32() && acc.isF32()) {

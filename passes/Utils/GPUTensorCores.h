@@ -29,13 +29,15 @@ GPUModelParams gpuModelParams(TargetAttr target);
 struct GPUProductKernel {
   /// What runs it, as remarks name it: "tensor cores" or "SIMT cores".
   std::string unit;
-  /// The model's estimate of its cycles. On targets with wgmma this is
-  /// WMMA's, which wgmma only undercuts.
+  /// The model's estimate of its cycles: WMMA's or the SIMT kernel's (the
+  /// wgmma kernel takes no convolutions, the only products asked about).
   double estimatedCycles = 0;
 };
 
 /// Why an unbatched `m` x `n` x `k` product of `input` x `input` -> `acc`
-/// elements, its operands row-major and aligned for cp.async, would not be
+/// elements, its operands row-major, their rows aligned for cp.async
+/// unless `aSynchronous` (`bSynchronous`) says A's (B's) rows are not 4-byte
+/// aligned and are copied element by element, would not be
 /// mapped to a GPU kernel by tessel-map-matmul-to-gpu with its default
 /// options; empty when it would, with `kernel` describing it. f16 and i8
 /// products go to WMMA tensor cores (the target kind, its `mma` list and
@@ -43,6 +45,7 @@ struct GPUProductKernel {
 /// model's figures must be there and a tiling must fit.
 std::string whyNoGPUProductKernel(TargetAttr target, Type input, Type acc,
                                   int64_t m, int64_t n, int64_t k,
+                                  bool aSynchronous, bool bSynchronous,
                                   GPUProductKernel &kernel);
 
 } // namespace mlir::tessel

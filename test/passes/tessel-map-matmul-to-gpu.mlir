@@ -440,9 +440,10 @@ func.func @epilogue_temporary_output(%a: memref<128x64xf16>, %b: memref<64x128xf
 
 // An op after the matmul that the epilogue cannot take stays, with the
 // reason: C is the caller's buffer (someone may read it), is read
-// transposed, or the op writes (a view of) the buffer of A, which
+// transposed, or the op writes (a view of) the buffer of A or B, which
 // bufferization may reuse once the matmul is done but which, fused, other
-// blocks would still be reading.
+// blocks would still be reading. Disjoint views of one buffer are declined
+// too (conservatively).
 
 #row = affine_map<(m, n) -> (m, n)>
 #tr = affine_map<(m, n) -> (n, m)>
@@ -493,6 +494,30 @@ func.func @epilogue_overwrites_a(%x: memref<64x64xf16>, %out: memref<64x64xf16>)
   memref.dealloc %t : memref<64x64xf32>
   memref.copy %a, %out : memref<64x64xf16> to memref<64x64xf16>
   memref.dealloc %a : memref<64x64xf16>
+  return
+}
+
+// CHECK-LABEL: func.func @epilogue_overwrites_b(
+// CHECK: gpu.launch
+// CHECK: linalg.generic
+func.func @epilogue_overwrites_b(%x: memref<64x64xf16>, %out: memref<32x64xf16>) {
+  %b = memref.alloc() : memref<128x64xf16>
+  %b0 = memref.subview %b[0, 0] [64, 64] [1, 1] : memref<128x64xf16> to memref<64x64xf16, strided<[64, 1]>>
+  memref.copy %x, %b0 : memref<64x64xf16> to memref<64x64xf16, strided<[64, 1]>>
+  %t = memref.alloc() : memref<32x64xf32>
+  %a = memref.subview %x[0, 0] [32, 64] [1, 1] : memref<64x64xf16> to memref<32x64xf16, strided<[64, 1]>>
+  // expected-remark @below {{; epilogue not fused: its output shares a buffer with an operand of the product}}
+  linalg.matmul ins(%a, %b0 : memref<32x64xf16, strided<[64, 1]>>, memref<64x64xf16, strided<[64, 1]>>) outs(%t : memref<32x64xf32>)
+  %b1 = memref.subview %b[64, 0] [32, 64] [1, 1] : memref<128x64xf16> to memref<32x64xf16, strided<[64, 1], offset: 4096>>
+  linalg.generic {indexing_maps = [#row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<32x64xf32>) outs(%b1 : memref<32x64xf16, strided<[64, 1], offset: 4096>>) {
+  ^bb0(%v: f32, %z: f16):
+    %h = arith.truncf %v : f32 to f16
+    linalg.yield %h : f16
+  }
+  memref.dealloc %t : memref<32x64xf32>
+  memref.copy %b1, %out : memref<32x64xf16, strided<[64, 1], offset: 4096>> to memref<32x64xf16>
+  memref.dealloc %b : memref<128x64xf16>
   return
 }
 }
