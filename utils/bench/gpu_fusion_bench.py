@@ -2,7 +2,8 @@
 
     python3 utils/bench/gpu_fusion_bench.py --kernels DIR [--reps N]
         [--only blur,softmax,layernorm,int_mm,int_mm_wgmma,int_mm_nt,int_mm_nt_wgmma,
-                linear_f16,linear_f16_wgmma,conv_nchw,conv_nchw_block]
+                linear_f16,linear_f16_wgmma,conv_nchw,conv_nchw_f32,
+                conv_nchw_block]
         [--json FILE]
 
 DIR holds the kernels `run-gpu-bench.sh --build DIR` compiles with
@@ -14,7 +15,8 @@ and B as (n, k)), an fp16 linear layer's product at 4096^3 (w as (n, k)),
 each on WMMA and, on sm_90a, with the wgmma kernel (an i8 B given as
 (k, n) transposed first, inside the timed call), and an fp16
 NCHW convolution + bias + ReLU at a ResNet-50 layer's shape (PyTorch's
-layout: Tessel transposes around its NHWC implicit GEMM). Peers: the same
+layout: Tessel transposes around its NHWC implicit GEMM), and the same in
+f32 on the SIMT cores (cuDNN with TF32 off). Peers: the same
 computation in PyTorch eager and torch.compile (Inductor's Triton kernels);
 for the int8 matmuls, eager is torch._int_mm (cuBLASLt), the peer of the
 int8 bar; for the linear layer, F.linear (cuBLAS); for the convolution, eager is cuDNN. Every result is checked against
@@ -254,6 +256,22 @@ def conv_nchw_workload():
             (n, f, h, w), torch.half, 2 * n * f * h * w * c * 9)
 
 
+def conv_nchw_f32_workload():
+    # The same convolution in f32, PyTorch's default type: Tessel's SIMT
+    # implicit GEMM against cuDNN with TF32 off (main() turns it off), so
+    # that both sides multiply in f32.
+    n, c, h, w, f = 8, 256, 14, 14, 256
+    inputs = (torch.randn(n, c, h, w, device="cuda"),
+              torch.randn(f, c, 3, 3, device="cuda") * 0.05,
+              torch.randn(f, device="cuda"))
+
+    def conv(x, weight, bias):
+        return F.relu(F.conv2d(x, weight, bias, padding=1))
+    return (f"conv2d NCHW {n}x{c}x{h}x{w} * {f}x{c}x3x3 + bias + ReLU (f32)",
+            inputs, conv, "conv_nchw_resnet_f32.so", "conv_nchw_resnet_f32",
+            (n, f, h, w), torch.float, 2 * n * f * h * w * c * 9)
+
+
 def conv_nchw_block_workload():
     # Two of stage 3's convolutions as a residual path, NCHW fp16: 1x1 +
     # bias + ReLU, then 3x3 (padding 1) + bias + the block's input + ReLU.
@@ -282,12 +300,13 @@ WORKLOADS = {"blur": blur_workload, "softmax": softmax_workload,
              "linear_f16": linear_f16_workload,
              "linear_f16_wgmma": linear_f16_wgmma_workload,
              "conv_nchw": conv_nchw_workload,
+             "conv_nchw_f32": conv_nchw_f32_workload,
              "conv_nchw_block": conv_nchw_block_workload}
 
 # Largest error allowed against eager, relative to the largest result: f32
 # results agree closely; fp16 ones differ by roundings (cuDNN rounds the
 # sums to fp16 before adding the bias, Tessel rounds once at the end).
-TOLERANCE = {"conv_nchw": 4e-3, "conv_nchw_block": 8e-3,
+TOLERANCE = {"conv_nchw": 4e-3, "conv_nchw_block": 8e-3, "conv_nchw_f32": 1e-4,
              "linear_f16": 4e-3, "linear_f16_wgmma": 4e-3}
 
 
@@ -384,6 +403,9 @@ def main():
     parser.add_argument("--only", default=",".join(WORKLOADS))
     parser.add_argument("--json")
     args = parser.parse_args()
+    # f32 convolutions are compared in f32: cuDNN would otherwise round the
+    # inputs to TF32, which Tessel's SIMT kernel does not.
+    torch.backends.cudnn.allow_tf32 = False
     if not torch.cuda.is_available():
         print("gpu_fusion_bench: no CUDA device visible to PyTorch",
               file=sys.stderr)

@@ -221,6 +221,33 @@ func.func @conv_nchw_block(%x: tensor<8x256x14x14xf16>, %w1: tensor<256x256x1x1x
 }
 EOF
   compile_expecting conv_nchw_block "folded into its producer"
+  # gpu_fusion_bench.py's NCHW convolution in f32 (PyTorch's default type):
+  # transposed to NHWC around the SIMT implicit GEMM (no TF32 rounding).
+  cat >"$src/conv_nchw_resnet_f32.mlir" <<'EOF'
+#nchw = affine_map<(n, f, h, w) -> (n, f, h, w)>
+#chan = affine_map<(n, f, h, w) -> (f)>
+func.func @conv_nchw_resnet_f32(%x: tensor<8x256x14x14xf32>, %w: tensor<256x256x3x3xf32>, %bias: tensor<256xf32>) -> tensor<8x256x14x14xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<8x256x14x14xf32> to tensor<8x256x16x16xf32>
+  %e = tensor.empty() : tensor<8x256x14x14xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<8x256x14x14xf32>) -> tensor<8x256x14x14xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : tensor<8x256x16x16xf32>, tensor<256x256x3x3xf32>) outs(%c : tensor<8x256x14x14xf32>) -> tensor<8x256x14x14xf32>
+  %o = tensor.empty() : tensor<8x256x14x14xf32>
+  %y = linalg.generic {indexing_maps = [#nchw, #chan, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%r, %bias : tensor<8x256x14x14xf32>, tensor<256xf32>) outs(%o : tensor<8x256x14x14xf32>) {
+  ^bb0(%v: f32, %b: f32, %z: f32):
+    %s = arith.addf %v, %b : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<8x256x14x14xf32>
+  return %y : tensor<8x256x14x14xf32>
+}
+EOF
+  compile_expecting conv_nchw_resnet_f32 "between transposes (SIMT cores"
   # gpu_fusion_bench.py's products with B given as (n, k), a linear layer's
   # weight: i8 (torch._int_mm(x, w.t()), cuBLASLt's native int8 layout) and
   # f16 with f16 results (F.linear, cuBLAS). On WMMA, and on sm_90a with
