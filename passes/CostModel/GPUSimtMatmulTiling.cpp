@@ -23,6 +23,7 @@
 
 #include "passes/Utils/Remarks.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -157,58 +158,67 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
   bool found = false;
   GPUSimtMatmulTiling best;
   Estimate bestEstimate;
-  for (int64_t threads : {64, 128, 256})
-    for (int64_t threadsN : {4, 8, 16, 32})
-      for (int64_t threadM : {4, 8})
-        for (int64_t threadN : {4, 8})
-          for (int64_t blockK : {8, 16, 32})
-            for (int64_t stages = 2; stages <= 4; ++stages) {
-              if (threadsN > threads || threads > g.maxThreadsPerBlock ||
-                  threads % g.warpSize != 0)
-                continue;
-              GPUSimtMatmulTiling t;
-              t.threadsN = threadsN;
-              t.threadsM = threads / threadsN;
-              t.threadM = threadM;
-              t.threadN = threadN;
-              t.blockM = t.threadsM * threadM;
-              t.blockN = threadsN * threadN;
-              t.blockK = blockK;
-              t.stages = stages;
-              t.warpsM = threads / g.warpSize;
-              t.warpsN = 1;
-              if ((o.blockM && o.blockM != t.blockM) ||
-                  (o.blockN && o.blockN != t.blockN) ||
-                  (o.blockK && o.blockK != t.blockK) ||
-                  (o.stages && o.stages != stages) ||
-                  (overrideWarps && overrideWarps * g.warpSize != threads))
-                continue;
-              if ((!o.blockM && t.blockM > mLimit) ||
-                  (!o.blockN && t.blockN > nLimit) ||
-                  (!o.blockK && t.blockK > kLimit))
-                continue;
-              // Every thread issues the same number of copies of each
-              // operand (their tokens are grouped without a branch).
-              int64_t aPieces = t.blockM * t.blockK * kElementBytes / 16;
-              int64_t bPieces = t.blockN * t.blockK * kElementBytes / 16;
-              if (aPieces % threads != 0 || bPieces % threads != 0)
-                continue;
-              planResources(g, p, t);
-              if (t.smemBytes + kGPUStaticSharedBytes > g.smemPerBlock ||
-                  t.registersPerThread >
-                      std::min(kPTXMaxRegistersPerThread - kGPURegisterHeadroom,
-                               g.registersPerBlock / threads))
-                continue;
-              Estimate e = estimate(g, p, t);
-              if (e.blocksPerSM < 1)
-                continue;
-              if (beatsBestEstimate(found, e.cycles, bestEstimate.cycles,
-                                    preferredOnTie(t, best))) {
-                found = true;
-                best = t;
-                bestEstimate = e;
+  auto search = [&](llvm::ArrayRef<int64_t> threadCounts) {
+    for (int64_t threads : threadCounts)
+      for (int64_t threadsN : {4, 8, 16, 32})
+        for (int64_t threadM : {4, 8})
+          for (int64_t threadN : {4, 8})
+            for (int64_t blockK : {8, 16, 32})
+              for (int64_t stages = 2; stages <= 4; ++stages) {
+                if (threadsN > threads || threads > g.maxThreadsPerBlock ||
+                    threads % g.warpSize != 0)
+                  continue;
+                GPUSimtMatmulTiling t;
+                t.threadsN = threadsN;
+                t.threadsM = threads / threadsN;
+                t.threadM = threadM;
+                t.threadN = threadN;
+                t.blockM = t.threadsM * threadM;
+                t.blockN = threadsN * threadN;
+                t.blockK = blockK;
+                t.stages = stages;
+                t.warpsM = threads / g.warpSize;
+                t.warpsN = 1;
+                if ((o.blockM && o.blockM != t.blockM) ||
+                    (o.blockN && o.blockN != t.blockN) ||
+                    (o.blockK && o.blockK != t.blockK) ||
+                    (o.stages && o.stages != stages) ||
+                    (overrideWarps && overrideWarps * g.warpSize != threads))
+                  continue;
+                if ((!o.blockM && t.blockM > mLimit) ||
+                    (!o.blockN && t.blockN > nLimit) ||
+                    (!o.blockK && t.blockK > kLimit))
+                  continue;
+                // Every thread issues the same number of copies of each
+                // operand (their tokens are grouped without a branch).
+                int64_t aPieces = t.blockM * t.blockK * kElementBytes / 16;
+                int64_t bPieces = t.blockN * t.blockK * kElementBytes / 16;
+                if (aPieces % threads != 0 || bPieces % threads != 0)
+                  continue;
+                planResources(g, p, t);
+                if (t.smemBytes + kGPUStaticSharedBytes > g.smemPerBlock ||
+                    t.registersPerThread >
+                        std::min(kPTXMaxRegistersPerThread -
+                                     kGPURegisterHeadroom,
+                                 g.registersPerBlock / threads))
+                  continue;
+                Estimate e = estimate(g, p, t);
+                if (e.blocksPerSM < 1)
+                  continue;
+                if (beatsBestEstimate(found, e.cycles, bestEstimate.cycles,
+                                      preferredOnTie(t, best))) {
+                  found = true;
+                  best = t;
+                  bestEstimate = e;
+                }
               }
-            }
+  };
+  search({64, 128, 256});
+  // A block of one warp only where no larger block fits (a 7 x 32
+  // product): alone, a warp hides latency by its own accumulators, which
+  // the estimate does not weigh against more warps per block.
+  if (!found)
+    search({32});
   if (!found) {
     why = "no block, thread and stage sizes fit the target's shared memory, "
           "registers and threads";

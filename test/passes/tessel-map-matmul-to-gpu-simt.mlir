@@ -71,6 +71,21 @@ func.func @transposed(%at: memref<128x256xf32>, %bt: memref<192x128xf32>, %c: me
 
 // -----
 
+// A product too small for a block of two warps (7 x 32: 64 threads of 4 x 4
+// cover at least 16 x 64 or 32 x 32) gets a block of one.
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, simt_fma_per_cycle = 64, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600>} {
+// CHECK-LABEL: func.func @one_warp(
+// CHECK: gpu.launch
+// CHECK-SAME: threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c32
+func.func @one_warp(%a: memref<7x256xf32>, %b: memref<256x32xf32>, %c: memref<7x32xf32>) {
+  // expected-remark @below {{matmul 7x32x256 (f32 x f32 -> f32) mapped to SIMT cores (f32 FMAs, no TF32 rounding): block 16x32x32 with 4x8 threads of 4x4 accumulators}}
+  linalg.matmul ins(%a, %b : memref<7x256xf32>, memref<256x32xf32>) outs(%c : memref<7x32xf32>)
+  return
+}
+}
+
+// -----
+
 // A target without the SIMT cores' rate: the product is left for the
 // untiled path, with the reason.
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600>} {
