@@ -231,8 +231,13 @@ static void unshareDestinations(RewriterBase &rewriter, func::FuncOp func) {
                         : init->get().getDefiningOp<tensor::EmptyOp>();
       if (!empty || !empty.getDynamicSizes().empty())
         continue;
-      // Beside the original: not inside a loop that holds `op`.
-      rewriter.setInsertionPointAfter(empty);
+      // In the original's block, before what holds `op` there: not inside
+      // a loop around `op`, and not allocated long before it is needed.
+      Operation *holder = empty->getBlock()->findAncestorOpInBlock(*op);
+      if (holder)
+        rewriter.setInsertionPoint(holder);
+      else
+        rewriter.setInsertionPointAfter(empty);
       Value fresh = rewriter.clone(*empty)->getResult(0);
       if (fill) {
         rewriter.setInsertionPoint(op);

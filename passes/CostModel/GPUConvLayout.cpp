@@ -13,10 +13,6 @@ static constexpr int64_t kDependentFmaCycles = 4;
 /// Threads one SM holds at once, as a multiple of the largest block (2048
 /// on sm_80/sm_90, the target's 1024-thread block twice).
 static constexpr int64_t kResidentBlocksOfMaxSize = 2;
-/// Independent chains one thread needs to issue a multiply-add every cycle
-/// (kDependentFmaCycles of them): a thread with more outputs takes longer
-/// per step than it saves in waves.
-static constexpr int64_t kChainsPerThread = kDependentFmaCycles;
 
 double mlir::tessel::lowerBoundGPUDirectConvCycles(const GPUModelParams &g,
                                                    int64_t outputs,
@@ -31,13 +27,15 @@ double mlir::tessel::lowerBoundGPUDirectConvCycles(const GPUModelParams &g,
                     (double(warp) * double(sms) * wavefrontsPerCycle);
   int64_t resident = sms * kResidentBlocksOfMaxSize *
                      std::max<int64_t>(1, g.maxThreadsPerBlock);
-  // c outputs per thread: ceil(outputs / (c x resident)) waves of
-  // reduction x max(kDependentFmaCycles, c) cycles, least at c =
-  // kChainsPerThread.
+  // With c outputs per thread: ceil(outputs / (c x resident)) waves, each
+  // of reduction steps of at least max(kDependentFmaCycles, c) cycles (the
+  // chain's latency, or issuing c multiply-adds). Whatever c, that is at
+  // least reduction x max(kDependentFmaCycles, ceil(outputs / resident)).
   double chainCycles =
-      double(llvm::divideCeilSigned(std::max<int64_t>(outputs, 1),
-                                    resident * kChainsPerThread)) *
-      double(reduction) * double(kDependentFmaCycles);
+      double(reduction) *
+      double(std::max<int64_t>(
+          kDependentFmaCycles,
+          llvm::divideCeilSigned(std::max<int64_t>(outputs, 1), resident)));
   return std::max(l1Cycles, chainCycles) + double(g.memoryLatency);
 }
 

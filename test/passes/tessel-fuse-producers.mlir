@@ -460,12 +460,12 @@ func.func @gpu_matmul_transposed(%a: tensor<512x512xf16>, %b: tensor<512x512xf16
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_80", sm_count = 108, warp_size = 32, smem_per_block = 166912>} {
 // CHECK-LABEL: func.func @gpu_shared_fill(
 // CHECK: %[[E1:.*]] = tensor.empty() : tensor<256x256xf32>
-// CHECK: %[[ET:.*]] = tensor.empty() : tensor<256x256xf32>
-// CHECK: %[[E2:.*]] = tensor.empty() : tensor<256x256xf32>
 // CHECK: %[[F1:.*]] = linalg.fill ins(%[[ZERO:.*]] : f32) outs(%[[E1]] : tensor<256x256xf32>)
 // CHECK: %[[M1:.*]] = linalg.matmul {{.*}} outs(%[[F1]] : tensor<256x256xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<256x256xf32>
 // CHECK: %[[F2:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E2]] : tensor<256x256xf32>)
 // CHECK: linalg.matmul ins(%[[M1]], {{.*}} outs(%[[F2]] : tensor<256x256xf32>)
+// CHECK: %[[ET:.*]] = tensor.empty() : tensor<256x256xf32>
 // CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[ET]])
 // CHECK: linalg.transpose
 func.func @gpu_shared_fill(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
@@ -485,7 +485,7 @@ func.func @gpu_shared_fill(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> 
 
 // Two ops outside the tiles, and a tile loop, that write one tensor.empty
 // (as CSE leaves two epilogues and a transpose of one shape) get one each,
-// made beside the original: shared, bufferization may give the
+// made right before them: shared, bufferization may give the
 // second the first's buffer once the second product has read it, and that
 // product's GPU kernel, taking the second as its epilogue, would store into
 // its own operand A while other blocks still read it.
@@ -493,11 +493,11 @@ func.func @gpu_shared_fill(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> 
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_80", sm_count = 108, warp_size = 32, smem_per_block = 166912>} {
 // CHECK-LABEL: func.func @gpu_shared_empty(
 // CHECK: %[[H:.*]] = tensor.empty() : tensor<256x256xf16>
-// CHECK: %[[HT:.*]] = tensor.empty() : tensor<256x256xf16>
-// CHECK: %[[H2:.*]] = tensor.empty() : tensor<256x256xf16>
 // CHECK: %[[R1:.*]] = linalg.generic {{.*}} outs(%[[H]] : tensor<256x256xf16>)
 // CHECK: %[[M2:.*]] = linalg.matmul ins(%[[R1]],
+// CHECK: %[[H2:.*]] = tensor.empty() : tensor<256x256xf16>
 // CHECK: linalg.generic {{.*}} ins(%[[M2]] : tensor<256x256xf32>) outs(%[[H2]] : tensor<256x256xf16>)
+// CHECK: %[[HT:.*]] = tensor.empty() : tensor<256x256xf16>
 // CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[HT]])
 func.func @gpu_shared_empty(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> (tensor<256x256xf16>, tensor<256x256xf16>) {
   %zero = arith.constant 0.0 : f32

@@ -248,6 +248,11 @@ func.func @conv_nchw_resnet_f32(%x: tensor<8x256x14x14xf32>, %w: tensor<256x256x
 }
 EOF
   compile_expecting conv_nchw_resnet_f32 "between transposes (SIMT cores"
+  grep -q "mapped to SIMT cores" "$dir/conv_nchw_resnet_f32.remarks" || {
+    echo "run-gpu-bench.sh: conv_nchw_resnet_f32: not mapped to SIMT cores:" >&2
+    cat "$dir/conv_nchw_resnet_f32.remarks" >&2
+    exit 1
+  }
   # gpu_fusion_bench.py's products with B given as (n, k), a linear layer's
   # weight: i8 (torch._int_mm(x, w.t()), cuBLASLt's native int8 layout) and
   # f16 with f16 results (F.linear, cuBLAS). On WMMA, and on sm_90a with
