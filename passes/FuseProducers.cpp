@@ -203,12 +203,15 @@ static void giveEachOutputItsOwnBuffer(RewriterBase &rewriter,
 /// fill each. Shared, bufferization copies the filled buffer for the second
 /// op (a read and a write instead of a write), and the GPU matmul kernel,
 /// which folds a fill into its accumulators, would load the copy instead.
-/// Those that share one tensor.empty get one each: shared, bufferization
-/// may give the later op the buffer of an earlier result it no longer
-/// needs, and a GPU matmul kernel that takes the later op as its epilogue
-/// would overwrite its own operand (a transposed input) while other blocks
-/// still read it.
-static void unshareDestinations(RewriterBase &rewriter, func::FuncOp func) {
+/// With `empties`, those that share one tensor.empty get one each: shared,
+/// bufferization may give the later op the buffer of an earlier result it
+/// no longer needs, and a GPU matmul kernel that takes the later op as its
+/// epilogue (after bufferization, unlike the CPU pipeline's fusion, which
+/// bufferization sees) would overwrite its own operand (a transposed
+/// input) while other blocks still read it. On the CPU the reuse is kept:
+/// a buffer already touched costs no page faults.
+static void unshareDestinations(RewriterBase &rewriter, func::FuncOp func,
+                                bool empties) {
   llvm::DenseSet<Value> claimed;
   func.walk([&](Operation *op) {
     if (op->getParentOfType<scf::ForallOp>())
@@ -229,7 +232,7 @@ static void unshareDestinations(RewriterBase &rewriter, func::FuncOp func) {
       auto fill = init->get().getDefiningOp<linalg::FillOp>();
       auto empty = fill ? fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()
                         : init->get().getDefiningOp<tensor::EmptyOp>();
-      if (!empty || !empty.getDynamicSizes().empty())
+      if (!empty || !empty.getDynamicSizes().empty() || (!fill && !empties))
         continue;
       // In the original's block, before what holds `op` there: not inside
       // a loop around `op`, and not allocated long before it is needed.
@@ -414,7 +417,7 @@ struct FuseProducersPass
     DominanceInfo dom(func);
     eliminateCommonSubExpressions(rewriter, dom, func);
     giveEachOutputItsOwnBuffer(rewriter, func);
-    unshareDestinations(rewriter, func);
+    unshareDestinations(rewriter, func, /*empties=*/gpu);
   }
 };
 } // namespace

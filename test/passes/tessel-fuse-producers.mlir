@@ -527,6 +527,46 @@ func.func @gpu_shared_empty(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) ->
 
 // -----
 
+// The same on a CPU, where fusion happens on tensors and bufferization sees
+// it: ops sharing one tensor.empty keep sharing it (a buffer already
+// touched costs no page faults); only the fills are made again.
+#id = affine_map<(i, j) -> (i, j)>
+module attributes {tessel.target = #tessel.target<kind = "cpu", l1 = 32768, l2 = 1048576, cores = 2, vector_bits = 512>} {
+// CHECK-LABEL: func.func @cpu_shared_empty(
+// CHECK: %[[H:.*]] = tensor.empty() : tensor<256x256xf16>
+// CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[H]])
+// CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[H]])
+// CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[H]])
+func.func @cpu_shared_empty(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> (tensor<256x256xf16>, tensor<256x256xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %h = tensor.empty() : tensor<256x256xf16>
+  // expected-remark @below {{not fused into the tiles}}
+  %m1 = linalg.matmul ins(%a, %b : tensor<256x256xf16>, tensor<256x256xf16>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+  // expected-remark @below {{tiled alone}}
+  %r1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%m1 : tensor<256x256xf32>) outs(%h : tensor<256x256xf16>) {
+  ^bb0(%v: f32, %o: f16):
+    %t = arith.truncf %v : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<256x256xf16>
+  // expected-remark @below {{not fused into the tiles}}
+  %m2 = linalg.matmul ins(%r1, %b : tensor<256x256xf16>, tensor<256x256xf16>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+  // expected-remark @below {{tiled alone}}
+  %r2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%m2 : tensor<256x256xf32>) outs(%h : tensor<256x256xf16>) {
+  ^bb0(%v: f32, %o: f16):
+    %t = arith.truncf %v : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<256x256xf16>
+  %h2 = tensor.empty() : tensor<256x256xf16>
+  // expected-remark @below {{tiled alone}}
+  %tr = linalg.transpose ins(%a : tensor<256x256xf16>) outs(%h2 : tensor<256x256xf16>) permutation = [1, 0]
+  return %r2, %tr : tensor<256x256xf16>, tensor<256x256xf16>
+}
+}
+
+// -----
+
 // Few outputs over long reductions, alone: on a GPU, tiles would give each
 // tile of rows one block. Left untiled, with a remark, for
 // tessel-map-reductions-to-gpu to split over several blocks per row. A
