@@ -15,6 +15,7 @@
 #include "passes/Utils/GlobalViews.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/raw_ostream.h"
@@ -306,13 +307,6 @@ static void moveEpilogueOutputBefore(RewriterBase &rewriter,
     rewriter.moveOpBefore(alloc, matmul);
 }
 
-/// The buffer `value` is a view (subview, reshape, cast) of.
-static Value viewedBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
 /// The elementwise op to apply to the product before it is stored: the op
 /// right after `matmul` (memory-effect-free ops between them) when it reads
 /// C, a buffer of the function's own that nothing else reads, through an
@@ -324,7 +318,6 @@ static Value viewedBuffer(Value value) {
 /// Bufferization puts the allocation of the op's output between the two
 /// when the output is a temporary; static allocations are skipped too, and
 /// moveEpilogueOutputBefore hoists that one above the product.
-
 static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul, Value c,
                                       linalg::FillOp fill,
                                       std::string &why) {
@@ -362,8 +355,9 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul, Value c,
   // reading (bufferization reuses a dead operand's buffer). Fused, blocks
   // that are done store into it while others still read it.
   for (Value input : matmul.getDpsInputs())
-    if (isa<MemRefType>(input.getType()) &&
-        viewedBuffer(input) == viewedBuffer(output))
+    if (auto buffer = dyn_cast<MemrefValue>(input);
+        buffer && memref::skipViewLikeOps(buffer) ==
+                      memref::skipViewLikeOps(cast<MemrefValue>(output)))
       return reject("its output shares a buffer with an operand of the "
                     "product, which the kernel's other blocks still read");
   for (OpOperand &operand : op->getOpOperands()) {

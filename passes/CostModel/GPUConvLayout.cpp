@@ -41,6 +41,7 @@ double mlir::tessel::lowerBoundGPUDirectConvCycles(const GPUModelParams &g,
 
 double mlir::tessel::estimateGPUTransposeTrafficCycles(const GPUModelParams &g,
                                                        int64_t bytes) {
+  // Without the device-memory figure, L2's rate bounds what an SM can move.
   int64_t perSM =
       g.dramBytesPerCycle > 0 ? g.dramBytesPerCycle : g.l2BytesPerCycle;
   return double(bytes) / double(std::max<int64_t>(1, perSM * g.smCount));

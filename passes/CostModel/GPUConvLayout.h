@@ -29,9 +29,10 @@ namespace mlir::tessel {
 double lowerBoundGPUDirectConvCycles(const GPUModelParams &target,
                                      int64_t outputs, int64_t reduction);
 
-/// Cycles the transposes to and from NHWC take to move `bytes` (reads and
-/// writes together) at the device-memory rate (L2's without it). Their
-/// launches are not counted: tessel-fold-transposes often removes the
+/// Cycles transposes take to move `bytes` (reads and writes together) at
+/// the device-memory rate (L2's without it); estimateGPUTransposeCycles
+/// adds a launch to it. For the transposes to and from NHWC, launches are
+/// not counted: tessel-fold-transposes often removes the
 /// output's (into an elementwise op after it, or against the next
 /// convolution's input transpose), and launches queued on one stream
 /// overlap the previous kernel.

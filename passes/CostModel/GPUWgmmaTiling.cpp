@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/CostModel/GPUWgmmaTiling.h"
+#include "passes/CostModel/GPUConvLayout.h"
 
 #include "passes/Utils/Remarks.h"
 
@@ -54,11 +55,7 @@ static constexpr double kExtraKernelCycles = 10000;
 double mlir::tessel::estimateGPUTransposeCycles(const GPUModelParams &g,
                                                 int64_t rows, int64_t cols,
                                                 int64_t elementBytes) {
-  // Without the device-memory figure, L2's rate bounds what an SM can move.
-  int64_t perSM =
-      g.dramBytesPerCycle > 0 ? g.dramBytesPerCycle : g.l2BytesPerCycle;
-  double bytes = 2.0 * double(rows) * double(cols) * double(elementBytes);
-  return bytes / double(std::max<int64_t>(1, perSM * g.smCount)) +
+  return estimateGPUTransposeTrafficCycles(g, 2 * rows * cols * elementBytes) +
          double(g.memoryLatency) + kExtraKernelCycles;
 }
 
