@@ -604,8 +604,8 @@ struct MapMatmulToGPUPass
     problem.bTransposed = ops.bTransposed;
     problem.aSynchronous = ops.aCopyElements == 0;
     problem.bSynchronous = ops.bCopyElements == 0;
-    GPUMatmulOverrides overrides{blockM, blockN, blockK, warpsM, warpsN,
-                                 stages};
+    GPUMatmulOverrides overrides{blockM, blockN, blockK, warpsM,
+                                 warpsN, stages, splitK};
     linalg::FillOp fill =
         foldFill ? precedingFill(op, ops.c) : linalg::FillOp();
     if (fill)
@@ -624,6 +624,11 @@ struct MapMatmulToGPUPass
     bool wgmma = wgmmaTarget && chooseWgmma(match, shapes, target.getFeatures(),
                                             params, problem, overrides,
                                             wgmmaTiling, transposeB, wgmmaWhy);
+    if (wgmma && splitK > 1) {
+      wgmma = false;
+      wgmmaWhy = "split-k=" + std::to_string(splitK) +
+                 " was asked for, which the wgmma kernel does not do";
+    }
     GPUMatmulTiling tiling;
     GPUSimtMatmulTiling simtTiling;
     if (simt && !computeGPUSimtMatmulTiling(params, problem, overrides,
@@ -745,7 +750,23 @@ struct MapMatmulToGPUPass
         << (ops.bCopyElements ? ""
                               : "; B's rows are not 4-byte "
                                 "aligned: copied synchronously");
-    if (wgmma && transposeB) {
+    int64_t kSplits = wgmma ? 1 : simt ? simtTiling.kSplits : tiling.kSplits;
+    if (kSplits > 1) {
+      // The partial C's: contiguous, 16-byte aligned (the reduction's
+      // vector loads); tessel-allocate-device-buffers places them in device
+      // memory.
+      auto partialsType =
+          MemRefType::get({kSplits * ops.batch, ops.m, ops.n}, match.accType);
+      ops.partials = memref::AllocOp::create(
+          rewriter, op->getLoc(), partialsType, rewriter.getI64IntegerAttr(64));
+      if (simt)
+        buildGPUSimtMatmulKernel(rewriter, op->getLoc(), ops, simtTiling);
+      else
+        buildGPUMatmulKernel(rewriter, op->getLoc(), ops, tiling, mma,
+                             target.getWarpSize());
+      buildGPUSplitKReduction(rewriter, op->getLoc(), ops, kSplits);
+      memref::DeallocOp::create(rewriter, op->getLoc(), ops.partials);
+    } else if (wgmma && transposeB) {
       // The temporary is contiguous and 16-byte aligned (TMA's
       // requirement); tessel-allocate-device-buffers places it in device
       // memory.

@@ -616,6 +616,14 @@ def MapMatmulToGPUPass
     GPUSimtMatmulTiling model, which needs the target's
     `simt_fma_per_cycle`; `warps-m x warps-n` fixes its warps).
 
+    Products with few C tiles and a long k (a linear layer at a small
+    batch, a late convolution at batch 1) would leave most SMs idle: with
+    f32 or i32 accumulators the model may split k among several blocks per
+    tile (split-k). Each writes a partial C to a workspace, and a second,
+    elementwise kernel adds the partials to the start value (the fill's,
+    or C's contents) and applies the epilogue; the estimate counts its
+    traffic and its launch.
+
     Sizes come from the GPUMatmulTiling cost model over `#tessel.target`
     (SMs, shared memory, registers, tensor-core, shared-memory and L2
     throughput, memory latency). A `linalg.fill` of C right before the
@@ -672,6 +680,10 @@ def MapMatmulToGPUPass
            "Warps along the block's columns (0: the model's choice)">,
     Option<"stages", "stages", "int64_t", "0",
            "Shared-memory pipeline depth, at least 2 (0: the model's choice)">,
+    Option<"splitK", "split-k", "int64_t", "0",
+           "Blocks per C tile, each summing a share of the k tiles into a "
+           "partial C that a second kernel adds up (0: the model's choice; "
+           "1: no split; only 4-byte accumulators; not the wgmma kernel)">,
     Option<"foldFill", "fold-fill", "bool", "true",
            "Start the accumulators from a preceding linalg.fill of C instead "
            "of loading C">,

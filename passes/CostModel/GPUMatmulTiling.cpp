@@ -108,11 +108,52 @@ SharedTile mlir::tessel::planSharedTile(int64_t rows, int64_t cols,
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+std::string mlir::tessel::whyNoKSplit(const GPUMatmulProblem &p,
+                                      int64_t splits) {
+  if (splits < 1)
+    return "split-k must be at least 1";
+  if (splits > 1 && p.accBytes != 4)
+    return "split-k needs 4-byte accumulators (f32, i32): partial sums of " +
+           std::to_string(p.accBytes) + "-byte ones would be rounded";
+  return {};
+}
+
+llvm::SmallVector<int64_t>
+mlir::tessel::kSplitCandidates(const GPUMatmulProblem &p, int64_t kTiles,
+                               int64_t overrideSplits) {
+  // An override is taken as given, even where some splits get no k tiles
+  // (they write zeros): it is a knob for tests and experiments.
+  if (overrideSplits)
+    return whyNoKSplit(p, overrideSplits).empty()
+               ? llvm::SmallVector<int64_t>{overrideSplits}
+               : llvm::SmallVector<int64_t>{};
+  llvm::SmallVector<int64_t> splits = {1};
+  if (p.accBytes != 4)
+    return splits;
+  for (int64_t s = 2; s <= std::min(kGPUMaxKSplits, kTiles); ++s)
+    if (ceilDiv(kTiles, s) * (s - 1) < kTiles)
+      splits.push_back(s);
+  return splits;
+}
+
+double mlir::tessel::estimateSplitKReductionCycles(const GPUModelParams &g,
+                                                   const GPUMatmulProblem &p,
+                                                   int64_t splits) {
+  double cBytes =
+      double(p.batch) * double(p.m) * double(p.n) * double(p.accBytes);
+  double partials = double(splits) * cBytes;
+  bool inL2 = g.l2Bytes > 0 && partials <= double(g.l2Bytes) / 2;
+  int64_t perSM = !inL2 && g.dramBytesPerCycle > 0 ? g.dramBytesPerCycle
+                                                   : g.l2BytesPerCycle;
+  return (partials + cBytes) / double(std::max<int64_t>(1, perSM * g.smCount)) +
+         double(g.memoryLatency) + kGPUExtraKernelCycles;
+}
+
 namespace {
 /// One candidate's estimate.
 struct Estimate {
   double cycles = 0, mmaCycles = 0, smemCycles = 0, l2Cycles = 0,
-         tileCycles = 0;
+         tileCycles = 0, reductionCycles = 0;
   int64_t blocks = 0, waves = 0, resident = 0, blocksPerSM = 0;
 };
 } // namespace
@@ -149,7 +190,8 @@ static Estimate estimate(const GPUModelParams &g, const MmaInstruction &mma,
       std::min({g.smemPerBlock / t.smemBytes,
                 g.registersPerBlock / (threads * t.registersPerThread),
                 2 * g.maxThreadsPerBlock / threads, int64_t(32)});
-  e.blocks = p.batch * ceilDiv(p.m, t.blockM) * ceilDiv(p.n, t.blockN);
+  e.blocks =
+      p.batch * ceilDiv(p.m, t.blockM) * ceilDiv(p.n, t.blockN) * t.kSplits;
   e.resident = std::min(e.blocksPerSM, ceilDiv(e.blocks, g.smCount));
   e.waves = ceilDiv(e.blocks, g.smCount * e.blocksPerSM);
 
@@ -175,16 +217,35 @@ static Estimate estimate(const GPUModelParams &g, const MmaInstruction &mma,
   double cBytes = double(t.blockM * t.blockN * p.accBytes);
   double epilogue = r * (2 * cBytes / double(g.smemBytesPerCycle) +
                          cBytes / double(g.l2BytesPerCycle));
-  double block = double(ceilDiv(p.k, t.blockK)) * e.tileCycles +
-                 double(g.memoryLatency) + epilogue;
-  e.cycles = double(e.waves) * block;
+  double block =
+      double(ceilDiv(ceilDiv(p.k, t.blockK), t.kSplits)) * e.tileCycles +
+      double(g.memoryLatency) + epilogue;
+  e.reductionCycles =
+      t.kSplits > 1 ? estimateSplitKReductionCycles(g, p, t.kSplits) : 0;
+  e.cycles = double(e.waves) * block + e.reductionCycles;
   return e;
+}
+
+std::string mlir::tessel::describeKSplit(const GPUMatmulTiling &t,
+                                         const GPUMatmulProblem &p) {
+  if (t.kSplits <= 1)
+    return {};
+  int64_t kTiles = ceilDiv(p.k, t.blockK);
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "; k split " << t.kSplits << " ways (" << ceilDiv(kTiles, t.kSplits)
+     << " of " << kTiles << " k tiles per block; "
+     << formatBytes(t.kSplits * p.batch * p.m * p.n * p.accBytes)
+     << " of partial sums, added by a second kernel, ~"
+     << int64_t(t.reductionCycles) << " cycles)";
+  return s;
 }
 
 bool mlir::tessel::preferredOnTie(const GPUMatmulTiling &candidate,
                                   const GPUMatmulTiling &best) {
   auto key = [](const GPUMatmulTiling &x) {
-    return std::make_tuple(-x.blockM * x.blockN, x.smemBytes, -x.stages);
+    return std::make_tuple(x.kSplits, -x.blockM * x.blockN, x.smemBytes,
+                           -x.stages);
   };
   return key(candidate) < key(best);
 }
@@ -224,6 +285,10 @@ bool mlir::tessel::computeGPUMatmulTiling(const GPUModelParams &g,
                                           std::string &why) {
   if (!hasGPUModelFigures(g, why) || !hasTensorCoreRate(g, why))
     return false;
+  if (o.kSplits && !whyNoKSplit(p, o.kSplits).empty()) {
+    why = whyNoKSplit(p, o.kSplits);
+    return false;
+  }
 
   // One or two instruction k steps per k tile: ptxas hoists all fragment
   // loads of an unrolled k tile, and at four or more steps their registers
@@ -279,20 +344,17 @@ bool mlir::tessel::computeGPUMatmulTiling(const GPUModelParams &g,
                       std::min(kMaxRegistersPerThread - kRegisterHeadroom,
                                g.registersPerBlock / threads))
                 continue;
-              Estimate e = estimate(g, mma, p, t);
-              if (e.blocksPerSM < 1)
-                continue;
-              if (beatsBestEstimate(found, e.cycles, bestEstimate.cycles,
-                                    preferredOnTie(t, best))) {
-                found = true;
-                best = t;
-                bestEstimate = e;
-              }
+              keepBestOverKSplits(
+                  p, ceilDiv(p.k, t.blockK), o.kSplits, t,
+                  [&](const GPUMatmulTiling &c) {
+                    return estimate(g, mma, p, c);
+                  },
+                  found, best, bestEstimate);
             }
   if (!found) {
     why = "no block, warp and stage sizes fit the target's shared memory, "
           "registers and threads";
-    if (o.blockM || o.blockN || o.blockK || o.warpsM || o.warpsN || o.stages)
+    if (o.any())
       why += " with the given overrides";
     return false;
   }
@@ -305,21 +367,21 @@ bool mlir::tessel::computeGPUMatmulTiling(const GPUModelParams &g,
       int64_t(std::sqrt(double(running))), 1, blockRows);
   best.blocksPerSM = bestEstimate.blocksPerSM;
   best.estimatedCycles = bestEstimate.cycles;
+  best.reductionCycles = bestEstimate.reductionCycles;
 
   llvm::raw_string_ostream os(best.rationale);
   os << "block " << best.blockM << "x" << best.blockN << "x" << best.blockK
      << " with " << best.warpsM << "x" << best.warpsN << " warps of "
      << best.blockM / best.warpsM << "x" << best.blockN / best.warpsN << " ("
-     << best.fragmentsM(mma) << "x" << best.fragmentsN(mma) << " "
-     << mma.m << "x" << mma.n << " accumulators, ~"
-     << best.registersPerThread << " registers/thread); " << best.stages
-     << " stages (" << g.memoryLatency << " cycles of latency over "
-     << best.stages - 1 << " k tiles); "
+     << best.fragmentsM(mma) << "x" << best.fragmentsN(mma) << " " << mma.m
+     << "x" << mma.n << " accumulators, ~" << best.registersPerThread
+     << " registers/thread); " << best.stages << " stages (" << g.memoryLatency
+     << " cycles of latency over " << best.stages - 1 << " k tiles); "
      << formatBytes(best.smemBytes) << " shared memory, "
      << bestEstimate.blocksPerSM << " block(s)/SM; " << bestEstimate.blocks
      << " blocks in " << bestEstimate.waves << " wave(s) over " << g.smCount
-     << " SMs, in groups of " << best.groupM
-     << " block rows; per k tile and SM: tensor cores "
+     << " SMs, in groups of " << best.groupM << " block rows"
+     << describeKSplit(best, p) << "; per k tile and SM: tensor cores "
      << int64_t(bestEstimate.mmaCycles) << ", shared memory "
      << int64_t(bestEstimate.smemCycles) << " (" << best.aTile.conflictWays
      << "/" << best.bTile.conflictWays << "-way A/B bank conflicts), L2 "

@@ -13,6 +13,8 @@
 #ifndef TESSEL_PASSES_COSTMODEL_GPUMATMULTILING_H
 #define TESSEL_PASSES_COSTMODEL_GPUMATMULTILING_H
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <cstdint>
 #include <string>
 
@@ -50,7 +52,24 @@ struct GPUModelParams {
   /// The SM's share of device-memory bandwidth; 0 when the target lacks it.
   int64_t dramBytesPerCycle = 0;
   int64_t memoryLatency = 0;
+  /// The device's L2 cache, bytes (0: unknown).
+  int64_t l2Bytes = 0;
 };
+
+/// What one more kernel launch on the stream costs a product (the split-k
+/// reduction, a transpose before wgmma): launch and the gap between two
+/// kernels, a few microseconds (about 10000 cycles at 1.7-2 GHz; device
+/// temporaries come from the runtime's cache, not cuMemAlloc). An
+/// assumption, not measured yet.
+inline constexpr double kGPUExtraKernelCycles = 10000;
+
+/// Split-k: a C tile's k tiles shared out among `kSplits` blocks, each
+/// writing its partial sums to a workspace that a second kernel adds up
+/// (and applies the start value, C's contents and the epilogue to). Only
+/// for 4-byte accumulators (f32, i32): the partials keep the accumulators'
+/// precision, where f16 partials would round each sum. The models try
+/// 1 to kGPUMaxKSplits ways.
+inline constexpr int64_t kGPUMaxKSplits = 16;
 
 /// One warp-wide matrix instruction: WMMA m16n16k16 (gpu.subgroup_mma_*).
 struct MmaInstruction {
@@ -115,6 +134,11 @@ struct GPUMatmulTiling {
   int64_t registersPerThread = 0;
   int64_t blocksPerSM = 0;
   double estimatedCycles = 0;
+  /// Blocks per C tile, each summing ceil(k tiles / kSplits) of the k
+  /// tiles (1: no split-k).
+  int64_t kSplits = 1;
+  /// The split-k reduction kernel's share of estimatedCycles.
+  double reductionCycles = 0;
   /// Why each size, for the remark.
   std::string rationale;
 
@@ -135,7 +159,38 @@ struct GPUMatmulTiling {
 struct GPUMatmulOverrides {
   int64_t blockM = 0, blockN = 0, blockK = 0, warpsM = 0, warpsN = 0,
           stages = 0;
+  /// 1: no split-k.
+  int64_t kSplits = 0;
+
+  bool any() const {
+    return blockM || blockN || blockK || warpsM || warpsN || stages || kSplits;
+  }
 };
+
+/// The split counts to try for `kTiles` k tiles: the override alone (where
+/// whyNoKSplit allows it), or 1 to kGPUMaxKSplits, leaving out counts that
+/// would give a split no k tiles (ceil(kTiles / splits) each) and any
+/// above 1 unless the accumulators are 4 bytes.
+llvm::SmallVector<int64_t> kSplitCandidates(const GPUMatmulProblem &problem,
+                                            int64_t kTiles,
+                                            int64_t overrideSplits);
+
+/// Why `problem` cannot be split `splits` ways (below 1, or above 1 with
+/// accumulators other than 4 bytes); empty when it can.
+std::string whyNoKSplit(const GPUMatmulProblem &problem, int64_t splits);
+
+/// The split-k reduction kernel: it reads `splits` partial C's and writes C
+/// once, at L2's rate where the partials fit in half of L2 (they were just
+/// written), at the device-memory rate otherwise; plus one memory latency
+/// and kGPUExtraKernelCycles for its launch.
+double estimateSplitKReductionCycles(const GPUModelParams &target,
+                                     const GPUMatmulProblem &problem,
+                                     int64_t splits);
+
+/// The remark's words on `tiling`'s split-k ("; k split 4 ways (...)"),
+/// empty without one.
+std::string describeKSplit(const GPUMatmulTiling &tiling,
+                           const GPUMatmulProblem &problem);
 
 struct GPUMatmulTiling;
 /// The tie-break among equal estimates: the larger block tile (fewer
@@ -170,6 +225,29 @@ bool computeGPUMatmulTiling(const GPUModelParams &target,
                             const GPUMatmulProblem &problem,
                             const GPUMatmulOverrides &overrides,
                             GPUMatmulTiling &tiling, std::string &why);
+
+/// Scores `candidate` at each split count kSplitCandidates gives for
+/// `kTiles` k tiles, and keeps the ones that beat the best so far (`best`,
+/// its estimate `bestEstimate`; `found` once there is one). Shared by the
+/// WMMA and SIMT models, whose estimates differ but rank alike.
+template <typename Tiling, typename Estimate, typename EstimateFn>
+void keepBestOverKSplits(const GPUMatmulProblem &problem, int64_t kTiles,
+                         int64_t overrideSplits, Tiling candidate,
+                         EstimateFn estimate, bool &found, Tiling &best,
+                         Estimate &bestEstimate) {
+  for (int64_t splits : kSplitCandidates(problem, kTiles, overrideSplits)) {
+    candidate.kSplits = splits;
+    Estimate e = estimate(candidate);
+    if (e.blocksPerSM < 1)
+      continue;
+    if (beatsBestEstimate(found, e.cycles, bestEstimate.cycles,
+                          preferredOnTie(candidate, best))) {
+      found = true;
+      best = candidate;
+      bestEstimate = e;
+    }
+  }
+}
 
 } // namespace mlir::tessel
 

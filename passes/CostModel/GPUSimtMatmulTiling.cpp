@@ -44,7 +44,8 @@ using llvm::divideCeilSigned;
 
 namespace {
 struct Estimate {
-  double cycles = 0, fmaCycles = 0, smemCycles = 0, l2Cycles = 0;
+  double cycles = 0, fmaCycles = 0, smemCycles = 0, l2Cycles = 0,
+         reductionCycles = 0;
   int64_t blocks = 0, waves = 0, blocksPerSM = 0;
 };
 } // namespace
@@ -94,7 +95,7 @@ static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,
                 g.registersPerBlock / (threads * t.registersPerThread),
                 2 * g.maxThreadsPerBlock / threads, int64_t(32)});
   e.blocks = p.batch * divideCeilSigned(p.m, t.blockM) *
-             divideCeilSigned(p.n, t.blockN);
+             divideCeilSigned(p.n, t.blockN) * t.kSplits;
   int64_t resident =
       std::min(e.blocksPerSM, divideCeilSigned(e.blocks, g.smCount));
   e.waves = divideCeilSigned(e.blocks,
@@ -128,8 +129,12 @@ static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,
   double cBytes = double(t.blockM * t.blockN * kElementBytes);
   double epilogue = r * (2 * cBytes / double(g.smemBytesPerCycle) +
                          cBytes / double(g.l2BytesPerCycle));
-  e.cycles = double(e.waves) * (double(divideCeilSigned(p.k, t.blockK)) * tile +
-                                double(g.memoryLatency) + epilogue);
+  int64_t kTiles = divideCeilSigned(divideCeilSigned(p.k, t.blockK), t.kSplits);
+  e.reductionCycles =
+      t.kSplits > 1 ? estimateSplitKReductionCycles(g, p, t.kSplits) : 0;
+  e.cycles = double(e.waves) *
+                 (double(kTiles) * tile + double(g.memoryLatency) + epilogue) +
+             e.reductionCycles;
   return e;
 }
 
@@ -142,6 +147,10 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
     return false;
   if (g.simtFmaPerCycle <= 0) {
     why = "the target description has no simt_fma_per_cycle";
+    return false;
+  }
+  if (o.kSplits && !whyNoKSplit(p, o.kSplits).empty()) {
+    why = whyNoKSplit(p, o.kSplits);
     return false;
   }
   int64_t overrideWarps =
@@ -202,15 +211,12 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
                                      kGPURegisterHeadroom,
                                  g.registersPerBlock / threads))
                   continue;
-                Estimate e = estimate(g, p, t);
-                if (e.blocksPerSM < 1)
-                  continue;
-                if (beatsBestEstimate(found, e.cycles, bestEstimate.cycles,
-                                      preferredOnTie(t, best))) {
-                  found = true;
-                  best = t;
-                  bestEstimate = e;
-                }
+                keepBestOverKSplits(
+                    p, divideCeilSigned(p.k, blockK), o.kSplits, t,
+                    [&](const GPUSimtMatmulTiling &c) {
+                      return estimate(g, p, c);
+                    },
+                    found, best, bestEstimate);
               }
   };
   search({64, 128, 256});
@@ -222,7 +228,7 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
   if (!found) {
     why = "no block, thread and stage sizes fit the target's shared memory, "
           "registers and threads";
-    if (o.blockM || o.blockN || o.blockK || overrideWarps || o.stages)
+    if (o.any())
       why += " with the given overrides";
     return false;
   }
@@ -232,6 +238,7 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
                                     divideCeilSigned(p.m, best.blockM));
   best.blocksPerSM = bestEstimate.blocksPerSM;
   best.estimatedCycles = bestEstimate.cycles;
+  best.reductionCycles = bestEstimate.reductionCycles;
 
   llvm::raw_string_ostream os(best.rationale);
   os << "block " << best.blockM << "x" << best.blockN << "x" << best.blockK
@@ -243,7 +250,7 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
      << " shared memory, " << bestEstimate.blocksPerSM << " block(s)/SM; "
      << bestEstimate.blocks << " blocks in " << bestEstimate.waves
      << " wave(s) over " << g.smCount << " SMs, in groups of " << best.groupM
-     << " block rows; per k tile and SM: FMA "
+     << " block rows" << describeKSplit(best, p) << "; per k tile and SM: FMA "
      << int64_t(bestEstimate.fmaCycles) << ", shared memory "
      << int64_t(bestEstimate.smemCycles) << ", L2 "
      << int64_t(bestEstimate.l2Cycles) << " cycles; estimated "

@@ -47,16 +47,11 @@ static constexpr int64_t kSwizzlePeriod = 1024;
 /// dynamic-memory symbol.
 static constexpr int64_t kStaticSharedBytes = 256;
 
-/// What a second kernel launch and its temporary cost the host: stream
-/// set-up, launch and synchronization, a few microseconds (about 10000
-/// cycles at 1.7-2 GHz). An assumption, not measured yet.
-static constexpr double kExtraKernelCycles = 10000;
-
 double mlir::tessel::estimateGPUTransposeCycles(const GPUModelParams &g,
                                                 int64_t rows, int64_t cols,
                                                 int64_t elementBytes) {
   return estimateGPUTransposeTrafficCycles(g, 2 * rows * cols * elementBytes) +
-         double(g.memoryLatency) + kExtraKernelCycles;
+         double(g.memoryLatency) + kGPUExtraKernelCycles;
 }
 
 namespace {

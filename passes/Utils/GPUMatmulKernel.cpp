@@ -50,8 +50,9 @@ struct IndexMath {
   Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
   Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
-  Value lt(Value x, int64_t y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, c(y));
+  Value lt(Value x, int64_t y) { return lt(x, c(y)); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y);
   }
   Value le(Value x, int64_t y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, x, c(y));
@@ -90,6 +91,11 @@ struct KernelBuilder {
   int64_t threads;
   IndexMath ix;
   Value tid, batchIndex, m0, n0;
+  /// C's batch index where it differs from A's and B's (split-k: the
+  /// block's partial C), null otherwise.
+  Value cBatchIndex;
+  /// Split-k: the block's k tiles, [kTileBegin, kTileEnd); null: all.
+  Value kTileBegin, kTileEnd;
   Type tokenType;
 
   KernelBuilder(OpBuilder &b, Location loc, const GPUMatmulOperands &ops,
@@ -107,6 +113,19 @@ struct KernelBuilder {
     indices.push_back(row);
     indices.push_back(col);
     return indices;
+  }
+
+  /// Element (row, col) of C.
+  SmallVector<Value> cIndices(Value row, Value col) {
+    SmallVector<Value> indices = globalIndices(ops.cBatched, row, col);
+    if (ops.cBatched && cBatchIndex)
+      indices.front() = cBatchIndex;
+    return indices;
+  }
+
+  /// The absolute index of the block's k tile `relative`.
+  Value kTileAt(Value relative) {
+    return kTileBegin ? ix.add(kTileBegin, relative) : relative;
   }
 
   /// Where element (row, col) of the operand is in its memref: the matrix
@@ -238,10 +257,11 @@ struct KernelBuilder {
   /// among them are committed as one group, returned (null if none).
   Value copyKTile(const OperandCopy &a, const OperandCopy &bOp, Value stage,
                   Value kTile, int64_t kTiles) {
-    // Past the last k tile the copies read nothing, from the last tile's
-    // addresses.
-    Value inRange = ix.lt(kTile, kTiles);
-    Value k0 = ix.mul(ix.min(kTile, ix.c(kTiles - 1)), t.blockK);
+    // Past the block's last k tile the copies read nothing, from that
+    // tile's addresses.
+    Value inRange = kTileEnd ? ix.lt(kTile, kTileEnd) : ix.lt(kTile, kTiles);
+    Value last = kTileEnd ? ix.add(kTileEnd, -1) : ix.c(kTiles - 1);
+    Value k0 = ix.mul(ix.min(kTile, last), t.blockK);
     SmallVector<Value> tokens;
     if (ops.aTransposed)
       copyTile(a, stage, k0, m0, inRange, tokens);
@@ -380,7 +400,7 @@ struct KernelBuilder {
         ops.cRowsAligned ? llvm::MaybeAlign(16) : llvm::MaybeAlign();
     forEachPiece(t.blockM, chunksPerRow, v, [&](Value r, Value c) {
       Value gr = ix.add(m0, r), gc = ix.add(n0, c);
-      SmallVector<Value> global = globalIndices(ops.cBatched, gr, gc);
+      SmallVector<Value> global = cIndices(gr, gc);
       auto wholeVector = [&](OpBuilder &bb, Location l) {
         if (toGlobal) {
           Value val = vector::LoadOp::create(bb, l, vecType, cStage,
@@ -423,7 +443,7 @@ struct KernelBuilder {
         for (int64_t e = 0; e < v; ++e) {
           Value col = ix.add(gc, e);
           Value inside = ix.andi(rowIn, ix.lt(col, ops.n));
-          SmallVector<Value> at = globalIndices(ops.cBatched, gr, col);
+          SmallVector<Value> at = cIndices(gr, col);
           Value sharedCol = ix.add(c, e);
           if (toGlobal) {
             auto guard = scf::IfOp::create(b, loc, inside, false);
@@ -486,14 +506,26 @@ static KernelFrame beginKernel(RewriterBase &rewriter, Location loc,
                                                  rewriter.getI32Type(),
                                                  t.smemBytes);
   KernelFrame f;
+  // Split-k: blocks (batch, split) along z, split-major, so that z indexes
+  // the block's partial C.
   f.launch = gpu::LaunchOp::create(rewriter, loc, host.c(numM * numN), one,
-                                   host.c(ops.batch), host.c(threads), one, one,
-                                   smemBytes);
+                                   host.c(ops.batch * t.kSplits),
+                                   host.c(threads), one, one, smemBytes);
   rewriter.setInsertionPointToStart(&f.launch.getBody().front());
   IndexMath &ix = kb.ix;
   OpBuilder &b = rewriter;
   kb.tid = f.launch.getThreadIds().x;
-  kb.batchIndex = f.launch.getBlockIds().z;
+  Value z = f.launch.getBlockIds().z;
+  kb.batchIndex = z;
+  if (t.kSplits > 1) {
+    kb.cBatchIndex = z;
+    kb.batchIndex = ops.batch > 1 ? ix.rem(z, ops.batch) : ix.c(0);
+    Value split = ops.batch > 1 ? ix.div(z, ops.batch) : z;
+    int64_t kTiles = (ops.k + t.blockK - 1) / t.blockK;
+    int64_t perSplit = (kTiles + t.kSplits - 1) / t.kSplits;
+    kb.kTileBegin = ix.mul(split, perSplit);
+    kb.kTileEnd = ix.min(ix.add(kb.kTileBegin, perSplit), ix.c(kTiles));
+  }
 
   // Block -> C tile, groupM block rows at a time (the blocks running
   // together share A rows and B columns in L2).
@@ -575,14 +607,16 @@ buildKLoop(KernelBuilder &kb, const KernelFrame &f, ValueRange acc,
   int64_t kTiles = (kb.ops.k + t.blockK - 1) / t.blockK;
   Value lastGroup;
   for (int64_t s = 0; s + 1 < t.stages; ++s)
-    lastGroup = kb.copyKTile(f.aCopy, f.bCopy, ix.c(s), ix.c(s), kTiles);
+    lastGroup =
+        kb.copyKTile(f.aCopy, f.bCopy, ix.c(s), kb.kTileAt(ix.c(s)), kTiles);
 
   // The loop also carries the stage of k tile kt (kt mod stages), stepped
   // with a compare instead of a division per iteration.
   SmallVector<Value> carried(acc);
   carried.push_back(ix.c(0));
-  auto loop =
-      scf::ForOp::create(b, loc, ix.c(0), ix.c(kTiles), ix.c(1), carried);
+  Value count =
+      kb.kTileBegin ? ix.sub(kb.kTileEnd, kb.kTileBegin) : ix.c(kTiles);
+  auto loop = scf::ForOp::create(b, loc, ix.c(0), count, ix.c(1), carried);
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -597,7 +631,8 @@ buildKLoop(KernelBuilder &kb, const KernelFrame &f, ValueRange acc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, stage,
                               ix.c(0)),
         ix.c(t.stages - 1), ix.add(stage, -1));
-    kb.copyKTile(f.aCopy, f.bCopy, previous, ix.add(kt, t.stages - 1), kTiles);
+    kb.copyKTile(f.aCopy, f.bCopy, previous,
+                 kb.kTileAt(ix.add(kt, t.stages - 1)), kTiles);
     SmallVector<Value> sums(loop.getRegionIterArgs().drop_back());
     multiply(stage, sums);
     Value following = ix.add(stage, 1);
@@ -619,12 +654,32 @@ buildKLoop(KernelBuilder &kb, const KernelFrame &f, ValueRange acc,
   return SmallVector<Value>(loop.getResults().drop_back());
 }
 
+/// The operands the product kernel works on. Split-k: C is the partial
+/// C's (`partials`), each block's from zero, without the epilogue; the
+/// reduction kernel applies the start value, C's contents and the epilogue.
+static GPUMatmulOperands kernelOperands(OpBuilder &b, Location loc,
+                                        const GPUMatmulOperands &given,
+                                        int64_t kSplits) {
+  GPUMatmulOperands ops = given;
+  if (kSplits <= 1)
+    return ops;
+  auto type = cast<MemRefType>(given.partials.getType());
+  ops.c = given.partials;
+  ops.cBatched = true;
+  ops.init =
+      arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+  ops.epilogue = GPUMatmulEpilogue();
+  ops.cRowsAligned = given.n * type.getElementTypeBitWidth() / 8 % 16 == 0;
+  return ops;
+}
+
 gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
-    RewriterBase &rewriter, Location loc, const GPUMatmulOperands &ops,
+    RewriterBase &rewriter, Location loc, const GPUMatmulOperands &given,
     const GPUMatmulTiling &t, const MmaInstruction &mma, int64_t warpSize) {
   MLIRContext *ctx = rewriter.getContext();
   int64_t threads = t.warps() * warpSize;
   OpBuilder::InsertionGuard guard(rewriter);
+  GPUMatmulOperands ops = kernelOperands(rewriter, loc, given, t.kSplits);
   KernelBuilder kb(rewriter, loc, ops, t, mma, threads);
   KernelFrame f = beginKernel(rewriter, loc, ops, t, threads, kb);
   IndexMath &ix = kb.ix;
@@ -732,10 +787,11 @@ gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
 
 gpu::LaunchOp
 mlir::tessel::buildGPUSimtMatmulKernel(RewriterBase &rewriter, Location loc,
-                                       const GPUMatmulOperands &ops,
+                                       const GPUMatmulOperands &given,
                                        const GPUSimtMatmulTiling &t) {
   int64_t threads = t.threads();
   OpBuilder::InsertionGuard guard(rewriter);
+  GPUMatmulOperands ops = kernelOperands(rewriter, loc, given, t.kSplits);
   static const MmaInstruction kNoMma;
   KernelBuilder kb(rewriter, loc, ops, t, kNoMma, threads);
   KernelFrame f = beginKernel(rewriter, loc, ops, t, threads, kb);
@@ -832,6 +888,107 @@ mlir::tessel::buildGPUSimtMatmulKernel(RewriterBase &rewriter, Location loc,
   kb.moveCTile(f.cStage, /*toGlobal=*/true);
   gpu::TerminatorOp::create(b, loc);
   return f.launch;
+}
+
+//===----------------------------------------------------------------------===//
+// Split-k: the partial C's added up
+//===----------------------------------------------------------------------===//
+//
+// One thread per 16 bytes of C (one element where a row is not a multiple
+// of 16 bytes): consecutive threads take consecutive pieces of a row, so a
+// warp's loads of each partial C are whole 128-byte lines. The splits are
+// added in order, from the fill's value or C's contents, and the epilogue
+// is applied before the store, as the product kernel would have.
+
+gpu::LaunchOp
+mlir::tessel::buildGPUSplitKReduction(RewriterBase &rewriter, Location loc,
+                                      const GPUMatmulOperands &ops,
+                                      int64_t kSplits) {
+  // Enough threads per block to keep loads in flight; the kernel is bound
+  // by memory, not by the block's size.
+  constexpr int64_t kThreads = 256;
+  OpBuilder::InsertionGuard guard(rewriter);
+  OpBuilder &b = rewriter;
+  IndexMath host{rewriter, loc};
+  auto partialsType = cast<MemRefType>(ops.partials.getType());
+  Type accType = partialsType.getElementType();
+  int64_t accBytes = accType.getIntOrFloatBitWidth() / 8;
+  int64_t width = ops.n * accBytes % 16 == 0 ? 16 / accBytes : 0;
+  int64_t perRow = width ? ops.n / width : ops.n;
+  int64_t pieces = ops.batch * ops.m * perRow;
+  Value one = host.c(1);
+  auto launch = gpu::LaunchOp::create(
+      rewriter, loc, host.c((pieces + kThreads - 1) / kThreads), one, one,
+      host.c(kThreads), one, one);
+  rewriter.setInsertionPointToStart(&launch.getBody().front());
+  GPUMatmulTiling unusedTiling;
+  MmaInstruction unusedMma;
+  KernelBuilder kb(rewriter, loc, ops, unusedTiling, unusedMma, kThreads);
+  IndexMath &ix = kb.ix;
+  Value id =
+      ix.add(ix.mul(launch.getBlockIds().x, kThreads), launch.getThreadIds().x);
+  auto inside = scf::IfOp::create(b, loc, ix.lt(id, pieces),
+                                  /*withElseRegion=*/false);
+  b.setInsertionPointToStart(inside.thenBlock());
+  Value col = ix.mul(ix.rem(id, perRow), width ? width : 1);
+  Value row = ix.rem(ix.div(id, perRow), ops.m);
+  kb.batchIndex = ix.div(id, perRow * ops.m);
+
+  auto vectorType = VectorType::get({width}, accType);
+  auto load = [&](Value memref, ValueRange indices,
+                  llvm::MaybeAlign align) -> Value {
+    if (!width)
+      return memref::LoadOp::create(b, loc, memref, indices).getResult();
+    return vector::LoadOp::create(b, loc, vectorType, memref, indices, false,
+                                  align)
+        .getResult();
+  };
+  bool isFloat = isa<FloatType>(accType);
+  auto add = [&](Value x, Value y) -> Value {
+    if (isFloat)
+      return arith::AddFOp::create(b, loc, x, y);
+    return arith::AddIOp::create(b, loc, x, y);
+  };
+  llvm::MaybeAlign cAlign =
+      ops.cRowsAligned ? llvm::MaybeAlign(16) : llvm::MaybeAlign();
+  Value sum;
+  if (ops.init)
+    sum = width ? vector::BroadcastOp::create(b, loc, vectorType, ops.init)
+                      .getResult()
+                : ops.init;
+  else
+    sum = load(ops.c, kb.globalIndices(ops.cBatched, row, col), cAlign);
+  for (int64_t split = 0; split < kSplits; ++split) {
+    Value partial = ix.add(kb.batchIndex, split * ops.batch);
+    sum = add(sum, load(ops.partials, ValueRange{partial, row, col},
+                        llvm::MaybeAlign(16)));
+  }
+
+  if (!ops.epilogue.op) {
+    SmallVector<Value> at = kb.globalIndices(ops.cBatched, row, col);
+    if (width)
+      vector::StoreOp::create(b, loc, sum, ops.c, at, false, cAlign);
+    else
+      memref::StoreOp::create(b, loc, sum, ops.c, at);
+  } else {
+    Value result =
+        kb.applyEpilogueBody(kb.epilogueArgs(sum, row, col, width), width);
+    SmallVector<Value> at = kb.epiloguePosition(row, col);
+    if (width) {
+      int64_t bytes =
+          width * cast<VectorType>(result.getType()).getElementTypeBitWidth() /
+          8;
+      vector::StoreOp::create(b, loc, result, ops.epilogue.output, at, false,
+                              ops.epilogue.outputRowAlignment >= bytes
+                                  ? llvm::MaybeAlign(bytes)
+                                  : llvm::MaybeAlign());
+    } else {
+      memref::StoreOp::create(b, loc, result, ops.epilogue.output, at);
+    }
+  }
+  b.setInsertionPointAfter(inside);
+  gpu::TerminatorOp::create(b, loc);
+  return launch;
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,9 +1,12 @@
-//===- GPUMatmulKernel.h - A tensor-core matmul as one gpu.launch -*- C++ -*-===//
+//===- GPUMatmulKernel.h - A tensor-core matmul as one gpu.launch -*- C++
+//-*-===//
 //
 // Builds the kernel that tessel-map-matmul-to-gpu substitutes for a matmul on
 // memrefs, from the sizes GPUMatmulTiling chose:
 //
-//   gpu.launch (blocks of C tiles, warpsM x warpsN warps per block)
+//   gpu.launch (blocks of C tiles, warpsM x warpsN warps per block; with
+//   split-k, kSplits blocks per tile, each over a share of the k tiles,
+//   writing partial C's that a second, elementwise kernel adds up)
 //     ring of `stages` shared-memory buffers of A and B tiles, filled with
 //     asynchronous copies (nvgpu.device_async_copy, cp.async) issued
 //     stages - 1 k tiles ahead and zero-filled past the matrix edges;
@@ -78,6 +81,10 @@ struct GPUMatmulOperands {
   /// Set: A is a convolution's patches, read through its input (`a` is
   /// then that input).
   std::optional<GPUConvolution> conv;
+  /// Split-k (the tiling's kSplits > 1): the partial C's, [kSplits * batch,
+  /// m, n] of the accumulator type, contiguous and 16-byte aligned; block
+  /// (batch b, split s) writes partial s * batch + b.
+  Value partials;
 };
 
 /// Replaces nothing: inserts the kernel at the rewriter's insertion point
@@ -86,6 +93,14 @@ gpu::LaunchOp buildGPUMatmulKernel(RewriterBase &rewriter, Location loc,
                                    const GPUMatmulOperands &operands,
                                    const GPUMatmulTiling &tiling,
                                    const MmaInstruction &mma, int64_t warpSize);
+
+/// Split-k's second kernel: C (or the epilogue's output) = the start value
+/// (the fill's, or C's contents) + the sum of the `kSplits` partial C's in
+/// `operands.partials`, through the epilogue. Inserted at the rewriter's
+/// insertion point, after the product kernel.
+gpu::LaunchOp buildGPUSplitKReduction(RewriterBase &rewriter, Location loc,
+                                      const GPUMatmulOperands &operands,
+                                      int64_t kSplits);
 
 /// The f32 form, on the SIMT cores (tensor cores would round f32 inputs to
 /// TF32): the same launch, copy ring and epilogue, with each thread

@@ -21,6 +21,7 @@ GPUModelParams mlir::tessel::gpuModelParams(TargetAttr target) {
   params.l2BytesPerCycle = target.getL2BytesPerCycle();
   params.dramBytesPerCycle = target.getDramBytesPerCycle();
   params.memoryLatency = target.getMemoryLatency();
+  params.l2Bytes = target.getL2();
   return params;
 }
 

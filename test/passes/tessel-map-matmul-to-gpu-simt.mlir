@@ -1,5 +1,5 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu),canonicalize,cse)' | FileCheck %s
-// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{block-m=64 block-n=64 block-k=8 warps-m=2 stages=3}),canonicalize,cse)' 2>/dev/null | FileCheck %s --check-prefix=STRUCT
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{block-m=64 block-n=64 block-k=8 warps-m=2 stages=3 split-k=1}),canonicalize,cse)' 2>/dev/null | FileCheck %s --check-prefix=STRUCT
 
 // f32 products go to the SIMT kernel (tensor cores would round the inputs
 // to TF32). STRUCT forces 64x64 blocks of 64 threads (8x8 accumulators

@@ -3,7 +3,7 @@
     python3 utils/bench/gpu_fusion_bench.py --kernels DIR [--reps N]
         [--only blur,softmax,layernorm,int_mm,int_mm_wgmma,int_mm_nt,int_mm_nt_wgmma,
                 linear_f16,linear_f16_wgmma,conv_nchw,conv_nchw_f32,
-                conv_nchw_block]
+                conv_nchw_block,linear_f32_b8,linear_f32_b8_nosplit]
         [--json FILE]
 
 DIR holds the kernels `run-gpu-bench.sh --build DIR` compiles with
@@ -16,7 +16,9 @@ each on WMMA and, on sm_90a, with the wgmma kernel (an i8 B given as
 (k, n) transposed first, inside the timed call), and an fp16
 NCHW convolution + bias + ReLU at a ResNet-50 layer's shape (PyTorch's
 layout: Tessel transposes around its NHWC implicit GEMM), and the same in
-f32 on the SIMT cores (cuDNN with TF32 off). Peers: the same
+f32 on the SIMT cores (cuDNN with TF32 off), and an f32 linear layer at
+batch 8 with bias and ReLU (8x4096x4096, cuBLAS with TF32 off) built twice,
+with the split of k the model chooses and with split-k=1. Peers: the same
 computation in PyTorch eager and torch.compile (Inductor's Triton kernels);
 for the int8 matmuls, eager is torch._int_mm (cuBLASLt), the peer of the
 int8 bar; for the linear layer, F.linear (cuBLAS); for the convolution, eager is cuDNN. Every result is checked against
@@ -272,6 +274,29 @@ def conv_nchw_f32_workload():
             (n, f, h, w), torch.float, 2 * n * f * h * w * c * 9)
 
 
+def linear_f32_b8_workload(library="linear_f32_b8.so",
+                           symbol="linear_f32_b8",
+                           kernel="split-k as the model chooses"):
+    # A small-batch f32 linear layer with bias and ReLU, as torch.nn.Linear
+    # computes it (cuBLAS, TF32 off: main() turns it off for this
+    # workload): 8 rows make few C tiles, so Tessel splits k.
+    m, n, k = 8, 4096, 4096
+    inputs = (torch.randn(m, k, device="cuda"),
+              torch.randn(n, k, device="cuda") * 0.02,
+              torch.randn(n, device="cuda"))
+
+    def linear(x, w, b):
+        return F.relu(F.linear(x, w, b))
+    return (f"f32 linear {m}x{n}x{k} + bias + ReLU, w as (n, k) (Tessel's "
+            f"SIMT kernel, {kernel})", inputs, linear, library, symbol,
+            (m, n), torch.float, 2 * m * n * k)
+
+
+def linear_f32_b8_nosplit_workload():
+    return linear_f32_b8_workload("linear_f32_b8_nosplit.so",
+                                  "linear_f32_b8_nosplit", "split-k=1")
+
+
 def conv_nchw_block_workload():
     # Two of stage 3's convolutions as a residual path, NCHW fp16: 1x1 +
     # bias + ReLU, then 3x3 (padding 1) + bias + the block's input + ReLU.
@@ -301,10 +326,13 @@ WORKLOADS = {"blur": blur_workload, "softmax": softmax_workload,
              "linear_f16_wgmma": linear_f16_wgmma_workload,
              "conv_nchw": conv_nchw_workload,
              "conv_nchw_f32": conv_nchw_f32_workload,
-             "conv_nchw_block": conv_nchw_block_workload}
+             "conv_nchw_block": conv_nchw_block_workload,
+             "linear_f32_b8": linear_f32_b8_workload,
+             "linear_f32_b8_nosplit": linear_f32_b8_nosplit_workload}
 
-# Workloads timed with TF32 off (cuDNN multiplies in f32, as Tessel does).
-F32_WORKLOADS = {"conv_nchw_f32"}
+# Workloads timed with TF32 off (cuDNN and cuBLAS multiply in f32, as
+# Tessel does).
+F32_WORKLOADS = {"conv_nchw_f32", "linear_f32_b8", "linear_f32_b8_nosplit"}
 
 # Largest error allowed against eager, relative to the largest result: f32
 # results agree closely; fp16 ones differ by roundings (cuDNN rounds the
@@ -424,6 +452,7 @@ def main():
             # Only there: the other workloads keep PyTorch's defaults, as
             # their recorded ratios did.
             torch.backends.cudnn.allow_tf32 = name not in F32_WORKLOADS
+            torch.backends.cuda.matmul.allow_tf32 = False
             result = run_workload(name, WORKLOADS[name], args.kernels,
                                   args.reps)
             failed |= result is None

@@ -76,14 +76,19 @@ if [[ "$mode" == build ]]; then
   # compile_expecting NAME REMARK: compiles $src/NAME.mlir to $dir/NAME.so and
   # fails the build unless the compiler's remarks contain REMARK (a workload
   # that silently fell back to a slow path would make the table meaningless).
-  compile_expecting() {
-    compile_wmma "$src/$1.mlir" --target=nvgpu --target-options="chip=$chip" \
-      -o "$dir/$1.so" --no-header --remarks 2>"$dir/$1.remarks"
+  # expect_remark NAME REMARK: fails the build unless $dir/NAME.remarks
+  # has REMARK.
+  expect_remark() {
     grep -q "$2" "$dir/$1.remarks" || {
       echo "run-gpu-bench.sh: $1: no remark \"$2\":" >&2
       cat "$dir/$1.remarks" >&2
       exit 1
     }
+  }
+  compile_expecting() {
+    compile_wmma "$src/$1.mlir" --target=nvgpu --target-options="chip=$chip" \
+      -o "$dir/$1.so" --no-header --remarks 2>"$dir/$1.remarks"
+    expect_remark "$1" "$2"
   }
   # One shared object per benchmark workload, named as the harness lists.
   while read -r name kind rest; do
@@ -248,11 +253,49 @@ func.func @conv_nchw_resnet_f32(%x: tensor<8x256x14x14xf32>, %w: tensor<256x256x
 }
 EOF
   compile_expecting conv_nchw_resnet_f32 "between transposes (SIMT cores"
-  grep -q "mapped to SIMT cores" "$dir/conv_nchw_resnet_f32.remarks" || {
-    echo "run-gpu-bench.sh: conv_nchw_resnet_f32: not mapped to SIMT cores:" >&2
-    cat "$dir/conv_nchw_resnet_f32.remarks" >&2
-    exit 1
-  }
+  expect_remark conv_nchw_resnet_f32 "mapped to SIMT cores"
+  # gpu_fusion_bench.py's small-batch f32 linear layer (x @ w.T + bias,
+  # ReLU; w as (n, k)): 8 rows leave most SMs idle unless k is split. Built
+  # as the model chooses (split-k) and with split-k=1, so that one run
+  # measures what the split buys.
+  cat >"$src/linear_f32_b8.mlir" <<'EOF'
+#x = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#row = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+func.func @linear_f32_b8(%x: tensor<8x4096xf32>, %w: tensor<4096x4096xf32>, %bias: tensor<4096xf32>) -> tensor<8x4096xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4096xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4096xf32>) -> tensor<8x4096xf32>
+  %r = linalg.generic {indexing_maps = [#x, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<8x4096xf32>, tensor<4096x4096xf32>) outs(%c : tensor<8x4096xf32>) {
+  ^bb0(%u: f32, %v: f32, %acc: f32):
+    %p = arith.mulf %u, %v : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4096xf32>
+  %o = tensor.empty() : tensor<8x4096xf32>
+  %y = linalg.generic {indexing_maps = [#row, #col, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %bias : tensor<8x4096xf32>, tensor<4096xf32>) outs(%o : tensor<8x4096xf32>) {
+  ^bb0(%v: f32, %b: f32, %z: f32):
+    %s = arith.addf %v, %b : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<8x4096xf32>
+  return %y : tensor<8x4096xf32>
+}
+EOF
+  compile_expecting linear_f32_b8 "k split"
+  sed 's/@linear_f32_b8(/@linear_f32_b8_nosplit(/' "$src/linear_f32_b8.mlir" \
+    >"$src/linear_f32_b8_nosplit.mlir"
+  TESSEL_COMPILE="$tc" \
+    TESSEL_PIPELINE_SED='s/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu{split-k=1}/' \
+    "$root/utils/bench/tessel-compile-edited.sh" "$src/linear_f32_b8_nosplit.mlir" \
+    --target=nvgpu --target-options="chip=$chip" \
+    -o "$dir/linear_f32_b8_nosplit.so" --no-header --remarks \
+    2>"$dir/linear_f32_b8_nosplit.remarks"
+  expect_remark linear_f32_b8_nosplit "mapped to SIMT cores"
   # gpu_fusion_bench.py's products with B given as (n, k), a linear layer's
   # weight: i8 (torch._int_mm(x, w.t()), cuBLASLt's native int8 layout) and
   # f16 with f16 results (F.linear, cuBLAS). On WMMA, and on sm_90a with

@@ -35,6 +35,22 @@ func.func @bmm_f16_f32_8x512x64(%q: tensor<8x512x64xf16>, %k: tensor<8x64x512xf1
   %r = linalg.batch_matmul ins(%q, %k : tensor<8x512x64xf16>, tensor<8x64x512xf16>) outs(%c : tensor<8x512x512xf32>) -> tensor<8x512x512xf32>
   return %r : tensor<8x512x512xf32>
 }
+// A linear layer at batch 8 and an int8 one at batch 32: few C tiles and
+// a long k, split among blocks (split-k) and added by a second kernel.
+func.func @f16_f32_linear_8x4096x4096(%a: tensor<8x4096xf16>, %b: tensor<4096x4096xf16>) -> tensor<8x4096xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4096xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4096xf32>) -> tensor<8x4096xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<8x4096xf16>, tensor<4096x4096xf16>) outs(%c : tensor<8x4096xf32>) -> tensor<8x4096xf32>
+  return %r : tensor<8x4096xf32>
+}
+func.func @i8_i32_linear_32x1024x4096(%a: tensor<32x4096xi8>, %b: tensor<4096x1024xi8>) -> tensor<32x1024xi32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<32x1024xi32>
+  %c = linalg.fill ins(%zero : i32) outs(%e : tensor<32x1024xi32>) -> tensor<32x1024xi32>
+  %r = linalg.matmul ins(%a, %b : tensor<32x4096xi8>, tensor<4096x1024xi8>) outs(%c : tensor<32x1024xi32>) -> tensor<32x1024xi32>
+  return %r : tensor<32x1024xi32>
+}
 
 // ResNet-50 convolutions, fp16 NHWC at batch 8 (padded inputs as the
 // padding copy leaves them), f32 sums converted to f16.
