@@ -624,11 +624,6 @@ struct MapMatmulToGPUPass
     bool wgmma = wgmmaTarget && chooseWgmma(match, shapes, target.getFeatures(),
                                             params, problem, overrides,
                                             wgmmaTiling, transposeB, wgmmaWhy);
-    if (wgmma && splitK > 1) {
-      wgmma = false;
-      wgmmaWhy = "split-k=" + std::to_string(splitK) +
-                 " was asked for, which the wgmma kernel does not do";
-    }
     GPUMatmulTiling tiling;
     GPUSimtMatmulTiling simtTiling;
     if (simt && !computeGPUSimtMatmulTiling(params, problem, overrides,
@@ -733,13 +728,18 @@ struct MapMatmulToGPUPass
                 " on TMA-loaded tiles";
       rationale = wgmmaTiling.rationale;
     }
+    int64_t kSplits = wgmma  ? wgmmaTiling.kSplits
+                      : simt ? simtTiling.kSplits
+                             : tiling.kSplits;
     op->emitRemark()
         << what << " (" << types << ") mapped to " << unit << " (" << mmaName
         << "): " << rationale
         << (wgmmaTarget && !wgmma ? "; wgmma not used: " + wgmmaWhy : "")
         << transposeNote
-        << (fill ? "; C's fill folded into the accumulators"
-                 : "; accumulates onto C")
+        << (kSplits > 1 ? (fill ? "; C's fill added by the reduction"
+                                : "; the reduction accumulates onto C")
+            : fill      ? "; C's fill folded into the accumulators"
+                        : "; accumulates onto C")
         << (epilogue ? "; the elementwise op after it applied "
                        "to the accumulators before the store"
                      : "")
@@ -750,7 +750,6 @@ struct MapMatmulToGPUPass
         << (ops.bCopyElements ? ""
                               : "; B's rows are not 4-byte "
                                 "aligned: copied synchronously");
-    int64_t kSplits = wgmma ? 1 : simt ? simtTiling.kSplits : tiling.kSplits;
     if (kSplits > 1) {
       // The partial C's: contiguous, 16-byte aligned (the reduction's
       // vector loads); tessel-allocate-device-buffers places them in device
@@ -759,34 +758,34 @@ struct MapMatmulToGPUPass
           MemRefType::get({kSplits * ops.batch, ops.m, ops.n}, match.accType);
       ops.partials = memref::AllocOp::create(
           rewriter, op->getLoc(), partialsType, rewriter.getI64IntegerAttr(64));
-      if (simt)
-        buildGPUSimtMatmulKernel(rewriter, op->getLoc(), ops, simtTiling);
-      else
-        buildGPUMatmulKernel(rewriter, op->getLoc(), ops, tiling, mma,
-                             target.getWarpSize());
-      buildGPUSplitKReduction(rewriter, op->getLoc(), ops, kSplits);
-      memref::DeallocOp::create(rewriter, op->getLoc(), ops.partials);
-    } else if (wgmma && transposeB) {
+    }
+    Value transposedB;
+    if (wgmma && transposeB) {
       // The temporary is contiguous and 16-byte aligned (TMA's
       // requirement); tessel-allocate-device-buffers places it in device
       // memory.
       auto bType = cast<MemRefType>(ops.b.getType());
       auto tempType = MemRefType::get({ops.n, ops.k}, bType.getElementType());
-      Value temp = memref::AllocOp::create(rewriter, op->getLoc(), tempType,
-                                           rewriter.getI64IntegerAttr(64));
-      buildGPUTransposeKernel(rewriter, op->getLoc(), ops.b, temp);
-      ops.b = temp;
+      transposedB = memref::AllocOp::create(rewriter, op->getLoc(), tempType,
+                                            rewriter.getI64IntegerAttr(64));
+      buildGPUTransposeKernel(rewriter, op->getLoc(), ops.b, transposedB);
+      ops.b = transposedB;
       ops.bTransposed = true;
       ops.bCopyElements = 16 / inputBytes;
-      buildGPUWgmmaMatmulKernel(rewriter, op->getLoc(), ops, wgmmaTiling);
-      memref::DeallocOp::create(rewriter, op->getLoc(), temp);
-    } else if (wgmma)
+    }
+    if (wgmma)
       buildGPUWgmmaMatmulKernel(rewriter, op->getLoc(), ops, wgmmaTiling);
     else if (simt)
       buildGPUSimtMatmulKernel(rewriter, op->getLoc(), ops, simtTiling);
     else
       buildGPUMatmulKernel(rewriter, op->getLoc(), ops, tiling, mma,
                            target.getWarpSize());
+    if (transposedB)
+      memref::DeallocOp::create(rewriter, op->getLoc(), transposedB);
+    if (kSplits > 1) {
+      buildGPUSplitKReduction(rewriter, op->getLoc(), ops, kSplits);
+      memref::DeallocOp::create(rewriter, op->getLoc(), ops.partials);
+    }
     Value c = match.foldRows ? Value()
               : conv         ? conv.getDpsInitOperand(0)->get()
                              : ops.c;

@@ -683,7 +683,7 @@ def MapMatmulToGPUPass
     Option<"splitK", "split-k", "int64_t", "0",
            "Blocks per C tile, each summing a share of the k tiles into a "
            "partial C that a second kernel adds up (0: the model's choice; "
-           "1: no split; only 4-byte accumulators; not the wgmma kernel)">,
+           "1: no split; only 4-byte accumulators)">,
     Option<"foldFill", "fold-fill", "bool", "true",
            "Start the accumulators from a preceding linalg.fill of C instead "
            "of loading C">,

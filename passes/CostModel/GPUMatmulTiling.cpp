@@ -112,6 +112,10 @@ std::string mlir::tessel::whyNoKSplit(const GPUMatmulProblem &p,
                                       int64_t splits) {
   if (splits < 1)
     return "split-k must be at least 1";
+  // The split is the grid's y dimension.
+  if (splits > kGPUMaxGridY)
+    return "split-k must be at most " + std::to_string(kGPUMaxGridY) +
+           " (the grid's y limit)";
   if (splits > 1 && p.accBytes != 4)
     return "split-k needs 4-byte accumulators (f32, i32): partial sums of " +
            std::to_string(p.accBytes) + "-byte ones would be rounded";
@@ -226,18 +230,19 @@ static Estimate estimate(const GPUModelParams &g, const MmaInstruction &mma,
   return e;
 }
 
-std::string mlir::tessel::describeKSplit(const GPUMatmulTiling &t,
+std::string mlir::tessel::describeKSplit(int64_t kSplits,
+                                         double reductionCycles, int64_t blockK,
                                          const GPUMatmulProblem &p) {
-  if (t.kSplits <= 1)
+  if (kSplits <= 1)
     return {};
-  int64_t kTiles = ceilDiv(p.k, t.blockK);
+  int64_t kTiles = ceilDiv(p.k, blockK);
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "; k split " << t.kSplits << " ways (" << ceilDiv(kTiles, t.kSplits)
+  os << "; k split " << kSplits << " ways (" << ceilDiv(kTiles, kSplits)
      << " of " << kTiles << " k tiles per block; "
-     << formatBytes(t.kSplits * p.batch * p.m * p.n * p.accBytes)
+     << formatBytes(kSplits * p.batch * p.m * p.n * p.accBytes)
      << " of partial sums, added by a second kernel, ~"
-     << int64_t(t.reductionCycles) << " cycles)";
+     << int64_t(reductionCycles) << " cycles)";
   return s;
 }
 
@@ -381,12 +386,12 @@ bool mlir::tessel::computeGPUMatmulTiling(const GPUModelParams &g,
      << bestEstimate.blocksPerSM << " block(s)/SM; " << bestEstimate.blocks
      << " blocks in " << bestEstimate.waves << " wave(s) over " << g.smCount
      << " SMs, in groups of " << best.groupM << " block rows"
-     << describeKSplit(best, p) << "; per k tile and SM: tensor cores "
-     << int64_t(bestEstimate.mmaCycles) << ", shared memory "
-     << int64_t(bestEstimate.smemCycles) << " (" << best.aTile.conflictWays
-     << "/" << best.bTile.conflictWays << "-way A/B bank conflicts), L2 "
-     << int64_t(bestEstimate.l2Cycles) << " cycles; estimated "
-     << int64_t(bestEstimate.cycles) << " cycles";
+     << describeKSplit(best.kSplits, best.reductionCycles, best.blockK, p)
+     << "; per k tile and SM: tensor cores " << int64_t(bestEstimate.mmaCycles)
+     << ", shared memory " << int64_t(bestEstimate.smemCycles) << " ("
+     << best.aTile.conflictWays << "/" << best.bTile.conflictWays
+     << "-way A/B bank conflicts), L2 " << int64_t(bestEstimate.l2Cycles)
+     << " cycles; estimated " << int64_t(bestEstimate.cycles) << " cycles";
   tiling = best;
   return true;
 }

@@ -70,6 +70,8 @@ inline constexpr double kGPUExtraKernelCycles = 10000;
 /// precision, where f16 partials would round each sum. The models try
 /// 1 to kGPUMaxKSplits ways.
 inline constexpr int64_t kGPUMaxKSplits = 16;
+/// The largest grid y (CUDA, and HIP's limit is larger).
+inline constexpr int64_t kGPUMaxGridY = 65535;
 
 /// One warp-wide matrix instruction: WMMA m16n16k16 (gpu.subgroup_mma_*).
 struct MmaInstruction {
@@ -187,16 +189,16 @@ double estimateSplitKReductionCycles(const GPUModelParams &target,
                                      const GPUMatmulProblem &problem,
                                      int64_t splits);
 
-/// The remark's words on `tiling`'s split-k ("; k split 4 ways (...)"),
-/// empty without one.
-std::string describeKSplit(const GPUMatmulTiling &tiling,
-                           const GPUMatmulProblem &problem);
+/// The remark's words on a split of k tiles of `blockK` into `kSplits`
+/// ("; k split 4 ways (...)"), empty without one.
+std::string describeKSplit(int64_t kSplits, double reductionCycles,
+                           int64_t blockK, const GPUMatmulProblem &problem);
 
 struct GPUMatmulTiling;
-/// The tie-break among equal estimates: the larger block tile (fewer
-/// blocks, less traffic), then the smaller shared-memory footprint, then
-/// more stages (free where the epilogue's C tile sets the footprint; they
-/// absorb latency the estimate does not see).
+/// The tie-break among equal estimates: fewer splits of k, the larger
+/// block tile (fewer blocks, less traffic), then the smaller shared-memory
+/// footprint, then more stages (free where the epilogue's C tile sets the
+/// footprint; they absorb latency the estimate does not see).
 bool preferredOnTie(const GPUMatmulTiling &candidate,
                     const GPUMatmulTiling &best);
 

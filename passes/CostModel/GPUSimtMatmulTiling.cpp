@@ -250,9 +250,10 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
      << " shared memory, " << bestEstimate.blocksPerSM << " block(s)/SM; "
      << bestEstimate.blocks << " blocks in " << bestEstimate.waves
      << " wave(s) over " << g.smCount << " SMs, in groups of " << best.groupM
-     << " block rows" << describeKSplit(best, p) << "; per k tile and SM: FMA "
-     << int64_t(bestEstimate.fmaCycles) << ", shared memory "
-     << int64_t(bestEstimate.smemCycles) << ", L2 "
+     << " block rows"
+     << describeKSplit(best.kSplits, best.reductionCycles, best.blockK, p)
+     << "; per k tile and SM: FMA " << int64_t(bestEstimate.fmaCycles)
+     << ", shared memory " << int64_t(bestEstimate.smemCycles) << ", L2 "
      << int64_t(bestEstimate.l2Cycles) << " cycles; estimated "
      << int64_t(bestEstimate.cycles) << " cycles";
   tiling = best;

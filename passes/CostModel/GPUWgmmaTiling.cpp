@@ -56,7 +56,8 @@ double mlir::tessel::estimateGPUTransposeCycles(const GPUModelParams &g,
 
 namespace {
 struct Estimate {
-  double cycles = 0, mmaCycles = 0, smemCycles = 0, l2Cycles = 0;
+  double cycles = 0, mmaCycles = 0, smemCycles = 0, l2Cycles = 0,
+         reductionCycles = 0;
   int64_t blocks = 0, waves = 0, resident = 0, blocksPerSM = 0;
 };
 } // namespace
@@ -69,7 +70,7 @@ static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,
        g.registersPerBlock / (t.threads() * (t.accRegisters + kOtherRegisters)),
        2 * g.maxThreadsPerBlock / t.threads()});
   e.blocks = llvm::divideCeilSigned(p.m, t.blockM) *
-             llvm::divideCeilSigned(p.n, t.blockN);
+             llvm::divideCeilSigned(p.n, t.blockN) * t.kSplits;
   if (e.blocksPerSM < 1)
     return e;
   e.resident =
@@ -96,10 +97,23 @@ static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,
   double cBytes = double(t.blockM * t.blockN * p.accBytes);
   double epilogue = r * (2 * cBytes / double(g.smemBytesPerCycle) +
                          cBytes / double(g.l2BytesPerCycle));
-  e.cycles =
-      double(e.waves) * (double(llvm::divideCeilSigned(p.k, t.blockK)) * tile +
-                         double(g.memoryLatency) + epilogue);
+  int64_t kTiles =
+      llvm::divideCeilSigned(llvm::divideCeilSigned(p.k, t.blockK), t.kSplits);
+  e.reductionCycles =
+      t.kSplits > 1 ? estimateSplitKReductionCycles(g, p, t.kSplits) : 0;
+  e.cycles = double(e.waves) *
+                 (double(kTiles) * tile + double(g.memoryLatency) + epilogue) +
+             e.reductionCycles;
   return e;
+}
+
+bool mlir::tessel::preferredOnTie(const GPUWgmmaTiling &candidate,
+                                  const GPUWgmmaTiling &best) {
+  auto key = [](const GPUWgmmaTiling &x) {
+    return std::make_tuple(x.kSplits, -x.blockM * x.blockN, -x.blocksPerSM,
+                           -x.stages);
+  };
+  return key(candidate) < key(best);
 }
 
 bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
@@ -109,6 +123,10 @@ bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
                                          std::string &why) {
   if (!hasGPUModelFigures(g, why) || !hasTensorCoreRate(g, why))
     return false;
+  if (o.kSplits && !whyNoKSplit(p, o.kSplits).empty()) {
+    why = whyNoKSplit(p, o.kSplits);
+    return false;
+  }
   // One 128-byte swizzled row of k: 64 f16 or 128 i8 elements.
   int64_t blockK = 128 / p.inputBytes;
   if (o.blockK && o.blockK != blockK) {
@@ -171,28 +189,17 @@ bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
           std::max(ring, t.cTile.elements() * p.accBytes) + kSwizzlePeriod;
       if (t.smemBytes + kStaticSharedBytes > g.smemPerBlock)
         continue;
-      Estimate e = estimate(g, p, t);
-      if (e.blocksPerSM < 1)
-        continue;
-      // Among equal estimates: the larger tile, then the residency, then
-      // the deepest ring that keeps it. The estimate sees latency only as
-      // an average; deeper rings absorb its spread, which TMA loads
-      // competing in L2 have.
-      t.blocksPerSM = e.blocksPerSM;
-      auto key = [](const GPUWgmmaTiling &x) {
-        return std::make_tuple(-x.blockM * x.blockN, -x.blocksPerSM, -x.stages);
-      };
-      if (beatsBestEstimate(found, e.cycles, bestEstimate.cycles,
-                            key(t) < key(best))) {
-        found = true;
-        best = t;
-        bestEstimate = e;
-      }
+      // Residency does not depend on the split (preferredOnTie reads it).
+      t.blocksPerSM = estimate(g, p, t).blocksPerSM;
+      keepBestOverKSplits(
+          p, llvm::divideCeilSigned(p.k, blockK), o.kSplits, t,
+          [&](const GPUWgmmaTiling &c) { return estimate(g, p, c); }, found,
+          best, bestEstimate);
     }
   if (!found) {
     why = "no wgmma block and stage sizes fit the target's shared memory, "
           "registers and threads";
-    if (o.blockM || o.blockN || o.warpsM || o.stages)
+    if (o.blockM || o.blockN || o.warpsM || o.stages || o.kSplits)
       why += " with the given overrides";
     return false;
   }
@@ -201,6 +208,7 @@ bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
                                     llvm::divideCeilSigned(p.m, best.blockM));
   best.blocksPerSM = bestEstimate.blocksPerSM;
   best.estimatedCycles = bestEstimate.cycles;
+  best.reductionCycles = bestEstimate.reductionCycles;
   llvm::raw_string_ostream os(best.rationale);
   os << "block " << best.blockM << "x" << best.blockN << "x" << best.blockK
      << " with " << best.warpgroups << " warpgroup(s) of "
@@ -211,9 +219,10 @@ bool mlir::tessel::computeGPUWgmmaTiling(const GPUModelParams &g,
      << " shared memory, " << bestEstimate.blocksPerSM << " block(s)/SM; "
      << bestEstimate.blocks << " blocks in " << bestEstimate.waves
      << " wave(s) over " << g.smCount << " SMs, in groups of " << best.groupM
-     << " block rows; per k tile and SM: tensor cores "
-     << int64_t(bestEstimate.mmaCycles) << ", shared memory "
-     << int64_t(bestEstimate.smemCycles) << ", L2 "
+     << " block rows"
+     << describeKSplit(best.kSplits, best.reductionCycles, best.blockK, p)
+     << "; per k tile and SM: tensor cores " << int64_t(bestEstimate.mmaCycles)
+     << ", shared memory " << int64_t(bestEstimate.smemCycles) << ", L2 "
      << int64_t(bestEstimate.l2Cycles) << " cycles; estimated "
      << int64_t(bestEstimate.cycles) << " cycles";
   tiling = best;

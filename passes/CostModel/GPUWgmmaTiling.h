@@ -32,16 +32,26 @@ struct GPUWgmmaTiling {
   int64_t aStageBytes = 0, bStageBytes = 0, smemBytes = 0;
   int64_t accRegisters = 0, blocksPerSM = 0;
   double estimatedCycles = 0;
+  /// Split-k, as for the WMMA kernel (GPUMatmulTiling::kSplits).
+  int64_t kSplits = 1;
+  double reductionCycles = 0;
   std::string rationale;
 
   int64_t threads() const { return warpgroups * 128; }
   int64_t rowsPerWarpgroup() const { return blockM / warpgroups; }
 };
 
+/// The tie-break among equal estimates: fewer splits, the larger tile,
+/// then the residency, then the deepest ring that keeps it. The estimate
+/// sees latency only as an average; deeper rings absorb its spread, which
+/// TMA loads competing in L2 have.
+bool preferredOnTie(const GPUWgmmaTiling &candidate,
+                    const GPUWgmmaTiling &best);
+
 /// Chooses the sizes for an f16 x f16 -> f32 or i8 x i8 -> i32 product; `o`
-/// fixes blockM, blockN and stages where non-zero (warps-m fixes the
-/// warpgroups). False with `why` set when the target lacks a figure or nothing
-/// fits.
+/// fixes blockM, blockN, stages and the split of k where non-zero
+/// (warps-m fixes the warpgroups). False with `why` set when the target lacks a
+/// figure or nothing fits.
 bool computeGPUWgmmaTiling(const GPUModelParams &target,
                            const GPUMatmulProblem &problem,
                            const GPUMatmulOverrides &o, GPUWgmmaTiling &t,

@@ -128,6 +128,19 @@ struct KernelBuilder {
     return kTileBegin ? ix.add(kTileBegin, relative) : relative;
   }
 
+  /// Split `split` of `splits` takes ceil(kTiles / splits) k tiles from
+  /// split x that; the last ones fewer, or none (an override may ask for
+  /// more splits than there are k tiles).
+  void setKTileRange(Value split, int64_t kTiles, int64_t splits) {
+    int64_t perSplit = (kTiles + splits - 1) / splits;
+    kTileBegin = ix.mul(split, perSplit);
+    kTileEnd =
+        ix.max(kTileBegin, ix.min(ix.add(kTileBegin, perSplit), ix.c(kTiles)));
+  }
+
+  /// How many k tiles the block sums (kTileBegin set).
+  Value kTileCount() { return ix.sub(kTileEnd, kTileBegin); }
+
   /// Where element (row, col) of the operand is in its memref: the matrix
   /// itself, or for a convolution's patches the input element the im2col
   /// map names.
@@ -506,25 +519,21 @@ static KernelFrame beginKernel(RewriterBase &rewriter, Location loc,
                                                  rewriter.getI32Type(),
                                                  t.smemBytes);
   KernelFrame f;
-  // Split-k: blocks (batch, split) along z, split-major, so that z indexes
-  // the block's partial C.
-  f.launch = gpu::LaunchOp::create(rewriter, loc, host.c(numM * numN), one,
-                                   host.c(ops.batch * t.kSplits),
+  // Split-k: the split along y (the batch keeps z and its grid limit); the
+  // block writes partial C split * batch + batch index.
+  f.launch = gpu::LaunchOp::create(rewriter, loc, host.c(numM * numN),
+                                   host.c(t.kSplits), host.c(ops.batch),
                                    host.c(threads), one, one, smemBytes);
   rewriter.setInsertionPointToStart(&f.launch.getBody().front());
   IndexMath &ix = kb.ix;
   OpBuilder &b = rewriter;
   kb.tid = f.launch.getThreadIds().x;
-  Value z = f.launch.getBlockIds().z;
-  kb.batchIndex = z;
+  kb.batchIndex = f.launch.getBlockIds().z;
   if (t.kSplits > 1) {
-    kb.cBatchIndex = z;
-    kb.batchIndex = ops.batch > 1 ? ix.rem(z, ops.batch) : ix.c(0);
-    Value split = ops.batch > 1 ? ix.div(z, ops.batch) : z;
+    Value split = f.launch.getBlockIds().y;
+    kb.cBatchIndex = ix.add(ix.mul(split, ops.batch), kb.batchIndex);
     int64_t kTiles = (ops.k + t.blockK - 1) / t.blockK;
-    int64_t perSplit = (kTiles + t.kSplits - 1) / t.kSplits;
-    kb.kTileBegin = ix.mul(split, perSplit);
-    kb.kTileEnd = ix.min(ix.add(kb.kTileBegin, perSplit), ix.c(kTiles));
+    kb.setKTileRange(split, kTiles, t.kSplits);
   }
 
   // Block -> C tile, groupM block rows at a time (the blocks running
@@ -614,8 +623,7 @@ buildKLoop(KernelBuilder &kb, const KernelFrame &f, ValueRange acc,
   // with a compare instead of a division per iteration.
   SmallVector<Value> carried(acc);
   carried.push_back(ix.c(0));
-  Value count =
-      kb.kTileBegin ? ix.sub(kb.kTileEnd, kb.kTileBegin) : ix.c(kTiles);
+  Value count = kb.kTileBegin ? kb.kTileCount() : ix.c(kTiles);
   auto loop = scf::ForOp::create(b, loc, ix.c(0), count, ix.c(1), carried);
   {
     OpBuilder::InsertionGuard g(b);
@@ -1038,12 +1046,14 @@ Value encodeKMajorDescriptor(OpBuilder &b, Location loc, Value address) {
 }
 } // namespace
 
-gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
-    RewriterBase &rewriter, Location loc, const GPUMatmulOperands &ops,
-    const GPUWgmmaTiling &w) {
+gpu::LaunchOp
+mlir::tessel::buildGPUWgmmaMatmulKernel(RewriterBase &rewriter, Location loc,
+                                        const GPUMatmulOperands &given,
+                                        const GPUWgmmaTiling &w) {
   MLIRContext *ctx = rewriter.getContext();
   OpBuilder &b = rewriter;
   IndexMath host{rewriter, loc};
+  GPUMatmulOperands ops = kernelOperands(rewriter, loc, given, w.kSplits);
   Type inputType = cast<MemRefType>(ops.a.getType()).getElementType();
   Type accType = cast<MemRefType>(ops.c.getType()).getElementType();
   bool integer = inputType.isInteger(8);
@@ -1087,8 +1097,10 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
   Value one = host.c(1);
   Value smemBytes =
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), w.smemBytes);
-  auto launch = gpu::LaunchOp::create(b, loc, host.c(numM * numN), one, one,
-                                      host.c(w.threads()), one, one, smemBytes);
+  // Split-k: one block per split along y, as in beginKernel.
+  auto launch =
+      gpu::LaunchOp::create(b, loc, host.c(numM * numN), host.c(w.kSplits), one,
+                            host.c(w.threads()), one, one, smemBytes);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(&launch.getBody().front());
 
@@ -1103,6 +1115,17 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
   IndexMath &ix = kb.ix;
   kb.tid = launch.getThreadIds().x;
   kb.batchIndex = ix.c(0);
+  int64_t kTiles = (ops.k + w.blockK - 1) / w.blockK;
+  // The block's k tiles: all of them, or its split's [first, first +
+  // count) (count may be below the ring's depth, or none).
+  Value firstKTile, kTileCount;
+  if (w.kSplits > 1) {
+    Value split = launch.getBlockIds().y;
+    kb.cBatchIndex = split;
+    kb.setKTileRange(split, kTiles, w.kSplits);
+    firstKTile = kb.kTileBegin;
+    kTileCount = kb.kTileCount();
+  }
   Value pid = launch.getBlockIds().x;
   int64_t width = w.groupM * numN;
   Value firstM = ix.mul(ix.div(pid, width), w.groupM);
@@ -1160,7 +1183,6 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
   nvgpu::TmaPrefetchOp::create(b, loc, aMap, leader);
   nvgpu::TmaPrefetchOp::create(b, loc, bMap, leader);
 
-  int64_t kTiles = (ops.k + w.blockK - 1) / w.blockK;
   int64_t txBytes = (w.blockM + w.blockN) * kRowBytes;
   // TMA coordinates run innermost first: (column, row). B's boxes land
   // 8 KiB apart either way: 64 k rows of 64 columns (B as (k, n)), or 64 n
@@ -1183,8 +1205,13 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
           stage, Value(), predicate);
     }
   };
-  for (int64_t s = 0; s + 1 < w.stages && s < kTiles; ++s)
-    loadKTile(ix.c(s), ix.c(s), leader);
+  for (int64_t s = 0; s + 1 < w.stages && s < kTiles; ++s) {
+    if (firstKTile)
+      loadKTile(ix.c(s), ix.add(firstKTile, s),
+                ix.andi(leader, ix.lt(ix.c(s), kTileCount)));
+    else
+      loadKTile(ix.c(s), ix.c(s), leader);
+  }
 
   // Each warpgroup's rows of A, and all of B.
   int64_t rows = w.rowsPerWarpgroup();
@@ -1209,8 +1236,9 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
   int64_t numAccumulators = carried.size();
   carried.push_back(ix.c(0));
   carried.push_back(arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0));
-  auto loop =
-      scf::ForOp::create(b, loc, ix.c(0), ix.c(kTiles), ix.c(1), carried);
+  auto loop = scf::ForOp::create(b, loc, ix.c(0),
+                                 firstKTile ? kTileCount : ix.c(kTiles),
+                                 ix.c(1), carried);
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -1276,16 +1304,18 @@ gpu::LaunchOp mlir::tessel::buildGPUWgmmaMatmulKernel(
     // PTX would print as an invalid "@0" guard.
     if (kTiles > w.stages - 1) {
       Value ahead = ix.add(kt, w.stages - 1);
-      auto ifLoad =
-          scf::IfOp::create(b, loc, ix.andi(leader, ix.lt(ahead, kTiles)),
-                            /*withElseRegion=*/false);
+      Value inRange =
+          firstKTile ? ix.lt(ahead, kTileCount) : ix.lt(ahead, kTiles);
+      auto ifLoad = scf::IfOp::create(b, loc, ix.andi(leader, inRange),
+                                      /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(ifLoad.thenBlock());
       Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                             stage, ix.c(0));
       Value previous =
           ix.select(isFirst, ix.c(w.stages - 1), ix.add(stage, -1));
-      loadKTile(previous, ahead, Value());
+      loadKTile(previous, firstKTile ? ix.add(firstKTile, ahead) : ahead,
+                Value());
     }
     Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                          stage, ix.c(w.stages - 1));

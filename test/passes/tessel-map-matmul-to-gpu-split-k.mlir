@@ -3,7 +3,7 @@
 // shares each tile's k tiles among several blocks. Each block writes a
 // partial C; a second kernel adds the partials to the start value (the
 // fill's, or C's contents) and applies the epilogue. FORCED asks for three
-// splits everywhere.
+// splits everywhere. The split is the grid's y (the batch keeps z).
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu),canonicalize,cse)' | FileCheck %s
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{split-k=3}),canonicalize,cse)' 2>%t.forced.remarks | FileCheck %s --check-prefix=FORCED
 // RUN: FileCheck %s --check-prefix=FORCED-REMARK < %t.forced.remarks
@@ -23,13 +23,14 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvpt
 // CHECK-SAME: %[[BIAS:[a-z0-9]+]]: memref<1024xf32>, %[[OUT:[a-z0-9]+]]: memref<16x1024xf32>
 // CHECK-DAG: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : vector<4xf32>
 // CHECK-DAG: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<13x16x1024xf32>
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %[[Z:.*]]) in (%{{.*}} = %c8, %{{.*}} = %c1, %{{.*}} = %c13) threads({{.*}}) in (%{{.*}} = %c128,
-// CHECK: %[[FIRST:.*]] = arith.muli %[[Z]], %c5 : index
+// CHECK: gpu.launch blocks(%{{.*}}, %[[SPLIT:.*]], %{{.*}}) in (%{{.*}} = %c8, %{{.*}} = %c13, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c128,
+// CHECK: %[[FIRST:.*]] = arith.muli %[[SPLIT]], %c5 : index
 // CHECK: %[[PAST:.*]] = arith.addi %[[FIRST]], %c5 : index
-// CHECK: %[[END:.*]] = arith.minsi %[[PAST]], %c64 : index
+// CHECK: %[[LAST:.*]] = arith.minsi %[[PAST]], %c64 : index
+// CHECK: %[[END:.*]] = arith.maxsi %[[FIRST]], %[[LAST]] : index
 // CHECK: %[[COUNT:.*]] = arith.subi %[[END]], %[[FIRST]] : index
 // CHECK: scf.for %{{.*}} = %c0 to %[[COUNT]] step %c1
-// CHECK: vector.store %{{.*}}, %[[P]][%[[Z]], %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<13x16x1024xf32>, vector<4xf32>
+// CHECK: vector.store %{{.*}}, %[[P]][%[[SPLIT]], %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<13x16x1024xf32>, vector<4xf32>
 // CHECK: gpu.terminator
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c256,
 // CHECK: %[[FIRST_PARTIAL:.*]] = vector.load %[[P]][{{.*}}] {alignment = 16 : i64} : memref<13x16x1024xf32>, vector<4xf32>
@@ -49,7 +50,7 @@ func.func @linear_f32(%a: memref<16x2048xf32>, %b: memref<2048x1024xf32>, %bias:
   %zero = arith.constant 0.0 : f32
   %c = memref.alloc() : memref<16x1024xf32>
   linalg.fill ins(%one : f32) outs(%c : memref<16x1024xf32>)
-  // expected-remark @below {{matmul 16x1024x2048 (f32 x f32 -> f32) mapped to SIMT cores (f32 FMAs, no TF32 rounding): block 16x128x32 with 4x32 threads of 4x4 accumulators (~106 registers/thread); 2 stages (600 cycles of latency over 1 k tiles); 36.5 KiB shared memory, 4 block(s)/SM; 104 blocks in 1 wave(s) over 108 SMs, in groups of 1 block rows; k split 13 ways (5 of 64 k tiles per block; 832 KiB of partial sums, added by a second kernel, ~10776 cycles); per k tile and SM: FMA 1024, shared memory 784, L2 384 cycles; estimated 17115 cycles; C's fill folded into the accumulators; the elementwise op after it applied to the accumulators before the store}}
+  // expected-remark @below {{matmul 16x1024x2048 (f32 x f32 -> f32) mapped to SIMT cores (f32 FMAs, no TF32 rounding): block 16x128x32 with 4x32 threads of 4x4 accumulators (~106 registers/thread); 2 stages (600 cycles of latency over 1 k tiles); 36.5 KiB shared memory, 4 block(s)/SM; 104 blocks in 1 wave(s) over 108 SMs, in groups of 1 block rows; k split 13 ways (5 of 64 k tiles per block; 832 KiB of partial sums, added by a second kernel, ~10776 cycles); per k tile and SM: FMA 1024, shared memory 784, L2 384 cycles; estimated 17115 cycles; C's fill added by the reduction; the elementwise op after it applied to the accumulators before the store}}
   linalg.matmul ins(%a, %b : memref<16x2048xf32>, memref<2048x1024xf32>) outs(%c : memref<16x1024xf32>)
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
       ins(%c, %bias : memref<16x1024xf32>, memref<1024xf32>) outs(%out : memref<16x1024xf32>) {
@@ -97,7 +98,7 @@ func.func @linear_f16(%a: memref<8x4096xf16>, %b: memref<4096x1024xf16>, %c: mem
 // CHECK-COUNT-15: vector.load %[[P]]
 // CHECK: vector.store %{{.*}}, %[[C]][{{.*}}] {alignment = 16 : i64} : memref<32x96xi32>, vector<4xi32>
 func.func @accumulate_i8(%a: memref<32x4096xi8>, %b: memref<4096x96xi8>, %c: memref<32x96xi32>) {
-  // expected-remark @below {{matmul 32x96x4096 (i8 x i8 -> i32) mapped to tensor cores (WMMA m16n16k16): block 32x16x32 with 1x1 warps of 32x16 (2x1 16x16 accumulators, ~98 registers/thread); 5 stages (600 cycles of latency over 4 k tiles); 10 KiB shared memory, 16 block(s)/SM; 96 blocks in 1 wave(s) over 108 SMs, in groups of 1 block rows; k split 16 ways (8 of 128 k tiles per block; 192 KiB of partial sums, added by a second kernel, ~10640 cycles); per k tile and SM: tensor cores 32, shared memory 24 (1/1-way A/B bank conflicts), L2 32 cycles; estimated 13026 cycles; accumulates onto C}}
+  // expected-remark @below {{matmul 32x96x4096 (i8 x i8 -> i32) mapped to tensor cores (WMMA m16n16k16): block 32x16x32 with 1x1 warps of 32x16 (2x1 16x16 accumulators, ~98 registers/thread); 5 stages (600 cycles of latency over 4 k tiles); 10 KiB shared memory, 16 block(s)/SM; 96 blocks in 1 wave(s) over 108 SMs, in groups of 1 block rows; k split 16 ways (8 of 128 k tiles per block; 192 KiB of partial sums, added by a second kernel, ~10640 cycles); per k tile and SM: tensor cores 32, shared memory 24 (1/1-way A/B bank conflicts), L2 32 cycles; estimated 13026 cycles; the reduction accumulates onto C}}
   linalg.matmul ins(%a, %b : memref<32x4096xi8>, memref<4096x96xi8>) outs(%c : memref<32x96xi32>)
   return
 }
@@ -151,6 +152,39 @@ func.func @f16_accumulators(%a: memref<8x4096xf16>, %b: memref<4096x1024xf16>, %
   linalg.fill ins(%zero : f16) outs(%c : memref<8x1024xf16>)
   // expected-remark @below {{matmul 8x1024x4096 (f16 x f16 -> f16) mapped to tensor cores (WMMA m16n16k16): block 16x16x32 with 1x1 warps of 16x16 (1x1 16x16 accumulators, ~80 registers/thread); 5 stages (600 cycles of latency over 4 k tiles); 12.5 KiB shared memory, 13 block(s)/SM; 64 blocks in 1 wave(s) over 108 SMs, in groups of 1 block rows; per k tile}}
   linalg.matmul ins(%a, %b : memref<8x4096xf16>, memref<4096x1024xf16>) outs(%c : memref<8x1024xf16>)
+  return
+}
+}
+
+// -----
+
+// Hopper: the wgmma kernel splits too. An 8x4096x4096 f16 layer takes
+// 64x256 blocks split 8 ways (128 blocks on 132 SMs; unsplit, 64x64 blocks
+// would give 64): the split is the grid's y, each block's TMA loads start
+// at its split's first k tile (split x 8 x 64 elements), and the ring's
+// prologue loads only the k tiles the split has.
+
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_90a", features = "+ptx83", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 132, smem_per_block = 232448, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 2048, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 700, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32"]>} {
+// CHECK-LABEL: func.func @linear_wgmma(
+// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x8x4096xf32>
+// CHECK: gpu.launch blocks(%{{.*}}, %[[SPLIT:.*]], %{{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c8, %{{.*}} = %c1)
+// CHECK: %[[FIRST:.*]] = arith.muli %[[SPLIT]], %c8 : index
+// CHECK: %[[HAS:.*]] = arith.cmpi sgt, %[[COUNT:.*]], %c0 : index
+// CHECK: %[[LOAD:.*]] = arith.andi %{{.*}}, %[[HAS]] : i1
+// CHECK: %[[K0:.*]] = arith.muli %[[SPLIT]], %c512 : index
+// CHECK: nvgpu.tma.async.load %{{.*}}[%[[K0]], %{{.*}}], %{{.*}}[%c0] to %{{.*}}, predicate = %[[LOAD]]
+// CHECK: scf.for %{{.*}} = %c0 to %[[COUNT]] step %c1
+// CHECK: nvgpu.warpgroup.mma
+// CHECK: vector.store %{{.*}}, %[[P]][%[[SPLIT]], %{{.*}}, %{{.*}}]
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c32,
+// CHECK-COUNT-8: vector.load %[[P]]
+// CHECK: vector.store %{{.*}} : memref<8x4096xf32>, vector<4xf32>
+// CHECK: memref.dealloc %[[P]]
+func.func @linear_wgmma(%a: memref<8x4096xf16>, %b: memref<4096x4096xf16>, %c: memref<8x4096xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x4096xf32>)
+  // expected-remark @below {{matmul 8x4096x4096 (f16 x f16 -> f32) mapped to tensor cores (wgmma m64n256k16 on TMA-loaded tiles): block 64x256x64 with 1 warpgroup(s) of 64x256 (~128 accumulator registers/thread); 2 TMA stages (700 cycles of latency over 1 k tiles); 81 KiB shared memory, 2 block(s)/SM; 128 blocks in 1 wave(s) over 132 SMs, in groups of 1 block rows; k split 8 ways (8 of 64 k tiles per block; 1 MiB of partial sums, added by a second kernel, ~10886 cycles); per k tile and SM: tensor cores 512, shared memory 640, L2 853 cycles; estimated 21314 cycles; C's fill added by the reduction}}
+  linalg.matmul ins(%a, %b : memref<8x4096xf16>, memref<4096x4096xf16>) outs(%c : memref<8x4096xf32>)
   return
 }
 }
