@@ -610,6 +610,7 @@ struct MapMatmulToGPUPass
         foldFill ? precedingFill(op, ops.c) : linalg::FillOp();
     if (fill)
       ops.init = fill.value();
+    problem.accumulatesOntoC = !fill;
     // Hopper: wgmma on TMA-loaded tiles where the product has its form. It
     // is chosen first so that the overrides size the kernel that is built.
     GPUWgmmaTiling wgmmaTiling;

@@ -149,7 +149,9 @@ double mlir::tessel::estimateSplitKReductionCycles(const GPUModelParams &g,
   bool inL2 = g.l2Bytes > 0 && partials <= double(g.l2Bytes) / 2;
   int64_t perSM = !inL2 && g.dramBytesPerCycle > 0 ? g.dramBytesPerCycle
                                                    : g.l2BytesPerCycle;
-  return (partials + cBytes) / double(std::max<int64_t>(1, perSM * g.smCount)) +
+  double cPasses = p.accumulatesOntoC ? 2 : 1;
+  return (partials + cPasses * cBytes) /
+             double(std::max<int64_t>(1, perSM * g.smCount)) +
          double(g.memoryLatency) + kGPUExtraKernelCycles;
 }
 

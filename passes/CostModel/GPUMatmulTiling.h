@@ -101,6 +101,9 @@ struct GPUMatmulProblem {
   /// A's (B's) rows are not aligned for cp.async: each thread loads its
   /// 16-byte pieces element by element.
   bool aSynchronous = false, bSynchronous = false;
+  /// The product adds onto C's contents (no fill to start from): a split-k
+  /// reduction reads C once more.
+  bool accumulatesOntoC = false;
 };
 
 /// A shared-memory tile: `rows` rows of `cols` elements, each row padded to
@@ -181,10 +184,11 @@ llvm::SmallVector<int64_t> kSplitCandidates(const GPUMatmulProblem &problem,
 /// accumulators other than 4 bytes); empty when it can.
 std::string whyNoKSplit(const GPUMatmulProblem &problem, int64_t splits);
 
-/// The split-k reduction kernel: it reads `splits` partial C's and writes C
-/// once, at L2's rate where the partials fit in half of L2 (they were just
-/// written), at the device-memory rate otherwise; plus one memory latency
-/// and kGPUExtraKernelCycles for its launch.
+/// The split-k reduction kernel: it reads `splits` partial C's (and C, when
+/// the product accumulates onto it) and writes C once, at L2's rate where the
+/// partials fit in half of L2 (they were just written), at the device-memory
+/// rate otherwise; plus one memory latency and kGPUExtraKernelCycles for its
+/// launch.
 double estimateSplitKReductionCycles(const GPUModelParams &target,
                                      const GPUMatmulProblem &problem,
                                      int64_t splits);

@@ -98,7 +98,7 @@ func.func @linear_f16(%a: memref<8x4096xf16>, %b: memref<4096x1024xf16>, %c: mem
 // CHECK-COUNT-15: vector.load %[[P]]
 // CHECK: vector.store %{{.*}}, %[[C]][{{.*}}] {alignment = 16 : i64} : memref<32x96xi32>, vector<4xi32>
 func.func @accumulate_i8(%a: memref<32x4096xi8>, %b: memref<4096x96xi8>, %c: memref<32x96xi32>) {
-  // expected-remark @below {{matmul 32x96x4096 (i8 x i8 -> i32) mapped to tensor cores (WMMA m16n16k16): block 32x16x32 with 1x1 warps of 32x16 (2x1 16x16 accumulators, ~98 registers/thread); 5 stages (600 cycles of latency over 4 k tiles); 10 KiB shared memory, 16 block(s)/SM; 96 blocks in 1 wave(s) over 108 SMs, in groups of 1 block rows; k split 16 ways (8 of 128 k tiles per block; 192 KiB of partial sums, added by a second kernel, ~10640 cycles); per k tile and SM: tensor cores 32, shared memory 24 (1/1-way A/B bank conflicts), L2 32 cycles; estimated 13026 cycles; the reduction accumulates onto C}}
+  // expected-remark @below {{matmul 32x96x4096 (i8 x i8 -> i32) mapped to tensor cores (WMMA m16n16k16): block 32x16x32 with 1x1 warps of 32x16 (2x1 16x16 accumulators, ~98 registers/thread); 5 stages (600 cycles of latency over 4 k tiles); 10 KiB shared memory, 16 block(s)/SM; 96 blocks in 1 wave(s) over 108 SMs, in groups of 1 block rows; k split 16 ways (8 of 128 k tiles per block; 192 KiB of partial sums, added by a second kernel, ~10642 cycles); per k tile and SM: tensor cores 32, shared memory 24 (1/1-way A/B bank conflicts), L2 32 cycles; estimated 13029 cycles; the reduction accumulates onto C}}
   linalg.matmul ins(%a, %b : memref<32x4096xi8>, memref<4096x96xi8>) outs(%c : memref<32x96xi32>)
   return
 }
