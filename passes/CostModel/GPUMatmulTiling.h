@@ -180,8 +180,9 @@ llvm::SmallVector<int64_t> kSplitCandidates(const GPUMatmulProblem &problem,
                                             int64_t kTiles,
                                             int64_t overrideSplits);
 
-/// Why `problem` cannot be split `splits` ways (below 1, or above 1 with
-/// accumulators other than 4 bytes); empty when it can.
+/// Why `problem` cannot be split `splits` ways (below 1, above the grid's
+/// y limit, or above 1 with accumulators other than 4 bytes); empty when it
+/// can.
 std::string whyNoKSplit(const GPUMatmulProblem &problem, int64_t splits);
 
 /// The split-k reduction kernel: it reads `splits` partial C's (and C, when
@@ -235,7 +236,7 @@ bool computeGPUMatmulTiling(const GPUModelParams &target,
 /// Scores `candidate` at each split count kSplitCandidates gives for
 /// `kTiles` k tiles, and keeps the ones that beat the best so far (`best`,
 /// its estimate `bestEstimate`; `found` once there is one). Shared by the
-/// WMMA and SIMT models, whose estimates differ but rank alike.
+/// WMMA, SIMT and wgmma models, whose estimates differ but rank alike.
 template <typename Tiling, typename Estimate, typename EstimateFn>
 void keepBestOverKSplits(const GPUMatmulProblem &problem, int64_t kTiles,
                          int64_t overrideSplits, Tiling candidate,
