@@ -41,6 +41,7 @@ struct AttachTargetPass
     override(desc.maxThreadsPerBlock, maxThreadsPerBlock);
     override(desc.mmaFmaPerCycle, mmaFmaPerCycle);
     override(desc.simtFmaPerCycle, simtFmaPerCycle);
+    override(desc.simtF64FmaPerCycle, simtF64FmaPerCycle);
     override(desc.smemBytesPerCycle, smemBytesPerCycle);
     override(desc.l2BytesPerCycle, l2BytesPerCycle);
     override(desc.dramBytesPerCycle, dramBytesPerCycle);
@@ -83,6 +84,7 @@ struct AttachTargetPass
         {"max-threads-per-block", maxThreadsPerBlock},
         {"mma-fma-per-cycle", mmaFmaPerCycle},
         {"simt-fma-per-cycle", simtFmaPerCycle},
+        {"simt-f64-fma-per-cycle", simtF64FmaPerCycle},
         {"smem-bytes-per-cycle", smemBytesPerCycle},
         {"l2-bytes-per-cycle", l2BytesPerCycle},
         {"dram-bytes-per-cycle", dramBytesPerCycle},

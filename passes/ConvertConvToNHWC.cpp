@@ -124,7 +124,14 @@ static std::string whyNotConverted(linalg::Conv2DNchwFchwOp conv,
   estimate.transposedBytes = transposedBytes(conv);
   estimate.transposeCycles =
       estimateGPUTransposeTrafficCycles(params, estimate.transposedBytes);
-  estimate.directCycles = lowerBoundGPUDirectConvCycles(params, m * n, k);
+  // The SIMT rates are f32's and f64's; f16 and i8 loop nests may use
+  // packed forms (HFMA2, DP4A) faster than f32's, so no rate bounds them.
+  Type element = input.getElementType();
+  int64_t fmaPerCycle = element.isF64()   ? params.simtF64FmaPerCycle
+                        : element.isF32() ? params.simtFmaPerCycle
+                                          : 0;
+  estimate.directCycles =
+      lowerBoundGPUDirectConvCycles(params, m * n, k, fmaPerCycle);
   if (estimate.nhwcCycles() >= estimate.directCycles)
     return "an NHWC form on " + estimate.kernel.unit +
            " is estimated no faster: " + nhwcCosts(estimate);

@@ -553,8 +553,10 @@ struct MapMatmulToGPUPass
     int64_t inputBytes = match.inputType.getIntOrFloatBitWidth() / 8;
     int64_t accBytes = match.accType.getIntOrFloatBitWidth() / 8;
     // f32 products run on the SIMT cores: tensor cores would round the
-    // inputs to TF32, which the program did not ask for.
-    bool simt = match.inputType.isF32() && match.accType.isF32();
+    // inputs to TF32, which the program did not ask for. f64 ones too:
+    // their tensor-core form (DMMA, mma.sync m8n8k4) is not emitted.
+    bool f64 = match.inputType.isF64() && match.accType.isF64();
+    bool simt = (match.inputType.isF32() && match.accType.isF32()) || f64;
     if (match.inputType.isBF16())
       return decline("gpu.subgroup_mma (WMMA) has no bf16 fragments in MLIR "
                      "22");
@@ -629,9 +631,11 @@ struct MapMatmulToGPUPass
     GPUSimtMatmulTiling simtTiling;
     if (simt && !computeGPUSimtMatmulTiling(params, problem, overrides,
                                             simtTiling, why))
-      return decline("f32 inputs would be rounded to TF32 by tensor cores, "
-                     "and no SIMT kernel fits: " +
-                     why);
+      return decline((f64 ? "f64 has no tensor-core kernel here (DMMA is not "
+                            "emitted)"
+                          : "f32 inputs would be rounded to TF32 by tensor "
+                            "cores") +
+                     Twine(", and no SIMT kernel fits: ") + why);
     bool wmma =
         !simt && (!wgmma || transposeB) &&
         computeGPUMatmulTiling(params, mma, problem, overrides, tiling, why);
@@ -720,7 +724,7 @@ struct MapMatmulToGPUPass
     std::string unit = "tensor cores";
     if (simt) {
       unit = "SIMT cores";
-      mmaName = "f32 FMAs, no TF32 rounding";
+      mmaName = f64 ? "f64 FMAs" : "f32 FMAs, no TF32 rounding";
       rationale = simtTiling.rationale;
     }
     if (wgmma) {

@@ -75,6 +75,8 @@ def AttachTargetPass : Pass<"tessel-attach-target", "::mlir::ModuleOp"> {
            "Override the 16-bit tensor-core FMAs per cycle per SM (0: keep)">,
     Option<"simtFmaPerCycle", "simt-fma-per-cycle", "int64_t", "0",
            "Override the f32 FMAs per cycle per SM on the SIMT cores (0: keep)">,
+    Option<"simtF64FmaPerCycle", "simt-f64-fma-per-cycle", "int64_t", "0",
+           "Override the f64 FMAs per cycle per SM on the SIMT cores (0: keep)">,
     Option<"smemBytesPerCycle", "smem-bytes-per-cycle", "int64_t", "0",
            "Override the shared-memory bytes per cycle per SM (0: keep)">,
     Option<"l2BytesPerCycle", "l2-bytes-per-cycle", "int64_t", "0",
@@ -481,7 +483,8 @@ def ConvertConvToNHWCPass
     PyTorch's convolutions arrive as `linalg.conv_2d_nchw_fchw`, while
     `tessel-map-matmul-to-gpu` maps convolutions as NHWC implicit GEMMs
     (`linalg.conv_2d_nhwc_hwcf`, whose 16-byte copies run along the
-    channels): on tensor cores for f16 and i8, on the SIMT cores for f32.
+    channels): on tensor cores for f16 and i8, on the SIMT cores for f32
+    and f64.
     Without this pass an NCHW convolution becomes the direct loop nest on
     the GPU. On tensors, each static NCHW convolution for which that pass
     would build a kernel, and for which CostModel/GPUConvLayout estimates
@@ -583,7 +586,7 @@ def ConvertCopyToLinalgPass
 
 def MapMatmulToGPUPass
     : Pass<"tessel-map-matmul-to-gpu", "::mlir::func::FuncOp"> {
-  let summary = "Map matmuls on memrefs to tensor-core (f32: SIMT) GPU kernels";
+  let summary = "Map matmuls on memrefs to tensor-core (f32, f64: SIMT) GPU kernels";
   let description = [{
     Replaces each matmul-like contraction on memrefs (`linalg.matmul`,
     `linalg.batch_matmul`, or a `linalg.generic` with their maps; A and B
@@ -614,11 +617,14 @@ def MapMatmulToGPUPass
     threadsN` threads each accumulating a `threadM x threadN` tile of C by
     multiply-adds (`contract`: fma.rn.f32) from 16-byte shared-memory reads (sizes from the
     GPUSimtMatmulTiling model, which needs the target's
-    `simt_fma_per_cycle`; `warps-m x warps-n` fixes its warps).
+    `simt_fma_per_cycle`; `warps-m x warps-n` fixes its warps). f64 x f64
+    -> f64 products take the same form with two values per read and
+    fma.rn.f64, at `simt_f64_fma_per_cycle` (their tensor-core form, DMMA,
+    is not emitted).
 
     Products with few C tiles and a long k (a linear layer at a small
     batch, a late convolution at batch 1) would leave most SMs idle: with
-    f32 or i32 accumulators the model may split k among several blocks per
+    f32, i32 or f64 accumulators the model may split k among several blocks per
     tile (split-k). Each writes a partial C to a workspace, and a second,
     elementwise kernel adds the partials to the start value (the fill's,
     or C's contents) and applies the epilogue; the estimate counts its
@@ -629,8 +635,8 @@ def MapMatmulToGPUPass
     throughput, memory latency). A `linalg.fill` of C right before the
     matmul becomes the accumulators' start value. A remark gives the sizes
     and why, or why a contraction is not mapped (bf16, unaligned rows,
-    dynamic sizes, no target shape, f32 on a target without its SIMT
-    rate).
+    dynamic sizes, no target shape, f32 or f64 on a target without its
+    SIMT rate).
 
     Before:
 
@@ -683,7 +689,7 @@ def MapMatmulToGPUPass
     Option<"splitK", "split-k", "int64_t", "0",
            "Blocks per C tile, each summing a share of the k tiles into a "
            "partial C that a second kernel adds up (0: the model's choice; "
-           "1: no split; only 4-byte accumulators)">,
+           "1: no split; only accumulators of 4 bytes or more)">,
     Option<"foldFill", "fold-fill", "bool", "true",
            "Start the accumulators from a preceding linalg.fill of C instead "
            "of loading C">,

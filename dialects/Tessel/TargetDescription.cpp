@@ -27,9 +27,9 @@ TargetDescription::toAttr(MLIRContext *ctx,
       emitError, ctx, StringRef(kind), StringRef(triple), StringRef(chip),
       StringRef(features), vectorBits, vectorRegisters, cacheLine, l1, l2, l3,
       cores, smCount, smemPerBlock, registersPerBlock, warpSize,
-      maxThreadsPerBlock, mmaFmaPerCycle, simtFmaPerCycle, smemBytesPerCycle,
-      l2BytesPerCycle, dramBytesPerCycle, memoryLatency, stridePrefetch,
-      mmaAttr);
+      maxThreadsPerBlock, mmaFmaPerCycle, simtFmaPerCycle, simtF64FmaPerCycle,
+      smemBytesPerCycle, l2BytesPerCycle, dramBytesPerCycle, memoryLatency,
+      stridePrefetch, mmaAttr);
 }
 
 /// Reads a small sysfs file; empty when absent.
@@ -138,10 +138,11 @@ struct GPUPreset {
   int64_t smCount, smemPerBlock, registersPerBlock, warpSize, maxThreads,
       cacheLine, l1, l2;
   /// Per SM and cycle: dense 16-bit tensor-core FMAs (peak TFLOPS / SMs /
-  /// boost clock / 2), f32 FMAs on the SIMT cores, shared-memory bytes, L2
-  /// bytes, device-memory bytes; and device memory latency in cycles.
-  int64_t mmaFmaPerCycle, simtFmaPerCycle, smemBytesPerCycle, l2BytesPerCycle,
-      dramBytesPerCycle, memoryLatency;
+  /// boost clock / 2), f32 and f64 FMAs on the SIMT cores, shared-memory
+  /// bytes, L2 bytes, device-memory bytes; and device memory latency in
+  /// cycles.
+  int64_t mmaFmaPerCycle, simtFmaPerCycle, simtF64FmaPerCycle,
+      smemBytesPerCycle, l2BytesPerCycle, dramBytesPerCycle, memoryLatency;
   const char *mma; // comma-separated
 };
 } // namespace
@@ -153,7 +154,10 @@ struct GPUPreset {
 // GA102/AD102 with 16-bit accumulation: 512). SIMT f32 FMAs are the FP32
 // lanes per SM: 64 on GA100, 128 on GA102, AD102 and GH100; 64 per CU on
 // CDNA2/3 (packed f32 and RDNA3's dual issue, which would double it, are
-// not emitted here). Shared memory is 32 banks of
+// not emitted here). SIMT f64 FMAs are the FP64 peak without tensor cores
+// / SMs / clock / 2: A100 9.7 TFLOPS: 32; H100 SXM 34 TFLOPS: 64;
+// GA102/AD102 run f64 at 1/64 of f32: 2; MI210 and MI300X 64 per CU
+// (vector f64 at f32's rate); RDNA3 4. Shared memory is 32 banks of
 // 4 bytes per cycle. L2: A100's whitepaper gives 5120 B/clk for 108 SMs
 // (47 per SM); no such figure is published for the other chips, which keep
 // 48 (NVIDIA) or 64 (AMD, 128 B/clk per channel) until a GPU session measures
@@ -163,47 +167,50 @@ struct GPUPreset {
 // 9; MI300X 5.3 TB/s: 8; RX 7900 XTX 960 GB/s: 4). Memory latency is a round
 // figure for a DRAM load (microbenchmarks put A100 near 500-600 cycles); the
 // models only use it to decide how many copies to keep in flight.
+// One row per chip, in GPUPreset's field order.
+// clang-format off
 static const GPUPreset kGPUPresets[] = {
     {"nvgpu", "sm_80", "nvptx64-nvidia-cuda", "+ptx70", 108, 166912, 65536, 32,
-     1024, 128, 28 * 1024, 40 * 1024 * 1024, 1024, 64, 128, 48, 10, 600,
+     1024, 128, 28 * 1024, 40 * 1024 * 1024, 1024, 64, 32, 128, 48, 10, 600,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
      "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32"},
     {"nvgpu", "sm_86", "nvptx64-nvidia-cuda", "+ptx71", 84, 101376, 65536, 32,
-     1024, 128, 28 * 1024, 6 * 1024 * 1024, 512, 128, 128, 48, 7, 600,
+     1024, 128, 28 * 1024, 6 * 1024 * 1024, 512, 128, 2, 128, 48, 7, 600,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
      "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32"},
     {"nvgpu", "sm_89", "nvptx64-nvidia-cuda", "+ptx78", 128, 101376, 65536, 32,
-     1024, 128, 28 * 1024, 72 * 1024 * 1024, 512, 128, 128, 48, 3, 600,
+     1024, 128, 28 * 1024, 72 * 1024 * 1024, 512, 128, 2, 128, 48, 3, 600,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
      "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32"},
     {"nvgpu", "sm_90", "nvptx64-nvidia-cuda", "+ptx80", 132, 232448, 65536, 32,
-     1024, 128, 28 * 1024, 50 * 1024 * 1024, 2048, 128, 128, 48, 14, 700,
+     1024, 128, 28 * 1024, 50 * 1024 * 1024, 2048, 128, 64, 128, 48, 14, 700,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
      "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32"},
     // PTX ISA 8.3 (CUDA 12.3 drivers and later): the wgmma kernels acquire
     // their tensor maps with fence.proxy.tensormap.
     {"nvgpu", "sm_90a", "nvptx64-nvidia-cuda", "+ptx83", 132, 232448, 65536, 32,
-     1024, 128, 28 * 1024, 50 * 1024 * 1024, 2048, 128, 128, 48, 14, 700,
+     1024, 128, 28 * 1024, 50 * 1024 * 1024, 2048, 128, 64, 128, 48, 14, 700,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
      "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32,"
      "wgmma.m64nNk16:f16xf16->f32,wgmma.m64nNk32:i8xi8->i32"},
     {"amdgpu", "gfx90a", "amdgcn-amd-amdhsa", "", 104, 65536, 131072, 64, 1024,
-     128, 16 * 1024, 8 * 1024 * 1024, 512, 64, 128, 64, 9, 700,
+     128, 16 * 1024, 8 * 1024 * 1024, 512, 64, 64, 128, 64, 9, 700,
      "mfma.32x32x8:f16xf16->f32,mfma.16x16x16:f16xf16->f32,"
      "mfma.32x32x16:i8xi8->i32"},
     {"amdgpu", "gfx942", "amdgcn-amd-amdhsa", "", 304, 65536, 131072, 64, 1024,
-     128, 32 * 1024, 4 * 1024 * 1024, 1024, 64, 128, 64, 8, 700,
+     128, 32 * 1024, 4 * 1024 * 1024, 1024, 64, 64, 128, 64, 8, 700,
      "mfma.32x32x8:f16xf16->f32,mfma.16x16x16:f16xf16->f32,"
      "mfma.32x32x16:i8xi8->i32"},
     {"amdgpu", "gfx1100", "amdgcn-amd-amdhsa", "", 96, 65536, 65536, 32, 1024,
-     128, 32 * 1024, 6 * 1024 * 1024, 256, 64, 128, 64, 4, 600,
+     128, 32 * 1024, 6 * 1024 * 1024, 256, 64, 4, 128, 64, 4, 600,
      "wmma.16x16x16:f16xf16->f32"},
 };
+// clang-format on
 
 FailureOr<TargetDescription>
 mlir::tessel::getTargetPreset(StringRef kind, StringRef chip,
@@ -245,6 +252,7 @@ mlir::tessel::getTargetPreset(StringRef kind, StringRef chip,
     desc.l2 = preset.l2;
     desc.mmaFmaPerCycle = preset.mmaFmaPerCycle;
     desc.simtFmaPerCycle = preset.simtFmaPerCycle;
+    desc.simtF64FmaPerCycle = preset.simtF64FmaPerCycle;
     desc.smemBytesPerCycle = preset.smemBytesPerCycle;
     desc.l2BytesPerCycle = preset.l2BytesPerCycle;
     desc.dramBytesPerCycle = preset.dramBytesPerCycle;

@@ -42,7 +42,7 @@ def Tessel_TargetAttr : AttrDef<Tessel_Dialect, "Target"> {
     instruction shapes as `"mMnNkK:AxB->C"` strings. The throughputs are per
     SM (CU) and cycle: `mma_fma_per_cycle` dense 16-bit tensor-core
     multiply-adds, `simt_fma_per_cycle` f32 multiply-adds on the ordinary
-    (SIMT) cores, `smem_bytes_per_cycle` shared memory (LDS) bandwidth,
+    (SIMT) cores, `simt_f64_fma_per_cycle` f64 ones, `smem_bytes_per_cycle` shared memory (LDS) bandwidth,
     `l2_bytes_per_cycle` the SM's share of the L2 bandwidth,
     `dram_bytes_per_cycle` its share of the device-memory (HBM/GDDR)
     bandwidth; `memory_latency` is the cycles a global load takes from
@@ -81,6 +81,7 @@ def Tessel_TargetAttr : AttrDef<Tessel_Dialect, "Target"> {
     DefaultValuedParameter<"int64_t", "0", "max threads per block">:$max_threads_per_block,
     DefaultValuedParameter<"int64_t", "0", "16-bit tensor-core FMAs per cycle per SM">:$mma_fma_per_cycle,
     DefaultValuedParameter<"int64_t", "0", "f32 FMAs per cycle per SM on the SIMT cores">:$simt_fma_per_cycle,
+    DefaultValuedParameter<"int64_t", "0", "f64 FMAs per cycle per SM on the SIMT cores">:$simt_f64_fma_per_cycle,
     DefaultValuedParameter<"int64_t", "0", "shared memory bytes per cycle per SM">:$smem_bytes_per_cycle,
     DefaultValuedParameter<"int64_t", "0", "L2 bytes per cycle per SM">:$l2_bytes_per_cycle,
     DefaultValuedParameter<"int64_t", "0", "device-memory bytes per cycle per SM">:$dram_bytes_per_cycle,

@@ -16,7 +16,8 @@ static constexpr int64_t kResidentBlocksOfMaxSize = 2;
 
 double mlir::tessel::lowerBoundGPUDirectConvCycles(const GPUModelParams &g,
                                                    int64_t outputs,
-                                                   int64_t reduction) {
+                                                   int64_t reduction,
+                                                   int64_t fmaPerCycle) {
   int64_t sms = std::max<int64_t>(1, g.smCount);
   int64_t warp = std::max<int64_t>(1, g.warpSize);
   // Each warp-wide multiply-add reads at least one wavefront of the input
@@ -36,7 +37,12 @@ double mlir::tessel::lowerBoundGPUDirectConvCycles(const GPUModelParams &g,
       double(std::max<int64_t>(
           kDependentFmaCycles,
           llvm::divideCeilSigned(std::max<int64_t>(outputs, 1), resident)));
-  return std::max(l1Cycles, chainCycles) + double(g.memoryLatency);
+  // Where the element type's multiply-adds are slower than L1's bound
+  // (f64 on GPUs without full-rate f64: 2 per cycle and SM on sm_86).
+  double fmaCycles = fmaPerCycle > 0 ? double(outputs) * double(reduction) /
+                                           (double(fmaPerCycle) * double(sms))
+                                     : 0.0;
+  return std::max({l1Cycles, chainCycles, fmaCycles}) + double(g.memoryLatency);
 }
 
 double mlir::tessel::estimateGPUTransposeTrafficCycles(const GPUModelParams &g,

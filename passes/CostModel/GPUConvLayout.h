@@ -21,13 +21,16 @@ namespace mlir::tessel {
 /// outputs of a `reduction`-long sum each (the implicit GEMM's m x n and
 /// k): the larger of L1's bound (a warp's multiply-add reads a 128-byte
 /// wavefront of the input at least) and the chains of dependent
-/// multiply-adds, per wave of resident threads, plus one memory latency.
-/// The chains hold for any number of outputs per thread (the untiled path
-/// may give a thread several adjacent columns). A bound, not an estimate:
-/// the loop nest only does worse, so the conversion is never chosen on an
-/// optimistic reading of the NHWC side alone.
+/// multiply-adds, per wave of resident threads, and the multiply-adds
+/// themselves at `fmaPerCycle` per SM (the SIMT cores' rate for the
+/// element type; 0 when unknown), plus one memory latency. The chains hold for
+/// any number of outputs per thread (the untiled path may give a thread several
+/// adjacent columns). A bound, not an estimate: the loop nest only does worse,
+/// so the conversion is never chosen on an optimistic reading of the NHWC side
+/// alone.
 double lowerBoundGPUDirectConvCycles(const GPUModelParams &target,
-                                     int64_t outputs, int64_t reduction);
+                                     int64_t outputs, int64_t reduction,
+                                     int64_t fmaPerCycle);
 
 /// Cycles transposes take to move `bytes` (reads and writes together) at
 /// the device-memory rate (L2's without it); estimateGPUTransposeCycles

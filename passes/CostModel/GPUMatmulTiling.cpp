@@ -116,8 +116,9 @@ std::string mlir::tessel::whyNoKSplit(const GPUMatmulProblem &p,
   if (splits > kGPUMaxGridY)
     return "split-k must be at most " + std::to_string(kGPUMaxGridY) +
            " (the grid's y limit)";
-  if (splits > 1 && p.accBytes != 4)
-    return "split-k needs 4-byte accumulators (f32, i32): partial sums of " +
+  if (splits > 1 && p.accBytes < 4)
+    return "split-k needs accumulators of 4 bytes or more (f32, i32, f64): "
+           "partial sums of " +
            std::to_string(p.accBytes) + "-byte ones would be rounded";
   return {};
 }
@@ -132,7 +133,7 @@ mlir::tessel::kSplitCandidates(const GPUMatmulProblem &p, int64_t kTiles,
                ? llvm::SmallVector<int64_t>{overrideSplits}
                : llvm::SmallVector<int64_t>{};
   llvm::SmallVector<int64_t> splits = {1};
-  if (p.accBytes != 4)
+  if (p.accBytes < 4)
     return splits;
   for (int64_t s = 2; s <= std::min(kGPUMaxKSplits, kTiles); ++s)
     if (ceilDiv(kTiles, s) * (s - 1) < kTiles)

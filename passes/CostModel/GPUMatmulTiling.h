@@ -47,8 +47,8 @@ struct GPUModelParams {
   int64_t smCount = 0, smemPerBlock = 0, registersPerBlock = 0, warpSize = 0,
           maxThreadsPerBlock = 0;
   /// Per SM and cycle.
-  int64_t mmaFmaPerCycle = 0, simtFmaPerCycle = 0, smemBytesPerCycle = 0,
-          l2BytesPerCycle = 0;
+  int64_t mmaFmaPerCycle = 0, simtFmaPerCycle = 0, simtF64FmaPerCycle = 0,
+          smemBytesPerCycle = 0, l2BytesPerCycle = 0;
   /// The SM's share of device-memory bandwidth; 0 when the target lacks it.
   int64_t dramBytesPerCycle = 0;
   int64_t memoryLatency = 0;
@@ -66,9 +66,9 @@ inline constexpr double kGPUExtraKernelCycles = 10000;
 /// Split-k: a C tile's k tiles shared out among `kSplits` blocks, each
 /// writing its partial sums to a workspace that a second kernel adds up
 /// (and applies the start value, C's contents and the epilogue to). Only
-/// for 4-byte accumulators (f32, i32): the partials keep the accumulators'
-/// precision, where f16 partials would round each sum. The models try
-/// 1 to kGPUMaxKSplits ways.
+/// for accumulators of 4 bytes or more (f32, i32, f64): the partials keep
+/// the accumulators' precision, where f16 partials would round each sum. The
+/// models try 1 to kGPUMaxKSplits ways.
 inline constexpr int64_t kGPUMaxKSplits = 16;
 /// The largest grid y (CUDA, and HIP's limit is larger).
 inline constexpr int64_t kGPUMaxGridY = 65535;

@@ -1,22 +1,27 @@
-//===- GPUSimtMatmulTiling.cpp - Sizes for f32 matmul on SIMT cores -------===//
+//===- GPUSimtMatmulTiling.cpp - Sizes for f32/f64 matmul on SIMT cores ---===//
 //
 // The same shape of estimate as GPUMatmulTiling's, with the tensor cores
-// replaced by the SM's f32 lanes:
+// replaced by the SM's f32 (or f64) lanes:
 //
 //   per k tile and SM: max(FMA cycles, shared-memory cycles, L2 cycles),
 //   at least memoryLatency / (stages - 1);
 //   block: k tiles x that + one latency + the epilogue;
 //   kernel: waves of (SMs x resident blocks) x block.
 //
-// What decides an f32 kernel is how many shared-memory reads feed each
-// FMA. A thread reads its threadM values of A and threadN of B for four k
-// steps at a time, 16 bytes per read, and does threadM x threadN FMAs per k
-// step; a warp's read costs one 128-byte wavefront per 128 distinct bytes
-// (threads of one row of threads read the same A address: a broadcast).
-// Larger thread tiles mean fewer reads per FMA but more registers: the
-// estimate is the accumulators, the 4 x (threadM + threadN) values read
-// per four k steps, two registers per copy a thread issues per k tile and
+// What decides such a kernel is how many shared-memory reads feed each
+// FMA. A thread reads its threadM values of A and threadN of B for L k
+// steps at a time (L = 16 bytes / element: 4 f32, 2 f64), 16 bytes per
+// read, and does threadM x threadN FMAs per k step; a warp's read costs one
+// 128-byte wavefront per 128 distinct bytes (threads of one row of threads
+// read the same A address: a broadcast). Larger thread tiles mean fewer
+// reads per FMA but more registers: the estimate is the accumulators, the
+// values of four k steps of each row and column (two registers per f64
+// value), two registers per copy a thread issues per k tile and
 // kAddressRegisters, kept kGPURegisterHeadroom below the PTX limit.
+//
+// f64 products use the same kernel at the target's simt_f64_fma_per_cycle:
+// tensor cores would take f64 only through DMMA (mma.sync m8n8k4), which
+// Tessel does not emit.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/CostModel/GPUSimtMatmulTiling.h"
@@ -38,7 +43,6 @@ using namespace mlir::tessel;
 static constexpr int64_t kAddressRegisters = 40;
 /// Bytes one thread reads from shared memory at once.
 static constexpr int64_t kReadBytes = 16;
-static constexpr int64_t kElementBytes = 4;
 
 using llvm::divideCeilSigned;
 
@@ -50,39 +54,49 @@ struct Estimate {
 };
 } // namespace
 
-/// A shared tile of `rows` x `cols` f32. A tile read across its rows
+/// A shared tile of `rows` x `cols` elements. A tile read across its rows
 /// (`readAcrossRows`: the rows run along k, and the threads of a warp read
 /// 16 bytes of consecutive rows at once) is padded by 16 bytes: with k
 /// tiles a multiple of 8, the stride is then an odd number of 16-byte units
 /// and eight consecutive rows start in eight distinct bank groups. A tile
 /// whose rows consecutive threads read along needs no padding.
 static SharedTile simtSharedTile(int64_t rows, int64_t cols,
-                                 bool readAcrossRows) {
+                                 bool readAcrossRows, int64_t elementBytes) {
   SharedTile tile;
   tile.rows = rows;
   tile.cols = cols;
-  tile.stride = readAcrossRows ? cols + kReadBytes / kElementBytes : cols;
+  tile.stride = readAcrossRows ? cols + kReadBytes / elementBytes : cols;
   return tile;
+}
+
+/// The SM's FMAs per cycle for the product's element type.
+static int64_t simtFmaRate(const GPUModelParams &g, const GPUMatmulProblem &p) {
+  return p.inputBytes == 8 ? g.simtF64FmaPerCycle : g.simtFmaPerCycle;
 }
 
 static void planResources(const GPUModelParams &g, const GPUMatmulProblem &p,
                           GPUSimtMatmulTiling &t) {
+  int64_t eb = p.inputBytes;
   // A given as (m, k) and B given as (n, k) are read across rows.
-  t.aTile = p.aTransposed ? simtSharedTile(t.blockK, t.blockM, false)
-                          : simtSharedTile(t.blockM, t.blockK, true);
-  t.bTile = p.bTransposed ? simtSharedTile(t.blockN, t.blockK, true)
-                          : simtSharedTile(t.blockK, t.blockN, false);
-  t.cTile = simtSharedTile(t.blockM, t.blockN, true);
-  int64_t pipeline =
-      t.stages * (t.aTile.elements() + t.bTile.elements()) * kElementBytes;
-  t.smemBytes = std::max(pipeline, t.cTile.elements() * kElementBytes);
+  t.aTile = p.aTransposed ? simtSharedTile(t.blockK, t.blockM, false, eb)
+                          : simtSharedTile(t.blockM, t.blockK, true, eb);
+  t.bTile = p.bTransposed ? simtSharedTile(t.blockN, t.blockK, true, eb)
+                          : simtSharedTile(t.blockK, t.blockN, false, eb);
+  t.cTile = simtSharedTile(t.blockM, t.blockN, true, eb);
+  int64_t pipeline = t.stages * (t.aTile.elements() + t.bTile.elements()) * eb;
+  t.smemBytes = std::max(pipeline, t.cTile.elements() * eb);
   int64_t threads = t.threads();
-  int64_t aCopies =
-      divideCeilSigned(t.blockM * t.blockK * kElementBytes, 16 * threads);
-  int64_t bCopies =
-      divideCeilSigned(t.blockN * t.blockK * kElementBytes, 16 * threads);
-  t.registersPerThread = t.threadM * t.threadN + 4 * (t.threadM + t.threadN) +
-                         2 * (aCopies + bCopies) + kAddressRegisters;
+  int64_t aCopies = divideCeilSigned(t.blockM * t.blockK * eb, 16 * threads);
+  int64_t bCopies = divideCeilSigned(t.blockN * t.blockK * eb, 16 * threads);
+  // 32-bit registers per value: 1 (f32) or 2 (f64). Operand values of
+  // four k steps per row and column are counted live for f64 too, though
+  // a read gives two: ptxas hoists the next read's loads above the FMAs,
+  // and with two per read it used 224 and 244 registers where counting
+  // two k steps said 184 and 218 (sm_80 and sm_90a, 4x8 per thread).
+  int64_t perValue = eb / 4;
+  t.registersPerThread =
+      perValue * (t.threadM * t.threadN + 4 * (t.threadM + t.threadN)) +
+      2 * (aCopies + bCopies) + kAddressRegisters;
 }
 
 static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,
@@ -109,24 +123,25 @@ static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,
   auto wavefronts = [](int64_t distinct) {
     return double(divideCeilSigned(distinct * kReadBytes, kGPUWavefrontBytes));
   };
-  // Per four k steps a thread issues threadM reads of A: one per row when
-  // the tile's rows run along k, threadM / 4 per k step when they run
+  // Per L k steps a thread issues threadM reads of A: one per row when
+  // the tile's rows run along k, threadM / L per k step when they run
   // along m. Likewise threadN reads of B.
-  double reads = double(warps) * double(t.blockK / 4) *
+  int64_t eb = p.inputBytes, lanes = kReadBytes / eb;
+  double reads = double(warps) * double(t.blockK / lanes) *
                  (double(t.threadM) * wavefronts(rowsPerWarp) +
                   double(t.threadN) * wavefronts(colsPerWarp)) *
                  double(kGPUWavefrontBytes);
-  double copyBytes = double((t.blockM + t.blockN) * t.blockK * kElementBytes);
+  double copyBytes = double((t.blockM + t.blockN) * t.blockK * eb);
   double share = std::min(1.0, r * double(warps) / double(kGPUSubPartitions));
   e.fmaCycles = r * double(t.blockM * t.blockN * t.blockK) /
-                (double(g.simtFmaPerCycle) * share);
+                (double(simtFmaRate(g, p)) * share);
   e.smemCycles = r * (reads + copyBytes) / double(g.smemBytesPerCycle);
   e.l2Cycles = r * copyBytes / double(g.l2BytesPerCycle);
   double tile = std::max({e.fmaCycles, e.smemCycles, e.l2Cycles,
                           double(g.memoryLatency) / double(t.stages - 1)}) +
                 double(kGPUTileOverheadCycles);
   // Accumulators to shared memory, back, and out to C.
-  double cBytes = double(t.blockM * t.blockN * kElementBytes);
+  double cBytes = double(t.blockM * t.blockN * eb);
   double epilogue = r * (2 * cBytes / double(g.smemBytesPerCycle) +
                          cBytes / double(g.l2BytesPerCycle));
   int64_t kTiles = divideCeilSigned(divideCeilSigned(p.k, t.blockK), t.kSplits);
@@ -145,8 +160,14 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
                                               std::string &why) {
   if (!hasGPUModelFigures(g, why))
     return false;
-  if (g.simtFmaPerCycle <= 0) {
-    why = "the target description has no simt_fma_per_cycle";
+  if (p.inputBytes != 4 && p.inputBytes != 8) {
+    why = "the SIMT kernel takes f32 or f64 elements";
+    return false;
+  }
+  if (simtFmaRate(g, p) <= 0) {
+    why = p.inputBytes == 8
+              ? "the target description has no simt_f64_fma_per_cycle"
+              : "the target description has no simt_fma_per_cycle";
     return false;
   }
   if (o.kSplits && !whyNoKSplit(p, o.kSplits).empty()) {
@@ -164,7 +185,7 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
   int64_t mLimit = limit(p.m, 16), nLimit = limit(p.n, 16),
           kLimit = limit(p.k, 8);
 
-  bool found = false;
+  bool found = false, anyWithinProblem = false;
   GPUSimtMatmulTiling best;
   Estimate bestEstimate;
   auto search = [&](llvm::ArrayRef<int64_t> threadCounts) {
@@ -198,10 +219,11 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
                     (!o.blockN && t.blockN > nLimit) ||
                     (!o.blockK && t.blockK > kLimit))
                   continue;
+                anyWithinProblem = true;
                 // Every thread issues the same number of copies of each
                 // operand (their tokens are grouped without a branch).
-                int64_t aPieces = t.blockM * t.blockK * kElementBytes / 16;
-                int64_t bPieces = t.blockN * t.blockK * kElementBytes / 16;
+                int64_t aPieces = t.blockM * t.blockK * p.inputBytes / 16;
+                int64_t bPieces = t.blockN * t.blockK * p.inputBytes / 16;
                 if (aPieces % threads != 0 || bPieces % threads != 0)
                   continue;
                 planResources(g, p, t);
@@ -225,6 +247,11 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
   // the estimate does not weigh against more warps per block.
   if (!found)
     search({32});
+  if (!found && !anyWithinProblem) {
+    why = "the product is smaller than every SIMT block (at least 32 "
+          "threads of 4x4 accumulators), which would mostly compute padding";
+    return false;
+  }
   if (!found) {
     why = "no block, thread and stage sizes fit the target's shared memory, "
           "registers and threads";

@@ -1,13 +1,15 @@
-//===- GPUSimtMatmulTiling.h - Sizes for f32 matmul on SIMT cores -*- C++
+//===- GPUSimtMatmulTiling.h - Sizes for f32/f64 matmul on SIMT cores -*- C++
 //-*-===//
 //
 // The model behind tessel-map-matmul-to-gpu's f32 kernel, which tensor cores
-// cannot run without rounding the inputs to TF32: each block computes a
+// cannot run without rounding the inputs to TF32, and its f64 form (whose
+// tensor-core form, DMMA, is not emitted): each block computes a
 // blockM x blockN tile of C with threadsM x threadsN threads, each thread a
-// threadM x threadN tile of scalar accumulators fed by f32 FMAs from
+// threadM x threadN tile of scalar accumulators fed by f32 (f64) FMAs from
 // shared-memory copies of A and B (the same cp.async ring as the tensor-core
 // kernel). Every size follows from the target description (SMs, shared
-// memory, registers, f32 FMA, shared-memory and L2 throughputs, latency).
+// memory, registers, f32 or f64 FMA, shared-memory and L2 throughputs,
+// latency).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_PASSES_COSTMODEL_GPUSIMTMATMULTILING_H
@@ -26,18 +28,19 @@ struct GPUSimtMatmulTiling : GPUMatmulTiling {
   /// Threads along the block's rows and columns (threadsN consecutive
   /// threads share a row of threads).
   int64_t threadsM = 0, threadsN = 0;
-  /// Accumulators per thread along m and n, multiples of 4 (one 16-byte
-  /// shared-memory read gives 4 of them).
+  /// Accumulators per thread along m and n, 4 or 8 (one 16-byte
+  /// shared-memory read gives 4 f32 or 2 f64 of them).
   int64_t threadM = 0, threadN = 0;
 
   int64_t threads() const { return threadsM * threadsN; }
 };
 
-/// Chooses the sizes for C(batch x m x n) += A * B in f32. `o` fixes
+/// Chooses the sizes for C(batch x m x n) += A * B in f32 or f64
+/// (problem.inputBytes 4 or 8). `o` fixes
 /// blockM, blockN, blockK and stages where non-zero, and the block's warps
 /// where warpsM or warpsN is (their product, a missing one counting 1).
-/// False with `why` set when the target lacks a figure (simt_fma_per_cycle
-/// among them) or nothing fits.
+/// False with `why` set when the target lacks a figure (simt_fma_per_cycle,
+/// or simt_f64_fma_per_cycle for f64, among them) or nothing fits.
 bool computeGPUSimtMatmulTiling(const GPUModelParams &target,
                                 const GPUMatmulProblem &problem,
                                 const GPUMatmulOverrides &o,

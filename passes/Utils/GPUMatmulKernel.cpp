@@ -776,22 +776,23 @@ gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
 }
 
 //===----------------------------------------------------------------------===//
-// f32 on the SIMT cores
+// f32 and f64 on the SIMT cores
 //===----------------------------------------------------------------------===//
 //
 // Thread (ty, tx) = (tid / threadsN, tid mod threadsN) holds accumulators
-// for threadM rows and threadN columns of the block's tile. Per four k
-// steps it reads 16 bytes at a time from the shared tiles:
+// for threadM rows and threadN columns of the block's tile. Per L k steps
+// (L = 16 bytes / element: 4 f32, 2 f64) it reads 16 bytes at a time from
+// the shared tiles:
 // - a tile whose rows run along m or n (A given as (k, m), B as (k, n))
-//   gives four adjacent rows (columns) of C at one k: the thread's rows are
-//   groups of four, threadsM x 4 apart, so that the threads of a warp read
+//   gives L adjacent rows (columns) of C at one k: the thread's rows are
+//   groups of L, threadsM x L apart, so that the threads of a warp read
 //   consecutive 16-byte pieces;
-// - a tile whose rows run along k (A as (m, k), B as (n, k)) gives four k
+// - a tile whose rows run along k (A as (m, k), B as (n, k)) gives L k
 //   of one row: the thread's rows are threadsM apart, so that the rows a
 //   warp reads together are consecutive and, with the 16-byte padding the
 //   model gives such tiles, in distinct bank groups.
 // Each k step is then threadM x threadN multiply-adds, marked `contract`:
-// one fma.rn.f32 each, a single rounding per product and sum.
+// one fma.rn.f32 (fma.rn.f64) each, a single rounding per product and sum.
 
 gpu::LaunchOp
 mlir::tessel::buildGPUSimtMatmulKernel(RewriterBase &rewriter, Location loc,
@@ -805,8 +806,11 @@ mlir::tessel::buildGPUSimtMatmulKernel(RewriterBase &rewriter, Location loc,
   KernelFrame f = beginKernel(rewriter, loc, ops, t, threads, kb);
   IndexMath &ix = kb.ix;
   OpBuilder &b = rewriter;
-  Type f32 = b.getF32Type();
-  auto vec4 = VectorType::get({4}, f32);
+  Type element = cast<MemRefType>(ops.a.getType()).getElementType();
+  // Elements per 16-byte read; the model's thread tiles and k tiles are
+  // multiples of it.
+  int64_t lanes = 128 / element.getIntOrFloatBitWidth();
+  auto readType = VectorType::get({lanes}, element);
 
   Value ty = ix.div(kb.tid, t.threadsN);
   Value tx = ix.rem(kb.tid, t.threadsN);
@@ -815,7 +819,8 @@ mlir::tessel::buildGPUSimtMatmulKernel(RewriterBase &rewriter, Location loc,
   auto place = [&](int64_t r, Value thread, int64_t threadsAlong, bool alongK) {
     if (alongK)
       return ix.add(thread, r * threadsAlong);
-    return ix.add(ix.mul(thread, 4), (r / 4) * threadsAlong * 4 + r % 4);
+    return ix.add(ix.mul(thread, lanes),
+                  (r / lanes) * threadsAlong * lanes + r % lanes);
   };
   SmallVector<Value> rows, cols;
   for (int64_t r = 0; r < t.threadM; ++r)
@@ -837,14 +842,14 @@ mlir::tessel::buildGPUSimtMatmulKernel(RewriterBase &rewriter, Location loc,
     gpu::BarrierOp::create(b, loc);
   }
 
-  // The values of `count` accumulator rows (columns) at k steps kk .. kk+3
-  // of a stage: values[i][q] for row i, step kk + q.
+  // The values of `count` accumulator rows (columns) at k steps
+  // kk .. kk + lanes - 1 of a stage: values[i][q] for row i, step kk + q.
   auto readOperand = [&](Value stages, Value stage, bool alongK,
                          ArrayRef<Value> places, int64_t kk) {
     int64_t count = places.size();
     SmallVector<SmallVector<Value, 4>> values(count);
     auto load = [&](Value row, Value col) {
-      return vector::LoadOp::create(b, loc, vec4, stages,
+      return vector::LoadOp::create(b, loc, readType, stages,
                                     ValueRange{stage, row, col},
                                     /*nontemporal=*/false, llvm::MaybeAlign(16))
           .getResult();
@@ -852,32 +857,33 @@ mlir::tessel::buildGPUSimtMatmulKernel(RewriterBase &rewriter, Location loc,
     if (alongK) {
       for (int64_t i = 0; i < count; ++i) {
         Value v = load(places[i], ix.c(kk));
-        for (int64_t q = 0; q < 4; ++q)
+        for (int64_t q = 0; q < lanes; ++q)
           values[i].push_back(vector::ExtractOp::create(b, loc, v, q));
       }
       return values;
     }
     for (int64_t i = 0; i < count; ++i)
-      values[i].resize(4);
-    for (int64_t q = 0; q < 4; ++q)
-      for (int64_t g = 0; g < count; g += 4) {
+      values[i].resize(lanes);
+    for (int64_t q = 0; q < lanes; ++q)
+      for (int64_t g = 0; g < count; g += lanes) {
         Value v = load(ix.c(kk + q), places[g]);
-        for (int64_t e = 0; e < 4; ++e)
+        for (int64_t e = 0; e < lanes; ++e)
           values[g + e][q] = vector::ExtractOp::create(b, loc, v, e);
       }
     return values;
   };
 
-  // Multiply-adds marked `contract` become fma.rn.f32 (math.fma would be a
-  // libdevice call, __nv_fmaf: see Utils/MultiplyAdds.h).
+  // Multiply-adds marked `contract` become fma.rn.f32 or .f64 (math.fma
+  // would be a libdevice call, __nv_fmaf or __nv_fma: see
+  // Utils/MultiplyAdds.h).
   auto contract = arith::FastMathFlagsAttr::get(b.getContext(),
                                                 arith::FastMathFlags::contract);
   SmallVector<Value> result =
       buildKLoop(kb, f, acc, [&](Value stage, SmallVectorImpl<Value> &sums) {
-        for (int64_t kk = 0; kk < t.blockK; kk += 4) {
+        for (int64_t kk = 0; kk < t.blockK; kk += lanes) {
           auto aValues = readOperand(f.aStages, stage, aAlongK, rows, kk);
           auto bValues = readOperand(f.bStages, stage, bAlongK, cols, kk);
-          for (int64_t q = 0; q < 4; ++q)
+          for (int64_t q = 0; q < lanes; ++q)
             for (int64_t r = 0; r < t.threadM; ++r)
               for (int64_t c = 0; c < t.threadN; ++c) {
                 Value &sum = sums[r * t.threadN + c];

@@ -17,6 +17,7 @@ GPUModelParams mlir::tessel::gpuModelParams(TargetAttr target) {
   params.maxThreadsPerBlock = target.getMaxThreadsPerBlock();
   params.mmaFmaPerCycle = target.getMmaFmaPerCycle();
   params.simtFmaPerCycle = target.getSimtFmaPerCycle();
+  params.simtF64FmaPerCycle = target.getSimtF64FmaPerCycle();
   params.smemBytesPerCycle = target.getSmemBytesPerCycle();
   params.l2BytesPerCycle = target.getL2BytesPerCycle();
   params.dramBytesPerCycle = target.getDramBytesPerCycle();
@@ -49,15 +50,19 @@ std::string mlir::tessel::whyNoGPUProductKernel(TargetAttr target, Type input,
   problem.aSynchronous = aSynchronous;
   problem.bSynchronous = bSynchronous;
   std::string why;
-  // f32 stays f32: tensor cores would round the inputs to TF32.
-  if (input.isF32() && acc.isF32()) {
-    problem.inputBytes = problem.accBytes = 4;
+  // f32 stays f32: tensor cores would round the inputs to TF32. f64 runs
+  // there too (no DMMA kernel).
+  bool f64 = input.isF64() && acc.isF64();
+  if ((input.isF32() && acc.isF32()) || f64) {
+    problem.inputBytes = problem.accBytes = f64 ? 8 : 4;
     GPUSimtMatmulTiling tiling;
     if (!computeGPUSimtMatmulTiling(gpuModelParams(target), problem,
                                     GPUMatmulOverrides{}, tiling, why))
-      return "f32 inputs would be rounded to TF32 by tensor cores, and no "
-             "SIMT kernel fits: " +
-             why;
+      return std::string(f64 ? "f64 has no tensor-core kernel here (DMMA is "
+                               "not emitted)"
+                             : "f32 inputs would be rounded to TF32 by "
+                               "tensor cores") +
+             ", and no SIMT kernel fits: " + why;
     kernel.unit = "SIMT cores";
     kernel.estimatedCycles = tiling.estimatedCycles;
     return {};
@@ -66,7 +71,7 @@ std::string mlir::tessel::whyNoGPUProductKernel(TargetAttr target, Type input,
   if (!(input.isF16() && (acc.isF32() || acc.isF16())) &&
       !(input.isInteger(8) && acc.isInteger(32)))
     return "tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32, "
-           "and the SIMT kernel f32 -> f32, not " +
+           "and the SIMT kernel f32 -> f32 and f64 -> f64, not " +
            typeName(input) + " -> " + typeName(acc);
   std::string shape = "m16n16k16:" + typeName(input) + "x" + typeName(input) +
                       "->" + typeName(acc);

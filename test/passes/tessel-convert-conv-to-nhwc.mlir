@@ -146,7 +146,7 @@ func.func @f32_types(%x: tensor<1x8x6x6xf32>, %w: tensor<4x8x3x3xf32>, %o: tenso
 // CHECK-LABEL: func.func @bf16_types(
 // CHECK-NOT: linalg.transpose
 func.func @bf16_types(%x: tensor<1x8x6x6xbf16>, %w: tensor<4x8x3x3xbf16>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
-  // expected-remark @below {{left in NCHW: tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32, and the SIMT kernel f32 -> f32, not bf16 -> f32, so an NHWC form would not be faster}}
+  // expected-remark @below {{left in NCHW: tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32, and the SIMT kernel f32 -> f32 and f64 -> f64, not bf16 -> f32, so an NHWC form would not be faster}}
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
      ins(%x, %w : tensor<1x8x6x6xbf16>, tensor<4x8x3x3xbf16>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %c : tensor<1x4x4x4xf32>
@@ -253,5 +253,22 @@ func.func @no_model_figures(%x: tensor<1x8x6x6xf16>, %w: tensor<4x8x3x3xf16>, %o
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
      ins(%x, %w : tensor<1x8x6x6xf16>, tensor<4x8x3x3xf16>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %c : tensor<1x4x4x4xf32>
+}
+}
+
+// -----
+
+// f64 on a GPU with 1/64-rate f64 (sm_86's 2 multiply-adds per cycle and
+// SM): the direct loop nest's bound counts its multiply-adds at that rate
+// (3200 x 64 x 288 / (2 x 84) + 600), not only L1's (~22543), and the
+// NHWC form, FMA-bound as well, is no faster.
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_86", sm_count = 84, smem_per_block = 101376, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 512, simt_fma_per_cycle = 128, simt_f64_fma_per_cycle = 2, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 7, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32"]>} {
+// CHECK-LABEL: func.func @f64_slow_rate(
+// CHECK-NOT: linalg.transpose
+func.func @f64_slow_rate(%x: tensor<2x32x42x42xf64>, %w: tensor<64x32x3x3xf64>, %o: tensor<2x64x40x40xf64>) -> tensor<2x64x40x40xf64> {
+  // expected-remark @below {{left in NCHW: an NHWC form on SIMT cores is estimated no faster: the transposes read and write 8654848 bytes (~14719 cycles) and the kernel takes ~390268 cycles, against at least ~351685 cycles for the direct loop nest}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<2x32x42x42xf64>, tensor<64x32x3x3xf64>) outs(%o : tensor<2x64x40x40xf64>) -> tensor<2x64x40x40xf64>
+  return %c : tensor<2x64x40x40xf64>
 }
 }

@@ -1,5 +1,6 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu),canonicalize,cse)' | FileCheck %s
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{block-m=64 block-n=64 block-k=8 warps-m=2 stages=3 split-k=1}),canonicalize,cse)' 2>/dev/null | FileCheck %s --check-prefix=STRUCT
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{block-m=32 block-n=64 block-k=8 stages=3 split-k=1}),canonicalize,cse)' 2>/dev/null | FileCheck %s --check-prefix=F64
 
 // f32 products go to the SIMT kernel (tensor cores would round the inputs
 // to TF32). STRUCT forces 64x64 blocks of 64 threads (8x8 accumulators
@@ -123,6 +124,61 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
 func.func @mixed(%a: memref<64x64xf32>, %c: memref<64x64xf64>) {
   // expected-remark @below {{matmul 64x64x64 (f32 x f32 -> f64) not mapped to tensor cores: WMMA has no form for these element types}}
   linalg.matmul ins(%a, %a : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf64>)
+  return
+}
+}
+
+// -----
+
+// f64 products run on the same SIMT kernel at the target's f64 rate: its
+// 16-byte shared-memory reads give two values, the tile along k is padded
+// by 16 bytes (two elements: stride 10 for 8-deep k tiles), cp.async copies
+// two elements, and the multiply-adds are f64 ones marked to contract.
+// STRUCT's forced 64x64 blocks of 64 threads would need 8x8 f64
+// accumulators per thread (more registers than a thread has): declined,
+// the op left alone. F64 forces 32x64 blocks.
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, simt_fma_per_cycle = 64, simt_f64_fma_per_cycle = 32, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600>} {
+// CHECK-LABEL: func.func @simt_f64(
+// CHECK: gpu.launch
+// CHECK: arith.mulf {{.*}} fastmath<contract> : f64
+// CHECK: arith.addf {{.*}} fastmath<contract> : f64
+// CHECK-NOT: linalg.matmul
+// STRUCT-LABEL: func.func @simt_f64(
+// STRUCT-NOT: gpu.launch
+// STRUCT: linalg.matmul
+// F64-LABEL: func.func @simt_f64(
+// F64: gpu.launch blocks({{.*}}) in ({{.*}} = %c8, {{.*}}) threads({{.*}}) in ({{.*}} = %c128, {{.*}})
+// F64-DAG: memref.view {{.*}} to memref<3x32x10xf64, #gpu.address_space<workgroup>>
+// F64-DAG: memref.view {{.*}} to memref<3x8x64xf64, #gpu.address_space<workgroup>>
+// F64-DAG: memref.view {{.*}} to memref<32x66xf64, #gpu.address_space<workgroup>>
+// F64: nvgpu.device_async_copy {{.*}}, 2, %c2 {bypassL1} : memref<128x64xf64>
+// F64: scf.for
+// F64: vector.load {{.*}} {alignment = 16 : i64} : memref<3x32x10xf64, #gpu.address_space<workgroup>>, vector<2xf64>
+// F64: vector.load {{.*}} {alignment = 16 : i64} : memref<3x8x64xf64, #gpu.address_space<workgroup>>, vector<2xf64>
+// F64: arith.mulf {{.*}} fastmath<contract> : f64
+// F64: arith.addf {{.*}} fastmath<contract> : f64
+// F64: scf.yield
+// F64: vector.store {{.*}} : memref<128x96xf64>, vector<2xf64>
+func.func @simt_f64(%a: memref<128x64xf64>, %b: memref<64x96xf64>, %c: memref<128x96xf64>) {
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%c : memref<128x96xf64>)
+  // expected-remark @below {{matmul 128x96x64 (f64 x f64 -> f64) mapped to SIMT cores (f64 FMAs): block}}
+  linalg.matmul ins(%a, %b : memref<128x64xf64>, memref<64x96xf64>) outs(%c : memref<128x96xf64>)
+  return
+}
+}
+
+// -----
+
+// A target without the SIMT cores' f64 rate (simt_f64_fma_per_cycle): f64
+// products stay on the untiled path, with the reason.
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, simt_fma_per_cycle = 64, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600>} {
+// CHECK-LABEL: func.func @no_f64_rate(
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.matmul
+func.func @no_f64_rate(%a: memref<64x64xf64>, %c: memref<64x64xf64>) {
+  // expected-remark @below {{matmul 64x64x64 (f64 x f64 -> f64) not mapped to tensor cores: f64 has no tensor-core kernel here (DMMA is not emitted), and no SIMT kernel fits: the target description has no simt_f64_fma_per_cycle}}
+  linalg.matmul ins(%a, %a : memref<64x64xf64>, memref<64x64xf64>) outs(%c : memref<64x64xf64>)
   return
 }
 }

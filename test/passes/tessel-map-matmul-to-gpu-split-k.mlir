@@ -146,7 +146,7 @@ func.func @many_tiles(%a: memref<2048x512xf16>, %b: memref<512x2048xf16>, %c: me
 // CHECK: gpu.launch
 // FORCED-LABEL: func.func @f16_accumulators(
 // FORCED: linalg.matmul
-// FORCED-REMARK: remark: matmul 8x1024x4096 (f16 x f16 -> f16) not mapped to tensor cores: split-k needs 4-byte accumulators (f32, i32): partial sums of 2-byte ones would be rounded
+// FORCED-REMARK: remark: matmul 8x1024x4096 (f16 x f16 -> f16) not mapped to tensor cores: split-k needs accumulators of 4 bytes or more (f32, i32, f64): partial sums of 2-byte ones would be rounded
 func.func @f16_accumulators(%a: memref<8x4096xf16>, %b: memref<4096x1024xf16>, %c: memref<8x1024xf16>) {
   %zero = arith.constant 0.0 : f16
   linalg.fill ins(%zero : f16) outs(%c : memref<8x1024xf16>)
