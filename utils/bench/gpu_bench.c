@@ -43,8 +43,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { IN_F16, IN_I8, IN_F32 } input_kind;
-typedef enum { ACC_F32, ACC_F16, ACC_I32 } acc_kind;
+typedef enum { IN_F16, IN_I8, IN_F32, IN_F64 } input_kind;
+typedef enum { ACC_F32, ACC_F16, ACC_I32, ACC_F64 } acc_kind;
 
 typedef struct {
   const char *name; /* the .so's stem and the entry point's suffix */
@@ -68,6 +68,10 @@ static const workload kWorkloads[] = {
      * default math mode, as torch.matmul with allow_tf32 off). */
     {"mm_f32_f32_4096", IN_F32, ACC_F32, 4096, 4096, 4096},
     {"mm_f32_f32_1024", IN_F32, ACC_F32, 1024, 1024, 1024},
+    /* f64 on the SIMT cores against cuBLAS's dgemm, which on sm_80 and
+     * sm_90 runs on the f64 tensor cores (DMMA): twice the SIMT rate. */
+    {"mm_f64_f64_4096", IN_F64, ACC_F64, 4096, 4096, 4096},
+    {"mm_f64_f64_1024", IN_F64, ACC_F64, 1024, 1024, 1024},
 };
 
 /* A ResNet-50 layer as in the CPU bench: an h x w x c input (given padded
@@ -205,9 +209,11 @@ static bool load_cudnn(void) {
 }
 
 static size_t input_bytes(input_kind k) {
-  return k == IN_F32 ? 4 : k == IN_F16 ? 2 : 1;
+  return k == IN_F64 ? 8 : k == IN_F32 ? 4 : k == IN_F16 ? 2 : 1;
 }
-static size_t acc_bytes(acc_kind k) { return k == ACC_F16 ? 2 : 4; }
+static size_t acc_bytes(acc_kind k) {
+  return k == ACC_F64 ? 8 : k == ACC_F16 ? 2 : 4;
+}
 
 static uint16_t to_f16(float x) {
   _Float16 h = (_Float16)x;
@@ -221,6 +227,8 @@ static double input_at(const void *p, input_kind k, size_t i) {
     return (double)((const int8_t *)p)[i];
   if (k == IN_F32)
     return (double)((const float *)p)[i];
+  if (k == IN_F64)
+    return ((const double *)p)[i];
   _Float16 h;
   memcpy(&h, (const char *)p + 2 * i, 2);
   return (double)h;
@@ -230,6 +238,8 @@ static double acc_at(const void *p, acc_kind k, size_t i) {
   switch (k) {
   case ACC_F32: return (double)((const float *)p)[i];
   case ACC_I32: return (double)((const int32_t *)p)[i];
+  case ACC_F64:
+    return ((const double *)p)[i];
   case ACC_F16: {
     _Float16 h;
     memcpy(&h, (const char *)p + 2 * i, 2);
@@ -239,13 +249,20 @@ static double acc_at(const void *p, acc_kind k, size_t i) {
   return NAN;
 }
 
-/* Host values in [-1, 1) as f16 or f32, or in [-127, 127] as i8. */
+/* Host values in [-1, 1) as f16, f32 or f64 (with all 53 bits of the
+ * mantissa, so that a kernel that rounded to f32 fails the check), or in
+ * [-127, 127] as i8. */
 static void *random_input(input_kind k, size_t count, uint64_t seed) {
   float *f = malloc(count * sizeof *f);
   void *out = malloc(count * input_bytes(k));
   if (!f || !out) {
     fprintf(stderr, "tessel-gpu-bench: out of host memory\n");
     exit(1);
+  }
+  if (k == IN_F64) {
+    free(f);
+    tessel_fill_random_f64((double *)out, count, seed);
+    return out;
   }
   tessel_fill_random_f32(f, count, seed);
   for (size_t i = 0; i < count; ++i) {
@@ -275,20 +292,30 @@ static void *device_copy(const void *host, size_t bytes) {
  * column-major terms: an n x m product of B (ld n) by A (ld k). */
 static bool cublas_matmul(const workload *w, void *a, void *b, void *c) {
   float one = 1.0f, zero = 0.0f;
+  double done = 1.0, dzero = 0.0;
   int32_t ione = 1, izero = 0;
-  bool ints = w->in == IN_I8;
+  bool ints = w->in == IN_I8, doubles = w->in == IN_F64;
   cudaDataType_t ab = ints              ? CUDA_R_8I
+                      : doubles         ? CUDA_R_64F
                       : w->in == IN_F32 ? CUDA_R_32F
                                         : CUDA_R_16F;
   cudaDataType_t ct = w->acc == ACC_F32   ? CUDA_R_32F
+                      : w->acc == ACC_F64 ? CUDA_R_64F
                       : w->acc == ACC_F16 ? CUDA_R_16F
                                           : CUDA_R_32I;
-  cublasComputeType_t compute = ints ? CUBLAS_COMPUTE_32I : CUBLAS_COMPUTE_32F;
-  cublasStatus_t s = cublas.gemm(
-      cublas.handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)w->n, (int)w->m, (int)w->k,
-      ints ? (const void *)&ione : (const void *)&one, b, ab, (int)w->n, a, ab,
-      (int)w->k, ints ? (const void *)&izero : (const void *)&zero, c, ct,
-      (int)w->n, compute, CUBLAS_GEMM_DEFAULT);
+  cublasComputeType_t compute = ints      ? CUBLAS_COMPUTE_32I
+                                : doubles ? CUBLAS_COMPUTE_64F
+                                          : CUBLAS_COMPUTE_32F;
+  const void *alpha = ints      ? (const void *)&ione
+                      : doubles ? (const void *)&done
+                                : (const void *)&one;
+  const void *beta = ints      ? (const void *)&izero
+                     : doubles ? (const void *)&dzero
+                               : (const void *)&zero;
+  cublasStatus_t s =
+      cublas.gemm(cublas.handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)w->n, (int)w->m,
+                  (int)w->k, alpha, b, ab, (int)w->n, a, ab, (int)w->k, beta, c,
+                  ct, (int)w->n, compute, CUBLAS_GEMM_DEFAULT);
   if (s != CUBLAS_STATUS_SUCCESS) {
     fprintf(stderr, "tessel-gpu-bench: cublasGemmEx (%s) failed: %s\n",
             w->name, cublas.status_name(s));
@@ -431,9 +458,12 @@ static bool run(const workload *w, const char *dir, int reps, result *r) {
     if (!(d <= r->max_rel_vs_ref))
       r->max_rel_vs_ref = isnan(d) ? INFINITY : d;
   }
-  /* f32 sums differ by rounding only; f16 results by f16 rounding of
-   * values near sqrt(k); integers not at all. */
-  double tol = w->in == IN_I8 ? 0.0 : w->acc == ACC_F16 ? 2e-2 : 1e-4;
+  /* f32 and f64 sums differ by rounding only; f16 results by f16 rounding
+   * of values near sqrt(k); integers not at all. */
+  double tol = w->in == IN_I8      ? 0.0
+               : w->acc == ACC_F16 ? 2e-2
+               : w->acc == ACC_F64 ? 1e-12
+                                   : 1e-4;
   r->ok = r->max_rel_vs_peer <= tol && r->max_rel_vs_ref <= tol;
   free(ha); free(hb); free(hc); free(href);
   mgpuMemFree(m.da, NULL); mgpuMemFree(m.db, NULL);
@@ -655,8 +685,10 @@ int main(int argc, char **argv) {
         printf("%s matmul %s %s %ld %ld %ld\n", x->name,
                x->in == IN_F16   ? "f16"
                : x->in == IN_F32 ? "f32"
+               : x->in == IN_F64 ? "f64"
                                  : "i8",
                x->acc == ACC_F32   ? "f32"
+               : x->acc == ACC_F64 ? "f64"
                : x->acc == ACC_F16 ? "f16"
                                    : "i32",
                (long)x->m, (long)x->n, (long)x->k);

@@ -49,7 +49,7 @@ done
 
 # The test programs: the integration inputs whose harnesses also run on a GPU
 # (HARNESS_GPU_MANAGED), as test/integration/gpu_*.test build them.
-tests=(gpu_matmul gpu_matmul_f32 gpu_matmul_nk gpu_matmul_const gpu_conv gpu_conv_nchw matmul_tensor elementwise blur row_reductions reduction gpu_reductions attention mask_stencil softmax_long)
+tests=(gpu_matmul gpu_matmul_f32 gpu_matmul_f64 gpu_matmul_nk gpu_matmul_const gpu_conv gpu_conv_nchw matmul_tensor elementwise blur row_reductions reduction gpu_reductions attention mask_stencil softmax_long)
 
 if [[ "$mode" == build ]]; then
   ninja -C "$build" tessel-compile tessel_runtime tessel_cuda_runtime tessel-gpu-bench \
@@ -130,7 +130,7 @@ func.func @$name(%x: tensor<$x>, %w: tensor<$w>) -> tensor<$y16> {
 }
 EOF
     fi
-    if [[ "$kind" == matmul && "$in" == f32 ]]; then
+    if [[ "$kind" == matmul && ( "$in" == f32 || "$in" == f64 ) ]]; then
       compile_expecting "$name" "mapped to SIMT cores"
     else
       compile_expecting "$name" "mapped to tensor cores"
@@ -320,18 +320,24 @@ EOF
   # The test programs; gpu_matmul_const's source is written by a script
   # (its constants are too large to keep as text).
   python3 "$root/test/integration/Inputs/gpu_matmul_const.py" >"$src/gpu_matmul_const.mlir"
+  # gpu_matmul_f64 is gpu_matmul_f32's programs in f64 and its harness
+  # built with -DHARNESS_F64 (as gpu_matmul_f64.test builds them).
+  sed -e 's/f32/f64/g' "$root/test/integration/Inputs/gpu_matmul_f32.mlir" \
+    >"$src/gpu_matmul_f64.mlir"
   test_source() {
-    if [[ "$1" == gpu_matmul_const ]]; then
+    if [[ "$1" == gpu_matmul_const || "$1" == gpu_matmul_f64 ]]; then
       echo "$src/$1.mlir"
     else
       echo "$root/test/integration/Inputs/$1.mlir"
     fi
   }
   for t in "${tests[@]}"; do
+    harness="$t" flags=()
+    [[ "$t" == gpu_matmul_f64 ]] && harness=gpu_matmul_f32 flags=(-DHARNESS_F64)
     compile_wmma "$(test_source "$t")" --target=nvgpu \
       --target-options="chip=$chip" -o "$dir/$t.so" --header="$work/$t.h"
-    clang-22 -O2 -std=c11 -DHARNESS_GPU_MANAGED -I"$root/runtime/include" \
-      -include "$work/$t.h" "$root/test/integration/Inputs/$t.c" \
+    clang-22 -O2 -std=c11 -DHARNESS_GPU_MANAGED "${flags[@]}" -I"$root/runtime/include" \
+      -include "$work/$t.h" "$root/test/integration/Inputs/$harness.c" \
       -L"$dir" -l:"$t.so" -ltessel_cuda_runtime -ltessel_runtime \
       -Wl,-rpath,'$ORIGIN' -lm \
       -o "$dir/$t.test"
