@@ -557,6 +557,12 @@ struct MapMatmulToGPUPass
     // their tensor-core form (DMMA, mma.sync m8n8k4) is not emitted.
     bool f64 = match.inputType.isF64() && match.accType.isF64();
     bool simt = (match.inputType.isF32() && match.accType.isF32()) || f64;
+    // AMD: only the SIMT kernel, with synchronous copies (no cp.async; no
+    // MFMA kernel is built).
+    bool amd = target.getKind() == "amdgpu";
+    if (amd && !simt)
+      return decline("on AMD GPUs only f32 and f64 products have a kernel "
+                     "here (the SIMT one; MFMA kernels are not built)");
     if (match.inputType.isBF16())
       return decline("gpu.subgroup_mma (WMMA) has no bf16 fragments in MLIR "
                      "22");
@@ -604,8 +610,9 @@ struct MapMatmulToGPUPass
     problem.accBytes = accBytes;
     problem.aTransposed = ops.aTransposed;
     problem.bTransposed = ops.bTransposed;
-    problem.aSynchronous = ops.aCopyElements == 0;
-    problem.bSynchronous = ops.bCopyElements == 0;
+    ops.asyncCopies = asyncCopies && !amd;
+    problem.aSynchronous = !ops.asyncCopies || ops.aCopyElements == 0;
+    problem.bSynchronous = !ops.asyncCopies || ops.bCopyElements == 0;
     GPUMatmulOverrides overrides{blockM, blockN, blockK, warpsM,
                                  warpsN, stages, splitK};
     linalg::FillOp fill =
@@ -754,7 +761,10 @@ struct MapMatmulToGPUPass
                                 "aligned: copied synchronously")
         << (ops.bCopyElements ? ""
                               : "; B's rows are not 4-byte "
-                                "aligned: copied synchronously");
+                                "aligned: copied synchronously")
+        << (amd ? "; copies are synchronous loads (no cp.async on AMD)"
+            : !ops.asyncCopies ? "; copies are synchronous loads"
+                               : "");
     if (kSplits > 1) {
       // The partial C's: contiguous, 16-byte aligned (the reduction's
       // vector loads); tessel-allocate-device-buffers places them in device
@@ -819,8 +829,11 @@ struct MapMatmulToGPUPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     TargetAttr target = TargetAttr::lookup(func);
-    if (!target || target.getKind() != "nvgpu")
-      return; // Only NVIDIA targets have WMMA lowered to PTX here.
+    // NVIDIA targets get every kernel; AMD ones the SIMT kernel, for f32
+    // and f64 (mapMatmul says so for the rest).
+    if (!target ||
+        (target.getKind() != "nvgpu" && target.getKind() != "amdgpu"))
+      return;
     // Only contractions: mapping one erases the fill before it and the
     // epilogue after it, which are not, so no candidate is erased before
     // its turn.

@@ -701,7 +701,10 @@ def MapMatmulToGPUPass
            "f32 products, and i8 x i8 -> i32 products whose B is given as "
            "(n, k), with wgmma on TMA-loaded tiles instead of WMMA (on an "
            "H200: 0.93-0.97x cuBLAS at 4096^3, WMMA 0.32-0.37x); false "
-           "keeps WMMA">
+           "keeps WMMA">,
+    Option<"asyncCopies", "async-copies", "bool", "true",
+           "Fill the shared-memory stages with cp.async copies; false: with "
+           "synchronous loads, as always on AMD targets (no cp.async)">
   ];
 }
 

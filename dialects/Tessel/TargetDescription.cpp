@@ -154,9 +154,10 @@ struct GPUPreset {
 // GA102/AD102 with 16-bit accumulation: 512). SIMT f32 FMAs are the FP32
 // lanes per SM: 64 on GA100, 128 on GA102, AD102 and GH100; 64 per CU on
 // CDNA2/3 (packed f32 and RDNA3's dual issue, which would double it, are
-// not emitted here). SIMT f64 FMAs are the FP64 peak without tensor cores
-// / SMs / clock / 2: A100 9.7 TFLOPS: 32; H100 SXM 34 TFLOPS: 64;
-// GA102/AD102 run f64 at 1/64 of f32: 2; MI210 and MI300X 64 per CU
+// not counted, though the backend packs the SIMT matmul kernel's f32
+// multiply-adds into v_pk_fma_f32 on gfx90a). SIMT f64 FMAs are the FP64 peak
+// without tensor cores / SMs / clock / 2: A100 9.7 TFLOPS: 32; H100 SXM 34
+// TFLOPS: 64; GA102/AD102 run f64 at 1/64 of f32: 2; MI210 and MI300X 64 per CU
 // (vector f64 at f32's rate); RDNA3 4. Shared memory is 32 banks of
 // 4 bytes per cycle. L2: A100's whitepaper gives 5120 B/clk for 108 SMs
 // (47 per SM); no such figure is published for the other chips, which keep

@@ -94,9 +94,12 @@ static void planResources(const GPUModelParams &g, const GPUMatmulProblem &p,
   // and with two per read it used 224 and 244 registers where counting
   // two k steps said 184 and 218 (sm_80 and sm_90a, 4x8 per thread).
   int64_t perValue = eb / 4;
+  // Synchronous copies (no cp.async) also hold their 16 bytes across the
+  // tile's multiply-adds.
+  int64_t perCopy = 2 + (p.aSynchronous || p.bSynchronous ? 4 : 0);
   t.registersPerThread =
       perValue * (t.threadM * t.threadN + 4 * (t.threadM + t.threadN)) +
-      2 * (aCopies + bCopies) + kAddressRegisters;
+      perCopy * (aCopies + bCopies) + kAddressRegisters;
 }
 
 static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,

@@ -97,6 +97,31 @@ struct KernelBuilder {
   /// Split-k: the block's k tiles, [kTileBegin, kTileEnd); null: all.
   Value kTileBegin, kTileEnd;
   Type tokenType;
+  /// Synchronous copies in the k loop (no cp.async): each piece's shared
+  /// store waits until flushStores, after the tile's multiply-adds, so
+  /// that the loads' latency overlaps them (the stage being filled is not
+  /// read in that iteration). Pieces under a guard store at once.
+  bool deferStores = false, inGuard = false;
+  struct PendingStore {
+    Value value, stages, stage, row, col;
+  };
+  SmallVector<PendingStore> pendingStores;
+
+  void storePiece(Value value, Value stages, Value stage, Value row,
+                  Value col) {
+    if (deferStores && !inGuard) {
+      pendingStores.push_back({value, stages, stage, row, col});
+      return;
+    }
+    vector::StoreOp::create(b, loc, value, stages, ValueRange{stage, row, col});
+  }
+
+  void flushStores() {
+    for (const PendingStore &s : pendingStores)
+      vector::StoreOp::create(b, loc, s.value, s.stages,
+                              ValueRange{s.stage, s.row, s.col});
+    pendingStores.clear();
+  }
 
   KernelBuilder(OpBuilder &b, Location loc, const GPUMatmulOperands &ops,
                 const GPUMatmulTiling &t, const MmaInstruction &mma,
@@ -199,7 +224,9 @@ struct KernelBuilder {
                                      /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(guard.thenBlock());
+      inGuard = true;
       piece();
+      inGuard = false;
     }
   }
 
@@ -213,6 +240,8 @@ struct KernelBuilder {
                 SmallVectorImpl<Value> &tokens) {
     if (op.copyElements == 0)
       return copyTileByElements(op, stage, rowOffset, colOffset, inRange);
+    if (!ops.asyncCopies)
+      return copyTileSynchronously(op, stage, rowOffset, colOffset, inRange);
     int64_t v = op.copyElements;
     bool rowEdge = op.rows % op.tileRows != 0;
     bool colEdge = op.cols % op.tileCols != 0;
@@ -245,24 +274,68 @@ struct KernelBuilder {
                           Value colOffset, Value inRange) {
     int64_t v = 16 / op.elementBytes;
     int64_t chunksPerRow = op.tileCols / v;
-    Type element = cast<MemRefType>(op.global.getType()).getElementType();
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
     forEachPiece(op.tileRows, chunksPerRow, v, [&](Value r, Value c) {
       Value gr = ix.add(rowOffset, r), gc = ix.add(colOffset, c);
-      Value rowIn = ix.andi(inRange, ix.lt(gr, op.rows));
-      SmallVector<Value> elements;
-      for (int64_t e = 0; e < v; ++e) {
-        Value col = ix.add(gc, e);
-        Value inside = ix.andi(rowIn, ix.lt(col, op.cols));
-        Value loaded = memref::LoadOp::create(
-            b, loc, op.global,
-            operandIndices(op, ix.select(inside, gr, ix.c(0)),
-                           ix.select(inside, col, ix.c(0))));
-        elements.push_back(ix.select(inside, loaded, zero));
+      storePiece(loadPieceByElements(op, gr, gc, inRange), op.stages, stage, r,
+                 c);
+    });
+  }
+
+  /// The 16 bytes of `op`'s matrix from (gr, gc) along its rows, by guarded
+  /// scalar loads: zero outside the matrix or where `inRange` is false.
+  Value loadPieceByElements(const OperandCopy &op, Value gr, Value gc,
+                            Value inRange) {
+    int64_t v = 16 / op.elementBytes;
+    Type element = cast<MemRefType>(op.global.getType()).getElementType();
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    Value rowIn = ix.andi(inRange, ix.lt(gr, op.rows));
+    SmallVector<Value> elements;
+    for (int64_t e = 0; e < v; ++e) {
+      Value col = ix.add(gc, e);
+      Value inside = ix.andi(rowIn, ix.lt(col, op.cols));
+      Value loaded = memref::LoadOp::create(
+          b, loc, op.global,
+          operandIndices(op, ix.select(inside, gr, ix.c(0)),
+                         ix.select(inside, col, ix.c(0))));
+      elements.push_back(ix.select(inside, loaded, zero));
+    }
+    return vector::FromElementsOp::create(b, loc, VectorType::get({v}, element),
+                                          elements);
+  }
+
+  /// Synchronous copies where the rows are aligned for them (no cp.async on
+  /// the target): a piece inside the matrix is one 16-byte load (smaller
+  /// aligned pieces, 8 or 4 bytes, load by elements); a piece across an
+  /// edge, or past the block's k tiles, by guarded elements. Without
+  /// partial tiles along the operand, only `inRange` is tested.
+  void copyTileSynchronously(const OperandCopy &op, Value stage,
+                             Value rowOffset, Value colOffset, Value inRange) {
+    int64_t v = 16 / op.elementBytes;
+    if (op.copyElements != v)
+      return copyTileByElements(op, stage, rowOffset, colOffset, inRange);
+    bool rowEdge = op.rows % op.tileRows != 0;
+    bool colEdge = op.cols % op.tileCols != 0;
+    Type element = cast<MemRefType>(op.global.getType()).getElementType();
+    auto pieceType = VectorType::get({v}, element);
+    forEachPiece(op.tileRows, op.tileCols / v, v, [&](Value r, Value c) {
+      Value gr = ix.add(rowOffset, r), gc = ix.add(colOffset, c);
+      Value whole = inRange;
+      if (rowEdge)
+        whole = ix.andi(whole, ix.lt(gr, op.rows));
+      if (colEdge)
+        whole = ix.andi(whole, ix.lt(ix.add(gc, v - 1), op.cols));
+      auto ifOp = scf::IfOp::create(b, loc, pieceType, whole,
+                                    /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        Value piece = vector::LoadOp::create(b, loc, pieceType, op.global,
+                                             operandIndices(op, gr, gc));
+        scf::YieldOp::create(b, loc, piece);
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(b, loc, loadPieceByElements(op, gr, gc, inRange));
       }
-      Value vec = vector::FromElementsOp::create(
-          b, loc, VectorType::get({v}, element), elements);
-      vector::StoreOp::create(b, loc, vec, op.stages, ValueRange{stage, r, c});
+      storePiece(ifOp.getResult(0), op.stages, stage, r, c);
     });
   }
 
@@ -639,10 +712,13 @@ buildKLoop(KernelBuilder &kb, const KernelFrame &f, ValueRange acc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, stage,
                               ix.c(0)),
         ix.c(t.stages - 1), ix.add(stage, -1));
+    kb.deferStores = !kb.ops.asyncCopies;
     kb.copyKTile(f.aCopy, f.bCopy, previous,
                  kb.kTileAt(ix.add(kt, t.stages - 1)), kTiles);
+    kb.deferStores = false;
     SmallVector<Value> sums(loop.getRegionIterArgs().drop_back());
     multiply(stage, sums);
+    kb.flushStores();
     Value following = ix.add(stage, 1);
     following = ix.select(
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, following,

@@ -73,6 +73,10 @@ struct GPUMatmulOperands {
   int64_t aCopyElements = 0, bCopyElements = 0;
   /// C's rows are 16-byte aligned, so 16-byte stores may write them.
   bool cRowsAligned = false;
+  /// False on targets without cp.async (AMD): every copy is a synchronous
+  /// load, 16 bytes at once where `aCopyElements` (`bCopyElements`) says
+  /// the rows allow it and the piece lies inside the matrix.
+  bool asyncCopies = true;
   /// The scalar C starts from (a folded linalg.fill); null: accumulate onto
   /// C's contents.
   Value init;
