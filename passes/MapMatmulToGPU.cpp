@@ -763,8 +763,8 @@ struct MapMatmulToGPUPass
                               : "; B's rows are not 4-byte "
                                 "aligned: copied synchronously")
         << (amd ? "; copies are synchronous loads (no cp.async on AMD)"
-            : !ops.asyncCopies ? "; copies are synchronous loads"
-                               : "");
+            : !ops.asyncCopies && !wgmma ? "; copies are synchronous loads"
+                                         : "");
     if (kSplits > 1) {
       // The partial C's: contiguous, 16-byte aligned (the reduction's
       // vector loads); tessel-allocate-device-buffers places them in device

@@ -703,8 +703,9 @@ def MapMatmulToGPUPass
            "H200: 0.93-0.97x cuBLAS at 4096^3, WMMA 0.32-0.37x); false "
            "keeps WMMA">,
     Option<"asyncCopies", "async-copies", "bool", "true",
-           "Fill the shared-memory stages with cp.async copies; false: with "
-           "synchronous loads, as always on AMD targets (no cp.async)">
+           "Fill the shared-memory stages of the WMMA and SIMT kernels with "
+           "cp.async copies; false: with synchronous loads, as always on AMD "
+           "targets (no cp.async). wgmma kernels keep TMA">
   ];
 }
 

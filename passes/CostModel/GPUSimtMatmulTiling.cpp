@@ -96,10 +96,10 @@ static void planResources(const GPUModelParams &g, const GPUMatmulProblem &p,
   int64_t perValue = eb / 4;
   // Synchronous copies (no cp.async) also hold their 16 bytes across the
   // tile's multiply-adds.
-  int64_t perCopy = 2 + (p.aSynchronous || p.bSynchronous ? 4 : 0);
   t.registersPerThread =
       perValue * (t.threadM * t.threadN + 4 * (t.threadM + t.threadN)) +
-      perCopy * (aCopies + bCopies) + kAddressRegisters;
+      aCopies * (p.aSynchronous ? 6 : 2) + bCopies * (p.bSynchronous ? 6 : 2) +
+      kAddressRegisters;
 }
 
 static Estimate estimate(const GPUModelParams &g, const GPUMatmulProblem &p,

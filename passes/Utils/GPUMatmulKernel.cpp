@@ -113,13 +113,16 @@ struct KernelBuilder {
       pendingStores.push_back({value, stages, stage, row, col});
       return;
     }
-    vector::StoreOp::create(b, loc, value, stages, ValueRange{stage, row, col});
+    // Stage rows are padded to 16-byte multiples, pieces start on them.
+    vector::StoreOp::create(b, loc, value, stages, ValueRange{stage, row, col},
+                            /*nontemporal=*/false, llvm::MaybeAlign(16));
   }
 
   void flushStores() {
     for (const PendingStore &s : pendingStores)
       vector::StoreOp::create(b, loc, s.value, s.stages,
-                              ValueRange{s.stage, s.row, s.col});
+                              ValueRange{s.stage, s.row, s.col},
+                              /*nontemporal=*/false, llvm::MaybeAlign(16));
     pendingStores.clear();
   }
 
@@ -329,8 +332,11 @@ struct KernelBuilder {
       {
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
-        Value piece = vector::LoadOp::create(b, loc, pieceType, op.global,
-                                             operandIndices(op, gr, gc));
+        // copyElements == v: the rows are 16-byte aligned (as cp.async
+        // needs), and pieces start on multiples of v.
+        Value piece = vector::LoadOp::create(
+            b, loc, pieceType, op.global, operandIndices(op, gr, gc),
+            /*nontemporal=*/false, llvm::MaybeAlign(16));
         scf::YieldOp::create(b, loc, piece);
         b.setInsertionPointToStart(ifOp.elseBlock());
         scf::YieldOp::create(b, loc, loadPieceByElements(op, gr, gc, inRange));
