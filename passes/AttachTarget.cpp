@@ -40,6 +40,7 @@ struct AttachTargetPass
     override(desc.warpSize, warpSize);
     override(desc.maxThreadsPerBlock, maxThreadsPerBlock);
     override(desc.mmaFmaPerCycle, mmaFmaPerCycle);
+    override(desc.mmaF64FmaPerCycle, mmaF64FmaPerCycle);
     override(desc.simtFmaPerCycle, simtFmaPerCycle);
     override(desc.simtF64FmaPerCycle, simtF64FmaPerCycle);
     override(desc.smemBytesPerCycle, smemBytesPerCycle);
@@ -83,6 +84,7 @@ struct AttachTargetPass
         {"warp-size", warpSize},
         {"max-threads-per-block", maxThreadsPerBlock},
         {"mma-fma-per-cycle", mmaFmaPerCycle},
+        {"mma-f64-fma-per-cycle", mmaF64FmaPerCycle},
         {"simt-fma-per-cycle", simtFmaPerCycle},
         {"simt-f64-fma-per-cycle", simtF64FmaPerCycle},
         {"smem-bytes-per-cycle", smemBytesPerCycle},

@@ -553,8 +553,9 @@ struct MapMatmulToGPUPass
     int64_t inputBytes = match.inputType.getIntOrFloatBitWidth() / 8;
     int64_t accBytes = match.accType.getIntOrFloatBitWidth() / 8;
     // f32 products run on the SIMT cores: tensor cores would round the
-    // inputs to TF32, which the program did not ask for. f64 ones too:
-    // their tensor-core form (DMMA, mma.sync m8n8k4) is not emitted.
+    // inputs to TF32, which the program did not ask for. f64 ones too,
+    // unless the f64 tensor cores (DMMA, exact) are estimated faster:
+    // chosen below, once the SIMT estimate is known.
     bool f64 = match.inputType.isF64() && match.accType.isF64();
     bool simt = (match.inputType.isF32() && match.accType.isF32()) || f64;
     // AMD: only the SIMT kernel, with synchronous copies (no cp.async; no
@@ -636,13 +637,41 @@ struct MapMatmulToGPUPass
                                             wgmmaTiling, transposeB, wgmmaWhy);
     GPUMatmulTiling tiling;
     GPUSimtMatmulTiling simtTiling;
-    if (simt && !computeGPUSimtMatmulTiling(params, problem, overrides,
-                                            simtTiling, why))
-      return decline((f64 ? "f64 has no tensor-core kernel here (DMMA is not "
-                            "emitted)"
-                          : "f32 inputs would be rounded to TF32 by tensor "
-                            "cores") +
-                     Twine(", and no SIMT kernel fits: ") + why);
+    // f64 on NVIDIA: the f64 tensor cores where listed, with a rate, and
+    // estimated faster than the SIMT kernel.
+    std::string noDmma;
+    GPUMatmulTiling dmmaTiling;
+    if (f64 && amd)
+      noDmma = "no MFMA kernel is built for AMD GPUs";
+    else if (f64 && !f64TensorCores)
+      noDmma = "turned off (f64-tensor-cores=false)";
+    bool dmmaFits =
+        f64 && !amd && f64TensorCores &&
+        planF64TensorCoreKernel(shapes, target.getWarpSize(), params, problem,
+                                overrides, mma, dmmaTiling, noDmma);
+    bool simtFits = simt && computeGPUSimtMatmulTiling(
+                                params, problem, overrides, simtTiling, why);
+    if (simt && !simtFits && !dmmaFits)
+      return decline((f64 ? "f64 tensor cores not used: " + noDmma
+                          : std::string(kNoTF32Reason)) +
+                     ", and no SIMT kernel fits: " + why);
+    // Which of the two f64 kernels, and why, for the remark.
+    std::string f64Choice;
+    if (dmmaFits && (!simtFits ||
+                     dmmaTiling.estimatedCycles < simtTiling.estimatedCycles)) {
+      simt = false;
+      f64Choice =
+          simtFits ? "; the SIMT kernel is estimated at ~" +
+                         std::to_string(int64_t(simtTiling.estimatedCycles)) +
+                         " cycles"
+                   : "; no SIMT kernel fits: " + why;
+    } else if (dmmaFits) {
+      f64Choice = "; f64 tensor cores not used: estimated at ~" +
+                  std::to_string(int64_t(dmmaTiling.estimatedCycles)) +
+                  " cycles, no faster";
+    } else if (f64 && !amd) {
+      f64Choice = "; f64 tensor cores not used: " + noDmma;
+    }
     bool wmma =
         !simt && (!wgmma || transposeB) &&
         computeGPUMatmulTiling(params, mma, problem, overrides, tiling, why);
@@ -726,7 +755,9 @@ struct MapMatmulToGPUPass
       ops.c = memref::CollapseShapeOp::create(rewriter, op->getLoc(), ops.c,
                                               matrix);
     }
-    std::string mmaName = "WMMA m16n16k16";
+    std::string mmaName = "WMMA m" + std::to_string(mma.m) + "n" +
+                          std::to_string(mma.n) + "k" + std::to_string(mma.k) +
+                          (mma.f64 ? ", f64 DMMA" : "");
     std::string rationale = tiling.rationale;
     std::string unit = "tensor cores";
     if (simt) {
@@ -747,7 +778,7 @@ struct MapMatmulToGPUPass
         << what << " (" << types << ") mapped to " << unit << " (" << mmaName
         << "): " << rationale
         << (wgmmaTarget && !wgmma ? "; wgmma not used: " + wgmmaWhy : "")
-        << transposeNote
+        << transposeNote << f64Choice
         << (kSplits > 1 ? (fill ? "; C's fill added by the reduction"
                                 : "; the reduction accumulates onto C")
             : fill      ? "; C's fill folded into the accumulators"

@@ -73,6 +73,8 @@ def AttachTargetPass : Pass<"tessel-attach-target", "::mlir::ModuleOp"> {
            "Override the max threads per block (0: keep)">,
     Option<"mmaFmaPerCycle", "mma-fma-per-cycle", "int64_t", "0",
            "Override the 16-bit tensor-core FMAs per cycle per SM (0: keep)">,
+    Option<"mmaF64FmaPerCycle", "mma-f64-fma-per-cycle", "int64_t", "0",
+           "Override the f64 tensor-core FMAs per cycle per SM (0: keep)">,
     Option<"simtFmaPerCycle", "simt-fma-per-cycle", "int64_t", "0",
            "Override the f32 FMAs per cycle per SM on the SIMT cores (0: keep)">,
     Option<"simtF64FmaPerCycle", "simt-f64-fma-per-cycle", "int64_t", "0",
@@ -483,8 +485,9 @@ def ConvertConvToNHWCPass
     PyTorch's convolutions arrive as `linalg.conv_2d_nchw_fchw`, while
     `tessel-map-matmul-to-gpu` maps convolutions as NHWC implicit GEMMs
     (`linalg.conv_2d_nhwc_hwcf`, whose 16-byte copies run along the
-    channels): on tensor cores for f16 and i8, on the SIMT cores for f32
-    and f64.
+    channels): on tensor cores for f16 and i8, on the SIMT cores for f32,
+    on the f64 tensor cores or the SIMT cores for f64 (the faster by that
+    pass's models, with its default options).
     Without this pass an NCHW convolution becomes the direct loop nest on
     the GPU. On tensors, each static NCHW convolution for which that pass
     would build a kernel, and for which CostModel/GPUConvLayout estimates
@@ -586,7 +589,7 @@ def ConvertCopyToLinalgPass
 
 def MapMatmulToGPUPass
     : Pass<"tessel-map-matmul-to-gpu", "::mlir::func::FuncOp"> {
-  let summary = "Map matmuls on memrefs to tensor-core (f32, f64: SIMT) GPU kernels";
+  let summary = "Map matmuls on memrefs to tensor-core (f32: SIMT) GPU kernels";
   let description = [{
     Replaces each matmul-like contraction on memrefs (`linalg.matmul`,
     `linalg.batch_matmul`, or a `linalg.generic` with their maps; A and B
@@ -619,8 +622,11 @@ def MapMatmulToGPUPass
     GPUSimtMatmulTiling model, which needs the target's
     `simt_fma_per_cycle`; `warps-m x warps-n` fixes its warps). f64 x f64
     -> f64 products take the same form with two values per read and
-    fma.rn.f64, at `simt_f64_fma_per_cycle` (their tensor-core form, DMMA,
-    is not emitted).
+    fma.rn.f64, at `simt_f64_fma_per_cycle`, unless the target lists the
+    f64 tensor-core shape (`m8n8k4:f64xf64->f64`, DMMA) with a rate
+    (`mma_f64_fma_per_cycle`) and the model estimates the WMMA form with
+    8x8x4 fragments faster (A100, H100; `f64-tensor-cores=false` keeps
+    SIMT). Both keep f64 throughout: DMMA rounds nothing.
 
     Products with few C tiles and a long k (a linear layer at a small
     batch, a late convolution at batch 1) would leave most SMs idle: with
@@ -705,7 +711,12 @@ def MapMatmulToGPUPass
     Option<"asyncCopies", "async-copies", "bool", "true",
            "Fill the shared-memory stages of the WMMA and SIMT kernels with "
            "cp.async copies; false: with synchronous loads, as always on AMD "
-           "targets (no cp.async). wgmma kernels keep TMA">
+           "targets (no cp.async). wgmma kernels keep TMA">,
+    Option<"f64TensorCores", "f64-tensor-cores", "bool", "true",
+           "Consider the f64 tensor cores (WMMA m8n8k4, DMMA) for f64 x f64 "
+           "-> f64 products on targets that list the shape and its rate, "
+           "taking them where the model estimates them faster than the "
+           "SIMT kernel; false: always the SIMT kernel">
   ];
 }
 

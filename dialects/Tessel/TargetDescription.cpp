@@ -27,9 +27,9 @@ TargetDescription::toAttr(MLIRContext *ctx,
       emitError, ctx, StringRef(kind), StringRef(triple), StringRef(chip),
       StringRef(features), vectorBits, vectorRegisters, cacheLine, l1, l2, l3,
       cores, smCount, smemPerBlock, registersPerBlock, warpSize,
-      maxThreadsPerBlock, mmaFmaPerCycle, simtFmaPerCycle, simtF64FmaPerCycle,
-      smemBytesPerCycle, l2BytesPerCycle, dramBytesPerCycle, memoryLatency,
-      stridePrefetch, mmaAttr);
+      maxThreadsPerBlock, mmaFmaPerCycle, mmaF64FmaPerCycle, simtFmaPerCycle,
+      simtF64FmaPerCycle, smemBytesPerCycle, l2BytesPerCycle, dramBytesPerCycle,
+      memoryLatency, stridePrefetch, mmaAttr);
 }
 
 /// Reads a small sysfs file; empty when absent.
@@ -137,12 +137,13 @@ struct GPUPreset {
   const char *kind, *chip, *triple, *features;
   int64_t smCount, smemPerBlock, registersPerBlock, warpSize, maxThreads,
       cacheLine, l1, l2;
-  /// Per SM and cycle: dense 16-bit tensor-core FMAs (peak TFLOPS / SMs /
-  /// boost clock / 2), f32 and f64 FMAs on the SIMT cores, shared-memory
-  /// bytes, L2 bytes, device-memory bytes; and device memory latency in
-  /// cycles.
-  int64_t mmaFmaPerCycle, simtFmaPerCycle, simtF64FmaPerCycle,
-      smemBytesPerCycle, l2BytesPerCycle, dramBytesPerCycle, memoryLatency;
+  /// Per SM and cycle: dense 16-bit and f64 tensor-core FMAs (peak TFLOPS
+  /// / SMs / boost clock / 2), f32 and f64 FMAs on the SIMT cores,
+  /// shared-memory bytes, L2 bytes, device-memory bytes; and device memory
+  /// latency in cycles.
+  int64_t mmaFmaPerCycle, mmaF64FmaPerCycle, simtFmaPerCycle,
+      simtF64FmaPerCycle, smemBytesPerCycle, l2BytesPerCycle, dramBytesPerCycle,
+      memoryLatency;
   const char *mma; // comma-separated
 };
 } // namespace
@@ -151,7 +152,13 @@ struct GPUPreset {
 // tables). l1 is the per-SM L1 left beside the shared-memory carve-out.
 // Tensor-core rates are peak dense 16-bit TFLOPS / SMs / boost clock / 2
 // (A100 312 TFLOPS, 108 SMs, 1.41 GHz: 1024; H100 SXM 989 TFLOPS: 2048;
-// GA102/AD102 with 16-bit accumulation: 512). SIMT f32 FMAs are the FP32
+// GA102/AD102 with 16-bit accumulation: 512). f64 tensor cores (DMMA):
+// A100 19.5 TFLOPS: 64; H100 SXM 67 TFLOPS: 128 (a peak Hopper may reach
+// only with its larger f64 mma shapes, which MLIR 22's WMMA ops do not
+// emit; what m8n8k4 gets there is unmeasured); GA102/AD102 have the
+// instruction (PTX mma .f64 is sm_80+) but publish no rate for it, so 0
+// (f64 stays on the SIMT cores there); AMD 0, as no MFMA kernel is built.
+// SIMT f32 FMAs are the FP32
 // lanes per SM: 64 on GA100, 128 on GA102, AD102 and GH100; 64 per CU on
 // CDNA2/3 (packed f32 and RDNA3's dual issue, which would double it, are
 // not counted, though the backend packs the SIMT matmul kernel's f32
@@ -172,43 +179,43 @@ struct GPUPreset {
 // clang-format off
 static const GPUPreset kGPUPresets[] = {
     {"nvgpu", "sm_80", "nvptx64-nvidia-cuda", "+ptx70", 108, 166912, 65536, 32,
-     1024, 128, 28 * 1024, 40 * 1024 * 1024, 1024, 64, 32, 128, 48, 10, 600,
+     1024, 128, 28 * 1024, 40 * 1024 * 1024, 1024, 64, 64, 32, 128, 48, 10, 600,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
-     "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32"},
+     "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32,m8n8k4:f64xf64->f64"},
     {"nvgpu", "sm_86", "nvptx64-nvidia-cuda", "+ptx71", 84, 101376, 65536, 32,
-     1024, 128, 28 * 1024, 6 * 1024 * 1024, 512, 128, 2, 128, 48, 7, 600,
+     1024, 128, 28 * 1024, 6 * 1024 * 1024, 512, 0, 128, 2, 128, 48, 7, 600,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
-     "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32"},
+     "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32,m8n8k4:f64xf64->f64"},
     {"nvgpu", "sm_89", "nvptx64-nvidia-cuda", "+ptx78", 128, 101376, 65536, 32,
-     1024, 128, 28 * 1024, 72 * 1024 * 1024, 512, 128, 2, 128, 48, 3, 600,
+     1024, 128, 28 * 1024, 72 * 1024 * 1024, 512, 0, 128, 2, 128, 48, 3, 600,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
-     "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32"},
+     "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32,m8n8k4:f64xf64->f64"},
     {"nvgpu", "sm_90", "nvptx64-nvidia-cuda", "+ptx80", 132, 232448, 65536, 32,
-     1024, 128, 28 * 1024, 50 * 1024 * 1024, 2048, 128, 64, 128, 48, 14, 700,
+     1024, 128, 28 * 1024, 50 * 1024 * 1024, 2048, 128, 128, 64, 128, 48, 14, 700,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
-     "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32"},
+     "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32,m8n8k4:f64xf64->f64"},
     // PTX ISA 8.3 (CUDA 12.3 drivers and later): the wgmma kernels acquire
     // their tensor maps with fence.proxy.tensormap.
     {"nvgpu", "sm_90a", "nvptx64-nvidia-cuda", "+ptx83", 132, 232448, 65536, 32,
-     1024, 128, 28 * 1024, 50 * 1024 * 1024, 2048, 128, 64, 128, 48, 14, 700,
+     1024, 128, 28 * 1024, 50 * 1024 * 1024, 2048, 128, 128, 64, 128, 48, 14, 700,
      "m16n8k16:f16xf16->f32,m16n8k16:f16xf16->f16,m16n8k32:i8xi8->i32,"
      "m16n16k16:f16xf16->f32,m16n16k16:f16xf16->f16,"
-     "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32,"
+     "m16n16k16:bf16xbf16->f32,m16n16k16:i8xi8->i32,m8n8k4:f64xf64->f64,"
      "wgmma.m64nNk16:f16xf16->f32,wgmma.m64nNk32:i8xi8->i32"},
     {"amdgpu", "gfx90a", "amdgcn-amd-amdhsa", "", 104, 65536, 131072, 64, 1024,
-     128, 16 * 1024, 8 * 1024 * 1024, 512, 64, 64, 128, 64, 9, 700,
+     128, 16 * 1024, 8 * 1024 * 1024, 512, 0, 64, 64, 128, 64, 9, 700,
      "mfma.32x32x8:f16xf16->f32,mfma.16x16x16:f16xf16->f32,"
      "mfma.32x32x16:i8xi8->i32"},
     {"amdgpu", "gfx942", "amdgcn-amd-amdhsa", "", 304, 65536, 131072, 64, 1024,
-     128, 32 * 1024, 4 * 1024 * 1024, 1024, 64, 64, 128, 64, 8, 700,
+     128, 32 * 1024, 4 * 1024 * 1024, 1024, 0, 64, 64, 128, 64, 8, 700,
      "mfma.32x32x8:f16xf16->f32,mfma.16x16x16:f16xf16->f32,"
      "mfma.32x32x16:i8xi8->i32"},
     {"amdgpu", "gfx1100", "amdgcn-amd-amdhsa", "", 96, 65536, 65536, 32, 1024,
-     128, 32 * 1024, 6 * 1024 * 1024, 256, 64, 4, 128, 64, 4, 600,
+     128, 32 * 1024, 6 * 1024 * 1024, 256, 0, 64, 4, 128, 64, 4, 600,
      "wmma.16x16x16:f16xf16->f32"},
 };
 // clang-format on
@@ -252,6 +259,7 @@ mlir::tessel::getTargetPreset(StringRef kind, StringRef chip,
     desc.l1 = preset.l1;
     desc.l2 = preset.l2;
     desc.mmaFmaPerCycle = preset.mmaFmaPerCycle;
+    desc.mmaF64FmaPerCycle = preset.mmaF64FmaPerCycle;
     desc.simtFmaPerCycle = preset.simtFmaPerCycle;
     desc.simtF64FmaPerCycle = preset.simtF64FmaPerCycle;
     desc.smemBytesPerCycle = preset.smemBytesPerCycle;

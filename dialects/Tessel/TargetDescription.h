@@ -22,9 +22,9 @@ struct TargetDescription {
   int64_t l1 = 0, l2 = 0, l3 = 0, cores = 0;
   int64_t smCount = 0, smemPerBlock = 0, registersPerBlock = 0, warpSize = 0,
           maxThreadsPerBlock = 0;
-  int64_t mmaFmaPerCycle = 0, simtFmaPerCycle = 0, simtF64FmaPerCycle = 0,
-          smemBytesPerCycle = 0, l2BytesPerCycle = 0, dramBytesPerCycle = 0,
-          memoryLatency = 0;
+  int64_t mmaFmaPerCycle = 0, mmaF64FmaPerCycle = 0, simtFmaPerCycle = 0,
+          simtF64FmaPerCycle = 0, smemBytesPerCycle = 0, l2BytesPerCycle = 0,
+          dramBytesPerCycle = 0, memoryLatency = 0;
   /// CPU: the largest row stride (bytes) the hardware prefetcher follows
   /// for streams of short rows; 0: unknown.
   int64_t stridePrefetch = 0;

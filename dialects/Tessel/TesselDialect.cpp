@@ -26,10 +26,10 @@ LogicalResult TargetAttr::verify(
     int64_t vectorRegisters, int64_t cacheLine, int64_t l1, int64_t l2,
     int64_t l3, int64_t cores, int64_t smCount, int64_t smemPerBlock,
     int64_t registersPerBlock, int64_t warpSize, int64_t maxThreadsPerBlock,
-    int64_t mmaFmaPerCycle, int64_t simtFmaPerCycle, int64_t simtF64FmaPerCycle,
-    int64_t smemBytesPerCycle, int64_t l2BytesPerCycle,
-    int64_t dramBytesPerCycle, int64_t memoryLatency, int64_t stridePrefetch,
-    ArrayAttr mma) {
+    int64_t mmaFmaPerCycle, int64_t mmaF64FmaPerCycle, int64_t simtFmaPerCycle,
+    int64_t simtF64FmaPerCycle, int64_t smemBytesPerCycle,
+    int64_t l2BytesPerCycle, int64_t dramBytesPerCycle, int64_t memoryLatency,
+    int64_t stridePrefetch, ArrayAttr mma) {
   if (kind != "cpu" && kind != "nvgpu" && kind != "amdgpu")
     return emitError() << "unknown target kind '" << kind
                        << "' (expected cpu, nvgpu or amdgpu)";
@@ -47,6 +47,7 @@ LogicalResult TargetAttr::verify(
       {"warp_size", warpSize},
       {"max_threads_per_block", maxThreadsPerBlock},
       {"mma_fma_per_cycle", mmaFmaPerCycle},
+      {"mma_f64_fma_per_cycle", mmaF64FmaPerCycle},
       {"simt_fma_per_cycle", simtFmaPerCycle},
       {"simt_f64_fma_per_cycle", simtF64FmaPerCycle},
       {"smem_bytes_per_cycle", smemBytesPerCycle},

@@ -41,7 +41,8 @@ def Tessel_TargetAttr : AttrDef<Tessel_Dialect, "Target"> {
     `warp_size` the warp or wavefront width, and `mma` lists the tensor-core
     instruction shapes as `"mMnNkK:AxB->C"` strings. The throughputs are per
     SM (CU) and cycle: `mma_fma_per_cycle` dense 16-bit tensor-core
-    multiply-adds, `simt_fma_per_cycle` f32 multiply-adds on the ordinary
+    multiply-adds, `mma_f64_fma_per_cycle` f64 ones (0: none, or not worth
+    using), `simt_fma_per_cycle` f32 multiply-adds on the ordinary
     (SIMT) cores, `simt_f64_fma_per_cycle` f64 ones, `smem_bytes_per_cycle` shared memory (LDS) bandwidth,
     `l2_bytes_per_cycle` the SM's share of the L2 bandwidth,
     `dram_bytes_per_cycle` its share of the device-memory (HBM/GDDR)
@@ -80,6 +81,7 @@ def Tessel_TargetAttr : AttrDef<Tessel_Dialect, "Target"> {
     DefaultValuedParameter<"int64_t", "0", "warp or wavefront width">:$warp_size,
     DefaultValuedParameter<"int64_t", "0", "max threads per block">:$max_threads_per_block,
     DefaultValuedParameter<"int64_t", "0", "16-bit tensor-core FMAs per cycle per SM">:$mma_fma_per_cycle,
+    DefaultValuedParameter<"int64_t", "0", "f64 tensor-core FMAs per cycle per SM">:$mma_f64_fma_per_cycle,
     DefaultValuedParameter<"int64_t", "0", "f32 FMAs per cycle per SM on the SIMT cores">:$simt_fma_per_cycle,
     DefaultValuedParameter<"int64_t", "0", "f64 FMAs per cycle per SM on the SIMT cores">:$simt_f64_fma_per_cycle,
     DefaultValuedParameter<"int64_t", "0", "shared memory bytes per cycle per SM">:$smem_bytes_per_cycle,

@@ -66,6 +66,20 @@ bool mlir::tessel::getWmmaInstruction(int64_t inputBytes, int64_t accBytes,
     mma.cAlignment = accBytes == 4 ? 32 : 16;
     return true;
   }
+  if (inputBytes == 8 && accBytes == 8) {
+    // m8n8k4: one f64 of A and of B, two of C per thread. Rows aligned to
+    // 16 bytes, more than the thread's share of A or B (8 bytes) asks for,
+    // as every shared row is for the 16-byte copies anyway.
+    mma.m = mma.n = 8;
+    mma.k = 4;
+    mma.abRegisters = 2;
+    mma.cRegisters = 4;
+    mma.abAlignment = mma.cAlignment = 16;
+    mma.f64 = true;
+    mma.maxFragmentsPerWarp = 8;
+    mma.maxKSteps = 4;
+    return true;
+  }
   if (inputBytes == 1 && accBytes == 4) {
     // Two .b32 of four s8 in PTX, but ptxas expands s8 WMMA into several
     // IMMA instructions whose operands take about as many registers as
@@ -79,9 +93,17 @@ bool mlir::tessel::getWmmaInstruction(int64_t inputBytes, int64_t accBytes,
   return false;
 }
 
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t mlir::tessel::tensorCoreRate(const GPUModelParams &g,
+                                     const MmaInstruction &mma) {
+  return mma.f64 ? g.mmaF64FmaPerCycle : g.mmaFmaPerCycle * mma.rateFactor;
+}
+
 SharedTile mlir::tessel::planSharedTile(int64_t rows, int64_t cols,
-                                        int64_t elementBytes,
-                                        int64_t alignment) {
+                                        int64_t elementBytes, int64_t alignment,
+                                        int64_t readRows,
+                                        int64_t readRowBytes) {
   int64_t align = std::max(alignment, kCopyBytes);
   int64_t rowBytes = cols * elementBytes;
   SharedTile best;
@@ -92,11 +114,17 @@ SharedTile mlir::tessel::planSharedTile(int64_t rows, int64_t cols,
     int64_t stride = rowBytes + pad;
     if (stride % align != 0)
       continue;
-    // Eight successive rows, 16 bytes each, as one ldmatrix phase reads.
+    // The read's rows, each readRowBytes from its start; ways: the busiest
+    // bank group's hits over the fewest wavefronts the read needs.
     int64_t hits[kWavefrontBytes / kCopyBytes] = {};
-    int64_t ways = 0;
-    for (int64_t r = 0; r < 8; ++r)
-      ways = std::max(ways, ++hits[(r * stride % kWavefrontBytes) / kCopyBytes]);
+    int64_t busiest = 0;
+    for (int64_t r = 0; r < readRows; ++r)
+      for (int64_t b = 0; b < readRowBytes; b += kCopyBytes)
+        busiest = std::max(
+            busiest, ++hits[((r * stride + b) % kWavefrontBytes) / kCopyBytes]);
+    int64_t ways =
+        ceilDiv(busiest, std::max<int64_t>(1, ceilDiv(readRows * readRowBytes,
+                                                      kWavefrontBytes)));
     if (ways < bestWays) {
       bestWays = ways;
       best.stride = stride / elementBytes;
@@ -105,8 +133,6 @@ SharedTile mlir::tessel::planSharedTile(int64_t rows, int64_t cols,
   }
   return best;
 }
-
-static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 std::string mlir::tessel::whyNoKSplit(const GPUMatmulProblem &p,
                                       int64_t splits) {
@@ -169,11 +195,24 @@ struct Estimate {
 static void planResources(const GPUModelParams &g, const MmaInstruction &mma,
                           const GPUMatmulProblem &p, GPUMatmulTiling &t) {
   int64_t eb = p.inputBytes;
-  t.aTile = p.aTransposed ? planSharedTile(t.blockK, t.blockM, eb, mma.abAlignment)
-                          : planSharedTile(t.blockM, t.blockK, eb, mma.abAlignment);
-  t.bTile = p.bTransposed ? planSharedTile(t.blockN, t.blockK, eb, mma.abAlignment)
-                          : planSharedTile(t.blockK, t.blockN, eb, mma.abAlignment);
-  t.cTile = planSharedTile(t.blockM, t.blockN, p.accBytes, mma.cAlignment);
+  // What one fragment load reads: for m16n16k16, modelled as ldmatrix
+  // phases of eight 16-byte row pieces (the planner's default); for m8n8k4
+  // (f64), whole fragment rows: A's 8x4 as 8 rows of 4 values (4 rows of 8
+  // stored k-major), B's 4x8 as 4 rows of 8 (8 rows of 4 stored n-major),
+  // C's as 8 rows of 8.
+  auto plan = [&](int64_t rows, int64_t cols, int64_t bytes, int64_t align,
+                  int64_t fragRows, int64_t fragCols) {
+    if (!mma.f64)
+      return planSharedTile(rows, cols, bytes, align);
+    return planSharedTile(rows, cols, bytes, align, fragRows, fragCols * bytes);
+  };
+  t.aTile = p.aTransposed
+                ? plan(t.blockK, t.blockM, eb, mma.abAlignment, mma.k, mma.m)
+                : plan(t.blockM, t.blockK, eb, mma.abAlignment, mma.m, mma.k);
+  t.bTile = p.bTransposed
+                ? plan(t.blockN, t.blockK, eb, mma.abAlignment, mma.n, mma.k)
+                : plan(t.blockK, t.blockN, eb, mma.abAlignment, mma.k, mma.n);
+  t.cTile = plan(t.blockM, t.blockN, p.accBytes, mma.cAlignment, mma.m, mma.n);
   int64_t pipeline =
       t.stages * (t.aTile.elements() + t.bTile.elements()) * eb;
   t.smemBytes = std::max(pipeline, t.cTile.elements() * p.accBytes);
@@ -213,7 +252,7 @@ static Estimate estimate(const GPUModelParams &g, const MmaInstruction &mma,
   double tensorShare =
       std::min(1.0, r * double(t.warps()) / double(kSubPartitions));
   e.mmaCycles = r * double(t.blockM * t.blockN * t.blockK) /
-                (double(g.mmaFmaPerCycle * mma.rateFactor) * tensorShare);
+                (double(tensorCoreRate(g, mma)) * tensorShare);
   e.smemCycles = r * (fragmentReads + copyBytes) / double(g.smemBytesPerCycle);
   e.l2Cycles = r * copyBytes / double(g.l2BytesPerCycle);
   e.tileCycles = std::max({e.mmaCycles, e.smemCycles, e.l2Cycles,
@@ -277,11 +316,12 @@ bool mlir::tessel::hasGPUModelFigures(const GPUModelParams &g,
   return true;
 }
 
-bool mlir::tessel::hasTensorCoreRate(const GPUModelParams &g,
-                                     std::string &why) {
-  if (g.mmaFmaPerCycle > 0)
+bool mlir::tessel::hasTensorCoreRate(const GPUModelParams &g, std::string &why,
+                                     const MmaInstruction &mma) {
+  if (tensorCoreRate(g, mma) > 0)
     return true;
-  why = "the target description has no mma_fma_per_cycle";
+  why = mma.f64 ? "the target description has no mma_f64_fma_per_cycle"
+                : "the target description has no mma_fma_per_cycle";
   return false;
 }
 
@@ -291,19 +331,27 @@ bool mlir::tessel::computeGPUMatmulTiling(const GPUModelParams &g,
                                           const GPUMatmulOverrides &o,
                                           GPUMatmulTiling &tiling,
                                           std::string &why) {
-  if (!hasGPUModelFigures(g, why) || !hasTensorCoreRate(g, why))
+  if (!hasGPUModelFigures(g, why) || !hasTensorCoreRate(g, why, mma))
     return false;
   if (o.kSplits && !whyNoKSplit(p, o.kSplits).empty()) {
     why = whyNoKSplit(p, o.kSplits);
     return false;
   }
 
-  // One or two instruction k steps per k tile: ptxas hoists all fragment
-  // loads of an unrolled k tile, and at four or more steps their registers
-  // spill (ptxas 13.0 on sm_80: 254 registers for a 64x32 warp tile with
-  // four steps, 166 with two); the stages hide latency instead.
-  int64_t kSteps[] = {mma.k, 2 * mma.k};
-  int64_t counts[] = {1, 2, 4};
+  // One or two instruction k steps per k tile for m16n16k16: ptxas hoists
+  // all fragment loads of an unrolled k tile, and at four or more steps
+  // their registers spill (ptxas 13.0 on sm_80: 254 registers for a 64x32
+  // warp tile with four steps, 166 with two); the stages hide latency
+  // instead. m8n8k4's fragments are a quarter the size: up to four steps
+  // (16 f64, 128 bytes of a row); one step's fragments are counted, as for
+  // m16n16k16 (ptxas 13.0: 126-134 registers for 2x8 fragments of four
+  // steps, where one step's count gives 148 and four steps' 208).
+  llvm::SmallVector<int64_t> kSteps, fragments;
+  for (int64_t s = 1; s <= mma.maxKSteps; s *= 2)
+    kSteps.push_back(s * mma.k);
+  for (int64_t c = 1; c <= mma.maxFragmentsPerWarp; c *= 2)
+    fragments.push_back(c);
+  int64_t warpCounts[] = {1, 2, 4};
   // Tiles much larger than the problem only add padding work.
   int64_t mLimit = int64_t(llvm::PowerOf2Ceil(uint64_t(
       std::max<int64_t>(mma.m, llvm::alignTo(p.m, mma.m)))));
@@ -315,10 +363,10 @@ bool mlir::tessel::computeGPUMatmulTiling(const GPUModelParams &g,
   bool found = false;
   GPUMatmulTiling best;
   Estimate bestEstimate;
-  for (int64_t fm : counts)
-    for (int64_t fn : counts)
-      for (int64_t wm : counts)
-        for (int64_t wn : counts)
+  for (int64_t fm : fragments)
+    for (int64_t fn : fragments)
+      for (int64_t wm : warpCounts)
+        for (int64_t wn : warpCounts)
           for (int64_t bk : kSteps)
             for (int64_t stages = 2; stages <= 5; ++stages) {
               GPUMatmulTiling t;

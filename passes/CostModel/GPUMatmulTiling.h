@@ -47,8 +47,8 @@ struct GPUModelParams {
   int64_t smCount = 0, smemPerBlock = 0, registersPerBlock = 0, warpSize = 0,
           maxThreadsPerBlock = 0;
   /// Per SM and cycle.
-  int64_t mmaFmaPerCycle = 0, simtFmaPerCycle = 0, simtF64FmaPerCycle = 0,
-          smemBytesPerCycle = 0, l2BytesPerCycle = 0;
+  int64_t mmaFmaPerCycle = 0, mmaF64FmaPerCycle = 0, simtFmaPerCycle = 0,
+          simtF64FmaPerCycle = 0, smemBytesPerCycle = 0, l2BytesPerCycle = 0;
   /// The SM's share of device-memory bandwidth; 0 when the target lacks it.
   int64_t dramBytesPerCycle = 0;
   int64_t memoryLatency = 0;
@@ -73,7 +73,8 @@ inline constexpr int64_t kGPUMaxKSplits = 16;
 /// The largest grid y (CUDA, and HIP's limit is larger).
 inline constexpr int64_t kGPUMaxGridY = 65535;
 
-/// One warp-wide matrix instruction: WMMA m16n16k16 (gpu.subgroup_mma_*).
+/// One warp-wide matrix instruction (gpu.subgroup_mma_*): WMMA m16n16k16
+/// for f16 and i8, m8n8k4 for f64 (DMMA).
 struct MmaInstruction {
   int64_t m = 16, n = 16, k = 16;
   /// 32-bit registers one thread holds of an A (or B) fragment, and of an
@@ -84,12 +85,25 @@ struct MmaInstruction {
   int64_t abAlignment = 32, cAlignment = 32;
   /// Tensor-core rate relative to 16-bit inputs (8-bit inputs: 2).
   int64_t rateFactor = 1;
+  /// f64 (m8n8k4): the rate is the target's mma_f64_fma_per_cycle instead.
+  bool f64 = false;
+  /// Candidate fragments per warp along each of m and n go up to this (the
+  /// warps per block side stay 1, 2 or 4), and k tiles up to maxKSteps
+  /// instruction steps deep: an m8n8k4 fragment holds a quarter of an
+  /// m16n16k16 one's elements, so its warp tiles take more (8x4 at most:
+  /// 8x8 would need 256 accumulator registers).
+  int64_t maxFragmentsPerWarp = 4, maxKSteps = 2;
 };
 
 /// The WMMA instruction for f16 (2-byte) or i8 (1-byte) inputs and 4- or
-/// 2-byte accumulators; false when there is none.
+/// 2-byte accumulators, or f64 (8-byte) inputs and accumulators; false when
+/// there is none.
 bool getWmmaInstruction(int64_t inputBytes, int64_t accBytes,
                         MmaInstruction &mma);
+
+/// The tensor-core multiply-adds per SM and cycle for `mma`'s inputs (0:
+/// the target gives no rate for them).
+int64_t tensorCoreRate(const GPUModelParams &target, const MmaInstruction &mma);
 
 /// C(batch x m x n) += A(batch x m x k) * B(batch x k x n).
 struct GPUMatmulProblem {
@@ -111,19 +125,23 @@ struct GPUMatmulProblem {
 /// start in different banks.
 struct SharedTile {
   int64_t rows = 0, cols = 0, stride = 0;
-  /// How many times a 128-byte wavefront of eight 16-byte row pieces (one
-  /// ldmatrix phase) hits its busiest bank group: 1 is conflict-free.
+  /// How many times more often a fragment read (by default eight 16-byte
+  /// row pieces, one ldmatrix phase) hits its busiest 16-byte bank group
+  /// than the fewest 128-byte wavefronts it needs would: 1 is
+  /// conflict-free.
   int64_t conflictWays = 1;
   int64_t elements() const { return rows * stride; }
 };
 
 /// The row stride (elements) for rows of `cols` elements of `elementBytes`
 /// bytes whose starts must be aligned to `alignment` bytes (at least 16, the
-/// width of one asynchronous copy): the padding that spreads eight
-/// successive rows over the most distinct 16-byte bank groups, the least
-/// padding among equals.
+/// width of one asynchronous copy): the padding that spreads one fragment
+/// read, `readRows` successive rows of `readRowBytes` bytes each (by
+/// default eight rows of 16 bytes, an ldmatrix phase), over the 16-byte
+/// bank groups most evenly, the least padding among equals.
 SharedTile planSharedTile(int64_t rows, int64_t cols, int64_t elementBytes,
-                          int64_t alignment);
+                          int64_t alignment, int64_t readRows = 8,
+                          int64_t readRowBytes = 16);
 
 struct GPUMatmulTiling {
   int64_t blockM = 0, blockN = 0, blockK = 0;
@@ -221,9 +239,11 @@ inline bool beatsBestEstimate(bool found, double cycles, double bestCycles,
 /// own arithmetic rate (the SIMT kernel's needs no tensor cores).
 bool hasGPUModelFigures(const GPUModelParams &target, std::string &why);
 
-/// The tensor cores' rate (mma_fma_per_cycle) is in the target
-/// description; false with `why` saying it is not.
-bool hasTensorCoreRate(const GPUModelParams &target, std::string &why);
+/// The tensor cores' rate (mma_fma_per_cycle, or mma_f64_fma_per_cycle for
+/// an f64 instruction) is in the target description; false with `why`
+/// saying it is not.
+bool hasTensorCoreRate(const GPUModelParams &target, std::string &why,
+                       const MmaInstruction &mma = MmaInstruction());
 
 /// Chooses the sizes. False with `why` set when the target lacks a figure
 /// the model needs or no candidate fits the overrides and the limits.

@@ -19,9 +19,9 @@
 // value), two registers per copy a thread issues per k tile and
 // kAddressRegisters, kept kGPURegisterHeadroom below the PTX limit.
 //
-// f64 products use the same kernel at the target's simt_f64_fma_per_cycle:
-// tensor cores would take f64 only through DMMA (mma.sync m8n8k4), which
-// Tessel does not emit.
+// f64 products use the same kernel at the target's simt_f64_fma_per_cycle
+// where it is estimated faster than the f64 tensor cores (DMMA, the WMMA
+// model with m8n8k4 fragments; tessel-map-matmul-to-gpu compares the two).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/CostModel/GPUSimtMatmulTiling.h"

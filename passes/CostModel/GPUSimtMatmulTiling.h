@@ -2,8 +2,9 @@
 //-*-===//
 //
 // The model behind tessel-map-matmul-to-gpu's f32 kernel, which tensor cores
-// cannot run without rounding the inputs to TF32, and its f64 form (whose
-// tensor-core form, DMMA, is not emitted): each block computes a
+// cannot run without rounding the inputs to TF32, and its f64 form (taken
+// where the f64 tensor-core kernel, DMMA, is absent or estimated slower):
+// each block computes a
 // blockM x blockN tile of C with threadsM x threadsN threads, each thread a
 // threadM x threadN tile of scalar accumulators fed by f32 (f64) FMAs from
 // shared-memory copies of A and B (the same cp.async ring as the tensor-core

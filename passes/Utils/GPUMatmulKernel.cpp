@@ -794,13 +794,27 @@ gpu::LaunchOp mlir::tessel::buildGPUMatmulKernel(
   };
 
   // Accumulators: the fill's value, or C's tile through shared memory.
+  // gpu.subgroup_mma_constant_matrix takes no f64 (MLIR 22), so f64 fills
+  // go through shared memory too: each thread stores the value to its
+  // share of the C tile.
   SmallVector<Value> acc;
-  if (ops.init) {
+  if (ops.init && !accType.isF64()) {
     Value splat =
         gpu::SubgroupMmaConstantMatrixOp::create(b, loc, cFragType, ops.init);
     acc.assign(fm * fn, splat);
   } else {
-    kb.moveCTile(f.cStage, /*toGlobal=*/false);
+    if (ops.init) {
+      auto loop = scf::ForOp::create(b, loc, kb.tid, ix.c(t.blockM * t.blockN),
+                                     ix.c(threads));
+      OpBuilder::InsertionGuard inLoop(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value e = loop.getInductionVar();
+      memref::StoreOp::create(
+          b, loc, ops.init, f.cStage,
+          ValueRange{ix.div(e, t.blockN), ix.rem(e, t.blockN)});
+    } else {
+      kb.moveCTile(f.cStage, /*toGlobal=*/false);
+    }
     gpu::BarrierOp::create(b, loc);
     for (int64_t i = 0; i < fm; ++i)
       for (int64_t j = 0; j < fn; ++j)

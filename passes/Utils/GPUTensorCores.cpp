@@ -16,6 +16,7 @@ GPUModelParams mlir::tessel::gpuModelParams(TargetAttr target) {
   params.warpSize = target.getWarpSize();
   params.maxThreadsPerBlock = target.getMaxThreadsPerBlock();
   params.mmaFmaPerCycle = target.getMmaFmaPerCycle();
+  params.mmaF64FmaPerCycle = target.getMmaF64FmaPerCycle();
   params.simtFmaPerCycle = target.getSimtFmaPerCycle();
   params.simtF64FmaPerCycle = target.getSimtF64FmaPerCycle();
   params.smemBytesPerCycle = target.getSmemBytesPerCycle();
@@ -24,6 +25,30 @@ GPUModelParams mlir::tessel::gpuModelParams(TargetAttr target) {
   params.memoryLatency = target.getMemoryLatency();
   params.l2Bytes = target.getL2();
   return params;
+}
+
+static bool listsShape(ArrayAttr shapes, StringRef shape) {
+  return shapes && llvm::any_of(shapes, [&](Attribute s) {
+           auto name = dyn_cast<StringAttr>(s);
+           return name && name.getValue() == shape;
+         });
+}
+
+bool mlir::tessel::planF64TensorCoreKernel(
+    ArrayAttr shapes, int64_t warpSize, const GPUModelParams &params,
+    const GPUMatmulProblem &problem, const GPUMatmulOverrides &overrides,
+    MmaInstruction &mma, GPUMatmulTiling &tiling, std::string &why) {
+  if (!listsShape(shapes, "m8n8k4:f64xf64->f64")) {
+    why = "the target lists no 'm8n8k4:f64xf64->f64' tensor-core shape";
+    return false;
+  }
+  if (warpSize != 32) {
+    why =
+        "WMMA needs 32-lane warps; the target says " + std::to_string(warpSize);
+    return false;
+  }
+  getWmmaInstruction(8, 8, mma);
+  return computeGPUMatmulTiling(params, mma, problem, overrides, tiling, why);
 }
 
 std::string mlir::tessel::typeName(Type type) {
@@ -50,18 +75,31 @@ std::string mlir::tessel::whyNoGPUProductKernel(TargetAttr target, Type input,
   problem.aSynchronous = aSynchronous;
   problem.bSynchronous = bSynchronous;
   std::string why;
-  // f32 stays f32: tensor cores would round the inputs to TF32. f64 runs
-  // there too (no DMMA kernel).
+  // f32 stays f32: tensor cores would round the inputs to TF32. f64 takes
+  // the faster of its tensor-core and SIMT kernels.
   bool f64 = input.isF64() && acc.isF64();
   if ((input.isF32() && acc.isF32()) || f64) {
     problem.inputBytes = problem.accBytes = f64 ? 8 : 4;
+    GPUModelParams params = gpuModelParams(target);
+    MmaInstruction mma;
+    GPUMatmulTiling dmma;
+    std::string noDmma;
+    bool dmmaFits =
+        f64 && planF64TensorCoreKernel(target.getMma(), target.getWarpSize(),
+                                       params, problem, GPUMatmulOverrides{},
+                                       mma, dmma, noDmma);
     GPUSimtMatmulTiling tiling;
-    if (!computeGPUSimtMatmulTiling(gpuModelParams(target), problem,
-                                    GPUMatmulOverrides{}, tiling, why))
-      return std::string(f64 ? "f64 has no tensor-core kernel here (DMMA is "
-                               "not emitted)"
-                             : "f32 inputs would be rounded to TF32 by "
-                               "tensor cores") +
+    bool simtFits = computeGPUSimtMatmulTiling(
+        params, problem, GPUMatmulOverrides{}, tiling, why);
+    if (dmmaFits &&
+        (!simtFits || dmma.estimatedCycles < tiling.estimatedCycles)) {
+      kernel.unit = "tensor cores";
+      kernel.estimatedCycles = dmma.estimatedCycles;
+      return {};
+    }
+    if (!simtFits)
+      return (f64 ? "f64 tensor cores not used: " + noDmma
+                  : std::string(kNoTF32Reason)) +
              ", and no SIMT kernel fits: " + why;
     kernel.unit = "SIMT cores";
     kernel.estimatedCycles = tiling.estimatedCycles;
@@ -75,11 +113,7 @@ std::string mlir::tessel::whyNoGPUProductKernel(TargetAttr target, Type input,
            typeName(input) + " -> " + typeName(acc);
   std::string shape = "m16n16k16:" + typeName(input) + "x" + typeName(input) +
                       "->" + typeName(acc);
-  ArrayAttr shapes = target.getMma();
-  if (!shapes || !llvm::any_of(shapes, [&](Attribute s) {
-        auto name = dyn_cast<StringAttr>(s);
-        return name && name.getValue() == shape;
-      }))
+  if (!listsShape(target.getMma(), shape))
     return "the target lists no '" + shape + "' tensor-core shape";
   if (target.getWarpSize() != 32)
     return "WMMA needs 32-lane warps; the target says " +

@@ -25,6 +25,23 @@ std::string typeName(Type type);
 /// The GPU matmul models' figures from `target`.
 GPUModelParams gpuModelParams(TargetAttr target);
 
+/// Why f32 products stay off the tensor cores, as remarks say it.
+inline constexpr const char *kNoTF32Reason =
+    "f32 inputs would be rounded to TF32 by tensor cores";
+
+/// The f64 tensor-core kernel (WMMA m8n8k4, DMMA) for `problem` on a target
+/// with tensor-core `shapes` and `warpSize`-lane warps: true with `mma` and
+/// `tiling` set when the target lists `m8n8k4:f64xf64->f64` and a tiling
+/// fits (its rate, mma_f64_fma_per_cycle, among the model's figures);
+/// false with `why`. Whether it beats the SIMT kernel is the caller's
+/// comparison of the two estimates.
+bool planF64TensorCoreKernel(ArrayAttr shapes, int64_t warpSize,
+                             const GPUModelParams &params,
+                             const GPUMatmulProblem &problem,
+                             const GPUMatmulOverrides &overrides,
+                             MmaInstruction &mma, GPUMatmulTiling &tiling,
+                             std::string &why);
+
 /// The kernel tessel-map-matmul-to-gpu would build for a product.
 struct GPUProductKernel {
   /// What runs it, as remarks name it: "tensor cores" or "SIMT cores".
@@ -41,7 +58,8 @@ struct GPUProductKernel {
 /// mapped to a GPU kernel by tessel-map-matmul-to-gpu with its default
 /// options; empty when it would, with `kernel` describing it. f16 and i8
 /// products go to WMMA tensor cores (the target kind, its `mma` list and
-/// warp size are checked), f32 x f32 -> f32 to the SIMT kernel; the
+/// warp size are checked), f32 x f32 -> f32 to the SIMT kernel, f64 x f64
+/// -> f64 to the faster of the f64 tensor-core and SIMT kernels; the
 /// model's figures must be there and a tiling must fit.
 std::string whyNoGPUProductKernel(TargetAttr target, Type input, Type acc,
                                   int64_t m, int64_t n, int64_t k,

@@ -13,7 +13,7 @@
 // RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=nvgpu})' | FileCheck %s --check-prefix=SM80
 // RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=nvgpu chip=sm_80})' | FileCheck %s --check-prefix=SM80
 // RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=nvgpu chip=sm_90a})' | FileCheck %s --check-prefix=SM90A
-// RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=nvgpu chip=sm_90a features=+ptx83 sm-count=114 smem-per-block=101376 registers-per-block=32768 warp-size=16 max-threads-per-block=512 mma-fma-per-cycle=1000 simt-fma-per-cycle=96 simt-f64-fma-per-cycle=48 smem-bytes-per-cycle=64 l2-bytes-per-cycle=40 dram-bytes-per-cycle=20 memory-latency=500})' | FileCheck %s --check-prefix=SM90A-OVERRIDE
+// RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=nvgpu chip=sm_90a features=+ptx83 sm-count=114 smem-per-block=101376 registers-per-block=32768 warp-size=16 max-threads-per-block=512 mma-fma-per-cycle=1000 mma-f64-fma-per-cycle=77 simt-fma-per-cycle=96 simt-f64-fma-per-cycle=48 smem-bytes-per-cycle=64 l2-bytes-per-cycle=40 dram-bytes-per-cycle=20 memory-latency=500})' | FileCheck %s --check-prefix=SM90A-OVERRIDE
 // RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=amdgpu})' | FileCheck %s --check-prefix=GFX90A
 // RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=amdgpu chip=gfx90a})' | FileCheck %s --check-prefix=GFX90A
 // RUN: %tessel-opt %t/empty.mlir --pass-pipeline='builtin.module(tessel-attach-target{kind=amdgpu chip=gfx1100})' | FileCheck %s --check-prefix=GFX1100
@@ -79,9 +79,9 @@
 // SM80-SAME: vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040,
 // SM80-SAME: sm_count = 108, smem_per_block = 166912,
 // SM80-SAME: registers_per_block = 65536, warp_size = 32,
-// SM80-SAME: max_threads_per_block = 1024, mma_fma_per_cycle = 1024, simt_fma_per_cycle = 64, simt_f64_fma_per_cycle = 32,
+// SM80-SAME: max_threads_per_block = 1024, mma_fma_per_cycle = 1024, mma_f64_fma_per_cycle = 64, simt_fma_per_cycle = 64, simt_f64_fma_per_cycle = 32,
 // SM80-SAME: smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 10, memory_latency = 600,
-// SM80-SAME: mma = ["m16n8k16:f16xf16->f32", "m16n8k16:f16xf16->f16", "m16n8k32:i8xi8->i32", "m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:bf16xbf16->f32", "m16n16k16:i8xi8->i32"]>} {
+// SM80-SAME: mma = ["m16n8k16:f16xf16->f32", "m16n8k16:f16xf16->f16", "m16n8k32:i8xi8->i32", "m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:bf16xbf16->f32", "m16n16k16:i8xi8->i32", "m8n8k4:f64xf64->f64"]>} {
 
 // SM90A-LABEL: module @m attributes
 // SM90A-SAME: tessel.target = #tessel.target<kind = "nvgpu",
@@ -89,9 +89,9 @@
 // SM90A-SAME: vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 52428800,
 // SM90A-SAME: sm_count = 132, smem_per_block = 232448,
 // SM90A-SAME: registers_per_block = 65536, warp_size = 32,
-// SM90A-SAME: max_threads_per_block = 1024, mma_fma_per_cycle = 2048, simt_fma_per_cycle = 128, simt_f64_fma_per_cycle = 64,
+// SM90A-SAME: max_threads_per_block = 1024, mma_fma_per_cycle = 2048, mma_f64_fma_per_cycle = 128, simt_fma_per_cycle = 128, simt_f64_fma_per_cycle = 64,
 // SM90A-SAME: smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 14, memory_latency = 700,
-// SM90A-SAME: mma = ["m16n8k16:f16xf16->f32", "m16n8k16:f16xf16->f16", "m16n8k32:i8xi8->i32", "m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:bf16xbf16->f32", "m16n16k16:i8xi8->i32", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
+// SM90A-SAME: mma = ["m16n8k16:f16xf16->f32", "m16n8k16:f16xf16->f16", "m16n8k32:i8xi8->i32", "m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:bf16xbf16->f32", "m16n16k16:i8xi8->i32", "m8n8k4:f64xf64->f64", "wgmma.m64nNk16:f16xf16->f32", "wgmma.m64nNk32:i8xi8->i32"]>} {
 
 // SM90A-OVERRIDE-LABEL: module @m attributes
 // SM90A-OVERRIDE-SAME: tessel.target = #tessel.target<kind = "nvgpu",
@@ -99,7 +99,7 @@
 // SM90A-OVERRIDE-SAME: vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 52428800,
 // SM90A-OVERRIDE-SAME: sm_count = 114, smem_per_block = 101376,
 // SM90A-OVERRIDE-SAME: registers_per_block = 32768, warp_size = 16,
-// SM90A-OVERRIDE-SAME: max_threads_per_block = 512, mma_fma_per_cycle = 1000, simt_fma_per_cycle = 96, simt_f64_fma_per_cycle = 48,
+// SM90A-OVERRIDE-SAME: max_threads_per_block = 512, mma_fma_per_cycle = 1000, mma_f64_fma_per_cycle = 77, simt_fma_per_cycle = 96, simt_f64_fma_per_cycle = 48,
 // SM90A-OVERRIDE-SAME: smem_bytes_per_cycle = 64, l2_bytes_per_cycle = 40, dram_bytes_per_cycle = 20, memory_latency = 500, mma = [
 
 // GFX90A-LABEL: module @m attributes

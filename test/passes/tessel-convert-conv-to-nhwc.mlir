@@ -272,3 +272,19 @@ func.func @f64_slow_rate(%x: tensor<2x32x42x42xf64>, %w: tensor<64x32x3x3xf64>, 
   return %c : tensor<2x64x40x40xf64>
 }
 }
+
+// -----
+
+// f64 on a GPU with f64 tensor cores (sm_80's DMMA, twice its SIMT rate):
+// the NHWC form's kernel is the one on tensor cores, and it pays.
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, mma_f64_fma_per_cycle = 64, simt_fma_per_cycle = 64, simt_f64_fma_per_cycle = 32, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, dram_bytes_per_cycle = 10, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m8n8k4:f64xf64->f64"]>} {
+// CHECK-LABEL: func.func @f64_tensor_cores(
+// CHECK: linalg.transpose
+// CHECK: linalg.conv_2d_nhwc_hwcf
+func.func @f64_tensor_cores(%x: tensor<2x64x42x42xf64>, %w: tensor<128x64x3x3xf64>, %o: tensor<2x128x40x40xf64>) -> tensor<2x128x40x40xf64> {
+  // expected-remark-re @below {{conv_2d_nchw_fchw 2x64x42x42 * 128x64x3x3 as conv_2d_nhwc_hwcf between transposes (tensor cores take NHWC implicit GEMMs): {{.*}} the kernel takes ~{{[0-9]+}} cycles}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<2x64x42x42xf64>, tensor<128x64x3x3xf64>) outs(%o : tensor<2x128x40x40xf64>) -> tensor<2x128x40x40xf64>
+  return %c : tensor<2x128x40x40xf64>
+}
+}
