@@ -68,10 +68,14 @@ static const workload kWorkloads[] = {
      * default math mode, as torch.matmul with allow_tf32 off). */
     {"mm_f32_f32_4096", IN_F32, ACC_F32, 4096, 4096, 4096},
     {"mm_f32_f32_1024", IN_F32, ACC_F32, 1024, 1024, 1024},
-    /* f64 on the SIMT cores against cuBLAS's dgemm, which on sm_80 and
-     * sm_90 runs on the f64 tensor cores (DMMA): twice the SIMT rate. */
+    /* f64 against cuBLAS's dgemm, which on sm_80 and sm_90 runs on the f64
+     * tensor cores (DMMA), as Tessel's model chooses there; the _simt rows
+     * are built with f64-tensor-cores=false (the SIMT kernel, half the
+     * rate), so one run measures what the tensor cores buy. */
     {"mm_f64_f64_4096", IN_F64, ACC_F64, 4096, 4096, 4096},
     {"mm_f64_f64_1024", IN_F64, ACC_F64, 1024, 1024, 1024},
+    {"mm_f64_f64_4096_simt", IN_F64, ACC_F64, 4096, 4096, 4096},
+    {"mm_f64_f64_1024_simt", IN_F64, ACC_F64, 1024, 1024, 1024},
 };
 
 /* A ResNet-50 layer as in the CPU bench: an h x w x c input (given padded

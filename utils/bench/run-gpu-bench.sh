@@ -130,7 +130,15 @@ func.func @$name(%x: tensor<$x>, %w: tensor<$w>) -> tensor<$y16> {
 }
 EOF
     fi
-    if [[ "$kind" == matmul && ( "$in" == f32 || "$in" == f64 ) ]]; then
+    if [[ "$name" == *_simt ]]; then
+      # The f64 SIMT kernel, against the f64 tensor cores of the plain row.
+      TESSEL_COMPILE="$tc" \
+        TESSEL_PIPELINE_SED='s/tessel-map-matmul-to-gpu/tessel-map-matmul-to-gpu{f64-tensor-cores=false}/' \
+        "$root/utils/bench/tessel-compile-edited.sh" "$src/$name.mlir" \
+        --target=nvgpu --target-options="chip=$chip" \
+        -o "$dir/$name.so" --no-header --remarks 2>"$dir/$name.remarks"
+      expect_remark "$name" "mapped to SIMT cores"
+    elif [[ "$kind" == matmul && "$in" == f32 ]]; then
       compile_expecting "$name" "mapped to SIMT cores"
     else
       compile_expecting "$name" "mapped to tensor cores"
