@@ -637,40 +637,27 @@ struct MapMatmulToGPUPass
                                             wgmmaTiling, transposeB, wgmmaWhy);
     GPUMatmulTiling tiling;
     GPUSimtMatmulTiling simtTiling;
-    // f64 on NVIDIA: the f64 tensor cores where listed, with a rate, and
-    // estimated faster than the SIMT kernel.
-    std::string noDmma;
-    GPUMatmulTiling dmmaTiling;
-    if (f64 && amd)
-      noDmma = "no MFMA kernel is built for AMD GPUs";
-    else if (f64 && !f64TensorCores)
-      noDmma = "turned off (f64-tensor-cores=false)";
-    bool dmmaFits =
-        f64 && !amd && f64TensorCores &&
-        planF64TensorCoreKernel(shapes, target.getWarpSize(), params, problem,
-                                overrides, mma, dmmaTiling, noDmma);
-    bool simtFits = simt && computeGPUSimtMatmulTiling(
-                                params, problem, overrides, simtTiling, why);
-    if (simt && !simtFits && !dmmaFits)
-      return decline((f64 ? "f64 tensor cores not used: " + noDmma
-                          : std::string(kNoTF32Reason)) +
-                     ", and no SIMT kernel fits: " + why);
-    // Which of the two f64 kernels, and why, for the remark.
+    // f64: the f64 tensor cores (NVIDIA, where listed with a rate) or the
+    // SIMT kernel, whichever is estimated faster.
     std::string f64Choice;
-    if (dmmaFits && (!simtFits ||
-                     dmmaTiling.estimatedCycles < simtTiling.estimatedCycles)) {
-      simt = false;
-      f64Choice =
-          simtFits ? "; the SIMT kernel is estimated at ~" +
-                         std::to_string(int64_t(simtTiling.estimatedCycles)) +
-                         " cycles"
-                   : "; no SIMT kernel fits: " + why;
-    } else if (dmmaFits) {
-      f64Choice = "; f64 tensor cores not used: estimated at ~" +
-                  std::to_string(int64_t(dmmaTiling.estimatedCycles)) +
-                  " cycles, no faster";
-    } else if (f64 && !amd) {
-      f64Choice = "; f64 tensor cores not used: " + noDmma;
+    if (f64) {
+      F64KernelChoice choice = chooseF64Kernel(
+          shapes, target.getWarpSize(), params, problem, overrides,
+          amd               ? "no MFMA kernel is built for AMD GPUs"
+          : !f64TensorCores ? "turned off (f64-tensor-cores=false)"
+                            : "");
+      if (!choice.any())
+        return decline("f64 tensor cores not used: " + choice.noTensorCores +
+                       ", and no SIMT kernel fits: " + choice.noSimt);
+      simt = !choice.tensorCores;
+      mma = choice.mma;
+      simtTiling = choice.simt;
+      if (!amd)
+        f64Choice = choice.remarkNote();
+    } else if (simt && !computeGPUSimtMatmulTiling(params, problem, overrides,
+                                                   simtTiling, why)) {
+      return decline(Twine(kNoTF32Reason) +
+                     ", and no SIMT kernel fits: " + why);
     }
     bool wmma =
         !simt && (!wgmma || transposeB) &&

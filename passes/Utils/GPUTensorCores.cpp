@@ -34,21 +34,43 @@ static bool listsShape(ArrayAttr shapes, StringRef shape) {
          });
 }
 
-bool mlir::tessel::planF64TensorCoreKernel(
+F64KernelChoice mlir::tessel::chooseF64Kernel(
     ArrayAttr shapes, int64_t warpSize, const GPUModelParams &params,
     const GPUMatmulProblem &problem, const GPUMatmulOverrides &overrides,
-    MmaInstruction &mma, GPUMatmulTiling &tiling, std::string &why) {
-  if (!listsShape(shapes, "m8n8k4:f64xf64->f64")) {
-    why = "the target lists no 'm8n8k4:f64xf64->f64' tensor-core shape";
-    return false;
-  }
-  if (warpSize != 32) {
-    why =
+    StringRef skipTensorCores) {
+  F64KernelChoice c;
+  bool dmmaFits = false;
+  if (!skipTensorCores.empty()) {
+    c.noTensorCores = skipTensorCores.str();
+  } else if (!listsShape(shapes, "m8n8k4:f64xf64->f64")) {
+    c.noTensorCores =
+        "the target lists no 'm8n8k4:f64xf64->f64' tensor-core shape";
+  } else if (warpSize != 32) {
+    c.noTensorCores =
         "WMMA needs 32-lane warps; the target says " + std::to_string(warpSize);
-    return false;
+  } else {
+    getWmmaInstruction(8, 8, c.mma);
+    dmmaFits = computeGPUMatmulTiling(params, c.mma, problem, overrides, c.dmma,
+                                      c.noTensorCores);
   }
-  getWmmaInstruction(8, 8, mma);
-  return computeGPUMatmulTiling(params, mma, problem, overrides, tiling, why);
+  c.simtFits =
+      computeGPUSimtMatmulTiling(params, problem, overrides, c.simt, c.noSimt);
+  c.tensorCores = dmmaFits && (!c.simtFits ||
+                               c.dmma.estimatedCycles < c.simt.estimatedCycles);
+  if (dmmaFits && !c.tensorCores)
+    c.noTensorCores = "estimated at ~" +
+                      std::to_string(int64_t(c.dmma.estimatedCycles)) +
+                      " cycles, no faster";
+  return c;
+}
+
+std::string F64KernelChoice::remarkNote() const {
+  if (!tensorCores)
+    return "; f64 tensor cores not used: " + noTensorCores;
+  if (!simtFits)
+    return "; no SIMT kernel fits: " + noSimt;
+  return "; the SIMT kernel is estimated at ~" +
+         std::to_string(int64_t(simt.estimatedCycles)) + " cycles";
 }
 
 std::string mlir::tessel::typeName(Type type) {
@@ -81,26 +103,22 @@ std::string mlir::tessel::whyNoGPUProductKernel(TargetAttr target, Type input,
   if ((input.isF32() && acc.isF32()) || f64) {
     problem.inputBytes = problem.accBytes = f64 ? 8 : 4;
     GPUModelParams params = gpuModelParams(target);
-    MmaInstruction mma;
-    GPUMatmulTiling dmma;
-    std::string noDmma;
-    bool dmmaFits =
-        f64 && planF64TensorCoreKernel(target.getMma(), target.getWarpSize(),
-                                       params, problem, GPUMatmulOverrides{},
-                                       mma, dmma, noDmma);
-    GPUSimtMatmulTiling tiling;
-    bool simtFits = computeGPUSimtMatmulTiling(
-        params, problem, GPUMatmulOverrides{}, tiling, why);
-    if (dmmaFits &&
-        (!simtFits || dmma.estimatedCycles < tiling.estimatedCycles)) {
-      kernel.unit = "tensor cores";
-      kernel.estimatedCycles = dmma.estimatedCycles;
+    if (f64) {
+      F64KernelChoice choice =
+          chooseF64Kernel(target.getMma(), target.getWarpSize(), params,
+                          problem, GPUMatmulOverrides{});
+      if (!choice.any())
+        return "f64 tensor cores not used: " + choice.noTensorCores +
+               ", and no SIMT kernel fits: " + choice.noSimt;
+      kernel.unit = choice.tensorCores ? "tensor cores" : "SIMT cores";
+      kernel.estimatedCycles = choice.tensorCores ? choice.dmma.estimatedCycles
+                                                  : choice.simt.estimatedCycles;
       return {};
     }
-    if (!simtFits)
-      return (f64 ? "f64 tensor cores not used: " + noDmma
-                  : std::string(kNoTF32Reason)) +
-             ", and no SIMT kernel fits: " + why;
+    GPUSimtMatmulTiling tiling;
+    if (!computeGPUSimtMatmulTiling(params, problem, GPUMatmulOverrides{},
+                                    tiling, why))
+      return std::string(kNoTF32Reason) + ", and no SIMT kernel fits: " + why;
     kernel.unit = "SIMT cores";
     kernel.estimatedCycles = tiling.estimatedCycles;
     return {};

@@ -11,6 +11,7 @@
 
 #include "dialects/Tessel/TesselDialect.h"
 #include "passes/CostModel/GPUMatmulTiling.h"
+#include "passes/CostModel/GPUSimtMatmulTiling.h"
 
 #include "mlir/IR/Types.h"
 
@@ -29,18 +30,35 @@ GPUModelParams gpuModelParams(TargetAttr target);
 inline constexpr const char *kNoTF32Reason =
     "f32 inputs would be rounded to TF32 by tensor cores";
 
-/// The f64 tensor-core kernel (WMMA m8n8k4, DMMA) for `problem` on a target
-/// with tensor-core `shapes` and `warpSize`-lane warps: true with `mma` and
-/// `tiling` set when the target lists `m8n8k4:f64xf64->f64` and a tiling
-/// fits (its rate, mma_f64_fma_per_cycle, among the model's figures);
-/// false with `why`. Whether it beats the SIMT kernel is the caller's
-/// comparison of the two estimates.
-bool planF64TensorCoreKernel(ArrayAttr shapes, int64_t warpSize,
-                             const GPUModelParams &params,
-                             const GPUMatmulProblem &problem,
-                             const GPUMatmulOverrides &overrides,
-                             MmaInstruction &mma, GPUMatmulTiling &tiling,
-                             std::string &why);
+/// Which kernel an f64 x f64 -> f64 product takes: the f64 tensor cores
+/// (WMMA m8n8k4, DMMA) or the SIMT kernel, whichever the models estimate
+/// faster among those that fit.
+struct F64KernelChoice {
+  /// The tensor-core kernel was chosen (`mma`, `dmma`); otherwise the SIMT
+  /// one (`simt`), when `simtFits`.
+  bool tensorCores = false, simtFits = false;
+  MmaInstruction mma;
+  GPUMatmulTiling dmma;
+  GPUSimtMatmulTiling simt;
+  /// Why each kernel does not fit (empty where it does).
+  std::string noTensorCores, noSimt;
+
+  bool any() const { return tensorCores || simtFits; }
+  /// The remark's words on the loser: "; the SIMT kernel is estimated at
+  /// ~N cycles", "; f64 tensor cores not used: ...".
+  std::string remarkNote() const;
+};
+
+/// Chooses the f64 kernel for `problem` on a target with tensor-core
+/// `shapes` and `warpSize`-lane warps. The tensor cores are considered
+/// unless `skipTensorCores` gives a reason not to, and need the target to
+/// list `m8n8k4:f64xf64->f64` and a tiling to fit (its rate,
+/// mma_f64_fma_per_cycle, among the model's figures).
+F64KernelChoice chooseF64Kernel(ArrayAttr shapes, int64_t warpSize,
+                                const GPUModelParams &params,
+                                const GPUMatmulProblem &problem,
+                                const GPUMatmulOverrides &overrides,
+                                StringRef skipTensorCores = {});
 
 /// The kernel tessel-map-matmul-to-gpu would build for a product.
 struct GPUProductKernel {
