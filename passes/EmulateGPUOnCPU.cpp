@@ -21,7 +21,12 @@
 //     (passes/Utils/GPUEmulation, tessel_emu_mbarrier_*/tma_*/wgmma_*);
 //     the wgmma instructions a kernel issues itself (nvvm.wgmma.mma_async,
 //     8-bit) read shared memory where their encoded descriptors point;
-//   - gpu.shuffle is an exchange among the warp's 32 threads
+//   - AMD matrix instructions (amdgpu.mfma, amdgpu.wmma 16x16x16, as
+//     tessel-lower-mma-to-amdgpu emits them) are exchanges among a
+//     wavefront's 64 (MFMA) or 32 (RDNA3 WMMA) threads, each lane giving
+//     its values in the ISA's lane layout (tessel_emu_matrix_op);
+//   - gpu.shuffle is an exchange among the warp's threads (32, or the
+//     target's warp size: 64 on CDNA)
 //     (tessel_emu_shuffle: every lane waits for the others, so a shuffle
 //     reached by part of a warp aborts with a message after a timeout);
 //   - the addresses the GPU requires aligned are checked at run time
@@ -37,6 +42,7 @@
 #include "dialects/Tessel/TargetDescription.h"
 #include "passes/Utils/GPUEmulation.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -64,10 +70,11 @@ static constexpr StringLiteral kAsyncFlush = "tessel_emu_async_flush";
 static constexpr StringLiteral kCheckTeam = "tessel_emu_check_team";
 static constexpr StringLiteral kSharedWindow = "tessel_emu_shared_window";
 static constexpr StringLiteral kCheckAligned = "tessel_emu_check_aligned";
-static constexpr StringLiteral kWarpsCreate = "tessel_emu_warps_create";
 static constexpr StringLiteral kWarpsDestroy = "tessel_emu_warps_destroy";
 static constexpr StringLiteral kShuffle = "tessel_emu_shuffle";
 static constexpr StringLiteral kShuffleValid = "tessel_emu_shuffle_valid";
+static constexpr StringLiteral kWavesCreate = "tessel_emu_waves_create";
+static constexpr StringLiteral kMatrixOp = "tessel_emu_matrix_op";
 static constexpr StringLiteral kThreadNum = "omp_get_thread_num";
 static constexpr StringLiteral kNumThreads = "omp_get_num_threads";
 
@@ -375,6 +382,74 @@ static void checkDeclaredAlignments(Region &region) {
 
 /// Replaces `shuffle` by the runtime's exchange among the warp's threads,
 /// its value moved as the 64 bits of an i64.
+/// The runtime's kind of an AMD matrix op (tessel_emu_matrix_op), or -1.
+static int32_t matrixOpKind(Operation *op) {
+  Value a;
+  bool mfma = false;
+  if (auto m = dyn_cast<amdgpu::MFMAOp>(op)) {
+    if (m.getM() != 16 || m.getN() != 16 || m.getK() != 16 ||
+        m.getBlocks() != 1 || m.getCbsz() || m.getAbid() ||
+        m.getBlgp() != amdgpu::MFMAPermB::none || m.getReducePrecision() ||
+        m.getNegateA() || m.getNegateB() || m.getNegateC())
+      return -1;
+    a = m.getSourceA();
+    mfma = true;
+  } else if (auto w = dyn_cast<amdgpu::WMMAOp>(op)) {
+    if (w.getM() != 16 || w.getN() != 16 || w.getK() != 16 ||
+        w.getUnsignedA() || w.getUnsignedB() || w.getClamp())
+      return -1;
+    a = w.getSourceA();
+  } else {
+    return -1;
+  }
+  auto type = dyn_cast<VectorType>(a.getType());
+  if (!type || type.getNumElements() != (mfma ? 4 : 16))
+    return -1;
+  Type e = type.getElementType();
+  if (e.isF16())
+    return mfma ? 0 : 2;
+  if (e.isInteger(8))
+    return mfma ? 1 : 3;
+  return -1;
+}
+
+/// One AMD matrix op: the lane's A and B widened to f32 (i32) and its C
+/// stored to per-thread scratch, tessel_emu_matrix_op, D loaded back.
+static void emulateMatrixOp(IRRewriter &b, Operation *op, Value waves,
+                            Value threadIndex,
+                            DenseMap<Type, SmallVector<Value>> &scratch) {
+  Location loc = op->getLoc();
+  int32_t kind = matrixOpKind(op);
+  bool integer = kind == 1 || kind == 3;
+  Type wide = integer ? Type(b.getI32Type()) : Type(b.getF32Type());
+  SmallVector<Value> &buffers = scratch[wide];
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  auto toScratch = [&](Value v, Value buffer) {
+    auto type = cast<VectorType>(v.getType());
+    auto wideType = VectorType::get(type.getShape(), wide);
+    if (type.getElementType() != wide)
+      v = integer ? Value(arith::ExtSIOp::create(b, loc, wideType, v))
+                  : Value(arith::ExtFOp::create(b, loc, wideType, v));
+    vector::StoreOp::create(b, loc, v, buffer, ValueRange{zero});
+  };
+  toScratch(op->getOperand(0), buffers[0]);
+  toScratch(op->getOperand(1), buffers[1]);
+  toScratch(op->getOperand(2), buffers[2]);
+  auto address = [&](Value buffer) -> Value {
+    return memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  };
+  Value thread =
+      arith::IndexCastOp::create(b, loc, b.getI32Type(), threadIndex);
+  callRuntime(b, loc, kMatrixOp, Type(),
+              {waves, thread,
+               arith::ConstantIntOp::create(b, loc, b.getI32Type(), kind),
+               address(buffers[0]), address(buffers[1]), address(buffers[2]),
+               address(buffers[3])});
+  Type result = op->getResult(0).getType();
+  b.replaceOpWithNewOp<vector::LoadOp>(op, result, buffers[3],
+                                       ValueRange{zero});
+}
+
 static void emulateShuffle(IRRewriter &b, gpu::ShuffleOp shuffle, Value warps,
                            Value threadIndex) {
   Location loc = shuffle.getLoc();
@@ -399,9 +474,9 @@ static void emulateShuffle(IRRewriter &b, gpu::ShuffleOp shuffle, Value warps,
     result = arith::BitcastOp::create(b, loc, type, result);
   Value valid;
   if (!shuffle.getValid().use_empty()) {
-    Value flag =
-        callRuntime(b, loc, kShuffleValid, i32,
-                    {thread, shuffle.getOffset(), shuffle.getWidth(), mode});
+    Value flag = callRuntime(
+        b, loc, kShuffleValid, i32,
+        {warps, thread, shuffle.getOffset(), shuffle.getWidth(), mode});
     valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, flag,
                                   arith::ConstantIntOp::create(b, loc, i32, 0));
   } else {
@@ -412,7 +487,7 @@ static void emulateShuffle(IRRewriter &b, gpu::ShuffleOp shuffle, Value warps,
 
 /// Replaces `launch` by loops over its blocks, each running an OpenMP team of
 /// the block's threads over a copy of the body.
-static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
+static LogicalResult emulateLaunch(gpu::LaunchOp launch, int64_t warpSize) {
   if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
     return launch.emitError("cannot emulate an asynchronous gpu.launch");
   if (launch.hasClusterSize())
@@ -437,6 +512,9 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
         !isEmulatedHopperOp(op) &&
         !isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
              nvgpu::DeviceAsyncWaitOp>(op))
+      unsupported = op;
+    if (isa_and_nonnull<amdgpu::AMDGPUDialect>(op->getDialect()) &&
+        matrixOpKind(op) < 0)
       unsupported = op;
     if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op);
         shuffle && (!shuffle.getValue().getType().isIntOrFloat() ||
@@ -495,9 +573,35 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
   // The warps' exchange state, where the block shuffles.
   bool shuffles = false;
   launch.getBody().walk([&](gpu::ShuffleOp) { shuffles = true; });
-  Value warps = shuffles ? callRuntime(b, loc, kWarpsCreate, b.getIndexType(),
-                                       {threadsI32})
-                         : Value();
+  // Warps of the target's size (32 on NVIDIA, 64 on CDNA).
+  Value warps =
+      shuffles
+          ? callRuntime(b, loc, kWavesCreate, b.getIndexType(),
+                        {threadsI32, arith::ConstantIntOp::create(
+                                         b, loc, b.getI32Type(), warpSize)})
+          : Value();
+  // The wavefronts' exchange state, where the block runs AMD matrix ops:
+  // 64 lanes for MFMA, 32 for RDNA3 WMMA (one kind per kernel).
+  int64_t waveSize = 0;
+  Operation *otherWave = nullptr;
+  launch.getBody().walk([&](Operation *op) {
+    int64_t size = isa<amdgpu::MFMAOp>(op)   ? 64
+                   : isa<amdgpu::WMMAOp>(op) ? 32
+                                             : 0;
+    if (size && waveSize && size != waveSize)
+      otherWave = op;
+    if (size)
+      waveSize = size;
+  });
+  if (otherWave)
+    return otherWave->emitError(
+        "cannot emulate MFMA and WMMA ops in one kernel");
+  Value waves =
+      waveSize
+          ? callRuntime(b, loc, kWavesCreate, b.getIndexType(),
+                        {threadsI32, arith::ConstantIntOp::create(
+                                         b, loc, b.getI32Type(), waveSize)})
+          : Value();
   // The block's mbarriers, which its whole team sees.
   SmallVector<Value> mbarrierGroups;
   hoistHopperMBarrierGroups(b, launch.getBody(), mbarrierGroups);
@@ -507,6 +611,8 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
     memref::DeallocOp::create(b, loc, sharedBuffer);
   if (warps)
     callRuntime(b, loc, kWarpsDestroy, Type(), {warps});
+  if (waves)
+    callRuntime(b, loc, kWarpsDestroy, Type(), {waves});
   destroyHopperMBarrierGroups(b, loc, mbarrierGroups);
 
   // The body, moved into the team's region.
@@ -536,12 +642,21 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
     arg.replaceAllUsesWith(value);
   entry.eraseArguments(0, entry.getNumArguments());
 
+  // Per thread: scratch for the AMD matrix ops' operands (A, B, C, D),
+  // made once at the team's start rather than on the stack in the loops.
+  DenseMap<Type, SmallVector<Value>> matrixScratch;
+  if (waves)
+    for (Type wide : {Type(b.getF32Type()), Type(b.getI32Type())})
+      for (int i = 0; i < 4; ++i)
+        matrixScratch[wide].push_back(memref::AllocaOp::create(
+            b, loc, MemRefType::get({16}, wide), b.getI64IntegerAttr(64)));
+
   // Ids read through ops rather than the region's arguments.
   SmallVector<Operation *> toRewrite;
   region.walk([&](Operation *op) {
     if (isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp,
             gpu::BarrierOp, gpu::DynamicSharedMemoryOp, gpu::TerminatorOp,
-            gpu::ShuffleOp>(op))
+            gpu::ShuffleOp, amdgpu::MFMAOp, amdgpu::WMMAOp>(op))
       toRewrite.push_back(op);
   });
   for (Operation *op : toRewrite) {
@@ -562,6 +677,8 @@ static LogicalResult emulateLaunch(gpu::LaunchOp launch) {
       b.replaceOpWithNewOp<omp::BarrierOp>(op);
     else if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op))
       emulateShuffle(b, shuffle, warps, t);
+    else if (isa<amdgpu::MFMAOp, amdgpu::WMMAOp>(op))
+      emulateMatrixOp(b, op, waves, t, matrixScratch);
     else if (isa<gpu::DynamicSharedMemoryOp>(op)) {
       if (!sharedBuffer)
         return op->emitError(
@@ -620,15 +737,20 @@ struct EmulateGPUOnCPUPass
                            FunctionType::get(ctx, {i32}, {}));
     declareRuntimeFunction(module, kAsyncFlush, FunctionType::get(ctx, {}, {}));
     Type i64 = IntegerType::get(ctx, 64);
-    declareRuntimeFunction(module, kWarpsCreate,
-                           FunctionType::get(ctx, {i32}, {index}));
     declareRuntimeFunction(module, kWarpsDestroy,
                            FunctionType::get(ctx, {index}, {}));
     declareRuntimeFunction(
         module, kShuffle,
         FunctionType::get(ctx, {index, i32, i64, i32, i32, i32}, {i64}));
-    declareRuntimeFunction(module, kShuffleValid,
-                           FunctionType::get(ctx, {i32, i32, i32, i32}, {i32}));
+    declareRuntimeFunction(
+        module, kShuffleValid,
+        FunctionType::get(ctx, {index, i32, i32, i32, i32}, {i32}));
+    declareRuntimeFunction(module, kWavesCreate,
+                           FunctionType::get(ctx, {i32, i32}, {index}));
+    declareRuntimeFunction(
+        module, kMatrixOp,
+        FunctionType::get(ctx, {index, i32, i32, index, index, index, index},
+                          {}));
 
     declareHopperEmulationFunctions(module);
     WalkResult strayBarriers = module.walk([](nvgpu::MBarrierCreateOp op) {
@@ -640,8 +762,17 @@ struct EmulateGPUOnCPUPass
     if (strayBarriers.wasInterrupted())
       return signalPassFailure();
 
+    // Shuffles exchange among warps of the target's size.
+    TargetAttr gpuTarget = TargetAttr::lookup(module);
+    int64_t warpSize =
+        gpuTarget && gpuTarget.getWarpSize() > 0 ? gpuTarget.getWarpSize() : 32;
+    if (warpSize > 64) {
+      module.emitError() << "cannot emulate warps of " << warpSize
+                         << " threads (at most 64)";
+      return signalPassFailure();
+    }
     for (gpu::LaunchOp launch : launches)
-      if (failed(emulateLaunch(launch)))
+      if (failed(emulateLaunch(launch, warpSize)))
         return signalPassFailure();
     if (failed(emulateAsyncCopies(module)))
       return signalPassFailure();

@@ -558,26 +558,37 @@ struct MapMatmulToGPUPass
     // chosen below, once the SIMT estimate is known.
     bool f64 = match.inputType.isF64() && match.accType.isF64();
     bool simt = (match.inputType.isF32() && match.accType.isF32()) || f64;
-    // AMD: only the SIMT kernel, with synchronous copies (no cp.async; no
-    // MFMA kernel is built).
+    // AMD: synchronous copies (no cp.async). f16 and i8 products take the
+    // WMMA kernel's structure with the matrix instruction of the chip's
+    // family (MFMA on CDNA, WMMA on RDNA3), which
+    // tessel-lower-mma-to-amdgpu substitutes for its fragment ops.
     bool amd = target.getKind() == "amdgpu";
-    if (amd && !simt)
-      return decline("on AMD GPUs only f32 and f64 products have a kernel "
-                     "here (the SIMT one; MFMA kernels are not built)");
     if (match.inputType.isBF16())
       return decline("gpu.subgroup_mma (WMMA) has no bf16 fragments in MLIR "
                      "22");
-    bool typesOk =
-        (match.inputType.isF16() &&
-         (match.accType.isF32() || match.accType.isF16())) ||
-        (match.inputType.isInteger(8) && match.accType.isInteger(32));
     MmaInstruction mma;
-    if (!simt && (!typesOk || !getWmmaInstruction(inputBytes, accBytes, mma)))
-      return decline("WMMA has no form for these element types (f16 x f16 "
-                     "-> f32 or f16, i8 x i8 -> i32)");
-    std::string shapeName = "m16n16k16:" + typeName(match.inputType) + "x" +
-                            typeName(match.inputType) + "->" +
-                            typeName(match.accType);
+    std::string shapeName;
+    if (amd && !simt) {
+      StringRef family;
+      std::string noInstruction = whyNoAmdMatrixInstruction(
+          target.getChip(), match.inputType, match.accType, family);
+      if (!noInstruction.empty())
+        return decline(noInstruction);
+      if (!getAmdMatrixInstruction(family, inputBytes, accBytes, mma))
+        return decline("no AMD matrix instruction for these element types");
+      shapeName = (family + ".16x16x16:").str();
+    } else {
+      bool typesOk =
+          (match.inputType.isF16() &&
+           (match.accType.isF32() || match.accType.isF16())) ||
+          (match.inputType.isInteger(8) && match.accType.isInteger(32));
+      if (!simt && (!typesOk || !getWmmaInstruction(inputBytes, accBytes, mma)))
+        return decline("WMMA has no form for these element types (f16 x "
+                       "f16 -> f32 or f16, i8 x i8 -> i32)");
+      shapeName = "m16n16k16:";
+    }
+    shapeName += typeName(match.inputType) + "x" + typeName(match.inputType) +
+                 "->" + typeName(match.accType);
     ArrayAttr shapes = target.getMma();
     if (!simt && (!shapes || !llvm::any_of(shapes, [&](Attribute s) {
           return cast<StringAttr>(s).getValue() == shapeName;
@@ -598,8 +609,10 @@ struct MapMatmulToGPUPass
     ops.bCopyElements = bAligned / inputBytes;
     ops.cRowsAligned = cAligned == 16;
 
-    if (!simt && target.getWarpSize() != 32)
-      return decline("WMMA needs 32-lane warps; the target says " +
+    if (!simt && target.getWarpSize() != mma.lanes)
+      return decline(Twine(amd ? "the matrix instruction" : "WMMA") +
+                     " needs " + Twine(mma.lanes) +
+                     "-lane warps; the target says " +
                      Twine(target.getWarpSize()));
     GPUModelParams params = gpuModelParams(target);
     GPUMatmulProblem problem;
@@ -643,7 +656,7 @@ struct MapMatmulToGPUPass
     if (f64) {
       F64KernelChoice choice = chooseF64Kernel(
           shapes, target.getWarpSize(), params, problem, overrides,
-          amd               ? "no MFMA kernel is built for AMD GPUs"
+          amd               ? "no f64 MFMA kernel is built for AMD GPUs"
           : !f64TensorCores ? "turned off (f64-tensor-cores=false)"
                             : "");
       if (!choice.any())
@@ -745,8 +758,12 @@ struct MapMatmulToGPUPass
     std::string mmaName = "WMMA m" + std::to_string(mma.m) + "n" +
                           std::to_string(mma.n) + "k" + std::to_string(mma.k) +
                           (mma.f64 ? ", f64 DMMA" : "");
+    if (mma.amd())
+      mmaName = mma.unit == MmaInstruction::Unit::AmdMfma
+                    ? "MFMA 16x16x16, 64-lane wavefronts"
+                    : "RDNA3 WMMA 16x16x16, 32-lane wavefronts";
     std::string rationale = tiling.rationale;
-    std::string unit = "tensor cores";
+    std::string unit = mma.amd() ? "matrix cores" : "tensor cores";
     if (simt) {
       unit = "SIMT cores";
       mmaName = f64 ? "f64 FMAs" : "f32 FMAs, no TF32 rounding";
@@ -847,8 +864,9 @@ struct MapMatmulToGPUPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     TargetAttr target = TargetAttr::lookup(func);
-    // NVIDIA targets get every kernel; AMD ones the SIMT kernel, for f32
-    // and f64 (mapMatmul says so for the rest).
+    // NVIDIA targets get every kernel; AMD ones the SIMT kernel for f32
+    // and f64 and the matrix-core one for f16 and i8 (mapMatmul says why
+    // for the rest).
     if (!target ||
         (target.getKind() != "nvgpu" && target.getKind() != "amdgpu"))
       return;

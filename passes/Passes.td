@@ -485,9 +485,11 @@ def ConvertConvToNHWCPass
     PyTorch's convolutions arrive as `linalg.conv_2d_nchw_fchw`, while
     `tessel-map-matmul-to-gpu` maps convolutions as NHWC implicit GEMMs
     (`linalg.conv_2d_nhwc_hwcf`, whose 16-byte copies run along the
-    channels): on tensor cores for f16 and i8, on the SIMT cores for f32,
-    on the f64 tensor cores or the SIMT cores for f64 (the faster by that
-    pass's models, with its default options).
+    channels): on tensor cores for f16 and i8 (AMD: the matrix cores, f16
+    -> f32 and i8 -> i32), on the SIMT cores for f32, on the f64 tensor
+    cores or the SIMT cores for f64 (the faster by that pass's models, with
+    its default options; AMD: the SIMT cores). It runs in the nvgpu and
+    amdgpu pipelines.
     Without this pass an NCHW convolution becomes the direct loop nest on
     the GPU. On tensors, each static NCHW convolution for which that pass
     would build a kernel, and for which CostModel/GPUConvLayout estimates
@@ -976,13 +978,80 @@ def MapUntiledOpsToGPUPass
                            "::mlir::affine::AffineDialect"];
 }
 
+def LowerMMAToAMDGPUPass
+    : Pass<"tessel-lower-mma-to-amdgpu", "::mlir::func::FuncOp"> {
+  let summary = "Lower gpu.subgroup_mma fragments to AMD matrix instructions";
+  let description = [{
+    Gives the opaque fragments of `gpu.subgroup_mma_*` ops (the kernels
+    `tessel-map-matmul-to-gpu` builds) the lane layouts of the AMD matrix
+    instruction of the target's chip, read from `#tessel.target`: MFMA
+    16x16x16 on CDNA (gfx908, gfx90a, gfx94x, gfx950, i8 on gfx908 and
+    gfx90a only; 64-lane wavefronts) and WMMA 16x16x16 on RDNA3 (gfx11; 32
+    lanes). MLIR 22 lowers these ops to NVVM only.
+
+    - a fragment becomes a vector per lane (MFMA: 4 values of A, B and C;
+      WMMA: 16 of A and B, 8 of C);
+    - a fragment load or store becomes the lane's accesses: one
+      `vector.load`/`vector.store` where its values are consecutive in
+      memory (A stored row-major, B column-major), else one access per
+      value; the memref's rows must be `leadDimension` elements apart;
+    - `gpu.subgroup_mma_compute` becomes `amdgpu.mfma` or `amdgpu.wmma`,
+      a constant fragment a broadcast, elementwise ops the lane's vector
+      ops; `scf.for` loops carrying fragments carry the vectors.
+
+    A chip without such an instruction, a warp size other than the
+    instruction's, a fragment type without a lane layout here (16x16, A
+    and B of f16 or si8, C of f32 or i32), a product whose transposition
+    flags disagree with its operands' loads, or a memref the lane accesses
+    cannot index is an error at the op.
+
+    ```mlir
+    %a = gpu.subgroup_mma_load_matrix %sa[%i, %k] {leadDimension = 24 : index}
+        : memref<64x24xf16, 3> -> !gpu.mma_matrix<16x16xf16, "AOp">
+    %d = gpu.subgroup_mma_compute %a, %b, %c : ... -> !gpu.mma_matrix<16x16xf32, "COp">
+    // becomes, on gfx90a (lane = thread id mod 64)
+    %a = vector.load %sa[%i + lane mod 16, %k + 4 (lane / 16)] : memref<64x24xf16, 3>, vector<4xf16>
+    %d = amdgpu.mfma 16x16x16 %a * %b + %c blgp = none : vector<4xf16>, vector<4xf16>, vector<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
+def ConvertAMDGPUToROCDLPass
+    : Pass<"tessel-convert-amdgpu-to-rocdl", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower amdgpu ops to ROCDL for the chip of the gpu.module's target";
+  let description = [{
+    Runs upstream's AMDGPU -> ROCDL patterns (those of
+    `convert-amdgpu-to-rocdl`) with the chipset of the `gpu.module`'s
+    `#rocdl.target`, instead of a chipset fixed in the pipeline text:
+    Tessel's pipelines name no chip, `tessel-attach-target` (or
+    `--target-options`) does. Run it after `tessel-attach-gpu-target` and
+    before `convert-gpu-to-rocdl`, whose default chipset (gfx000) has no
+    matrix instructions.
+
+    ```mlir
+    gpu.module @k [#rocdl.target<chip = "gfx90a">] {
+      %d = amdgpu.mfma 16x16x16 %a * %b + %c blgp = none : vector<4xf16>, vector<4xf16>, vector<4xf32>
+    // becomes
+      %d = rocdl.mfma.f32.16x16x16f16 %a, %b, %c, %c0, %c0, %c0 : (...) -> vector<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::ROCDL::ROCDLDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def EmulateGPUOnCPUPass
     : Pass<"tessel-emulate-gpu-on-cpu", "::mlir::ModuleOp"> {
   let summary = "Run gpu.launch kernels on the host CPU (a test tool)";
   let description = [{
     Rewrites every `gpu.launch` (before kernel outlining) into host code
     with the same results, so GPU kernels can be checked numerically on
-    machines without a GPU:
+    machines without a GPU (NVIDIA kernels, and AMD ones after
+    `tessel-lower-mma-to-amdgpu`):
 
     - the grid becomes `scf.for` loops over blocks;
     - a block's threads become an `omp.parallel` team of exactly that many
@@ -1000,7 +1069,11 @@ def EmulateGPUOnCPUPass
       are queued per thread and computed when waited for, with the operand
       layouts and accumulator store of upstream's NVGPUToNVVM lowering
       (`tessel_emu_mbarrier_*`, `tessel_emu_tma_load_2d`,
-      `tessel_emu_wgmma*`).
+      `tessel_emu_wgmma*`);
+    - `gpu.shuffle` is an exchange among a warp of the target's size (32,
+      64 on CDNA); `amdgpu.mfma` / `amdgpu.wmma` 16x16x16 (f16, i8) one
+      among a wavefront of 64 or 32 lanes, each lane giving its values in
+      the ISA's layout (`tessel_emu_matrix_op`).
 
     Ops it cannot run (other nvgpu ops, multicast loads, layouts upstream's
     wgmma lowering does not take) are errors at the op.
@@ -1008,7 +1081,8 @@ def EmulateGPUOnCPUPass
     The module's `#tessel.target` becomes the host CPU's, so the CPU
     lowering (scf, vector, memref, OpenMP to LLVM) compiles what is left.
     `utils/tessel-compile-gpu-emulated.sh` compiles a module this way: the
-    nvgpu pipeline cut before outlining, this pass, that lowering.
+    nvgpu pipeline (amdgpu for a gfx chip) cut before outlining, this
+    pass, that lowering.
 
     ```mlir
     gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, ...) threads(%tx, %ty, %tz) in (%sx = %c128, ...) {

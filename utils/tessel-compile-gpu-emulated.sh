@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# tessel-compile for NVIDIA GPUs with the kernels run on the host CPU: the
-# nvgpu pipeline up to (not including) the placement of buffers in device
-# memory and kernel outlining, then tessel-emulate-gpu-on-cpu and the CPU
-# lowering. The tests use it to check GPU kernels numerically without a GPU.
+# tessel-compile for GPUs with the kernels run on the host CPU: the nvgpu
+# pipeline (the amdgpu one for a gfx chip) up to (not including) the
+# placement of buffers in device memory and kernel outlining, then
+# tessel-emulate-gpu-on-cpu and the CPU lowering. The tests use it to check
+# GPU kernels numerically without a GPU.
 #
 #   utils/tessel-compile-gpu-emulated.sh [--chip=sm_90a]
 #       [--matmul-options='block-m=64 stages=3'] [--tiles-options='rows-per-thread=8']
@@ -10,7 +11,7 @@
 #       in.mlir -o out.o [--header=out.h] [other tessel-compile options]
 #
 # --chip picks the GPU whose kernels are built (tessel-attach-target's
-# chip); --matmul-options are tessel-map-matmul-to-gpu's options,
+# chip; gfx90a, gfx942, gfx1100: AMD); --matmul-options are tessel-map-matmul-to-gpu's options,
 # --tiles-options tessel-map-tiles-to-gpu's and --fuse-options
 # tessel-fuse-producers' (forced tile sizes); --kernels
 # takes input that is already kernel IR (gpu.launch ops, as the pipeline
@@ -44,21 +45,23 @@ for arg in "$@"; do
   esac
 done
 
-pipeline=$("$tc" --print-pipeline --target=nvgpu)
+kind=nvgpu
+[[ "$chip" == gfx* ]] && kind=amdgpu
+pipeline=$("$tc" --print-pipeline --target=$kind)
 cut=",tessel-allocate-device-buffers,"
 [[ "$pipeline" == *"$cut"* ]] || {
-  echo "tessel-compile-gpu-emulated.sh: the nvgpu pipeline has no '$cut' stage to cut at" >&2
+  echo "tessel-compile-gpu-emulated.sh: the $kind pipeline has no '$cut' stage to cut at" >&2
   exit 2
 }
 kernels="${pipeline%%"$cut"*}"
 replace() { # stage, replacement
   [[ "$kernels" == *"$1"* ]] || {
-    echo "tessel-compile-gpu-emulated.sh: the nvgpu pipeline has no '$1' stage" >&2
+    echo "tessel-compile-gpu-emulated.sh: the $kind pipeline has no '$1' stage" >&2
     exit 2
   }
   kernels="${kernels/"$1"/$2}"
 }
-[[ -z "$chip" ]] || replace "tessel-attach-target{kind=nvgpu}" "tessel-attach-target{kind=nvgpu chip=$chip}"
+[[ -z "$chip" ]] || replace "tessel-attach-target{kind=$kind}" "tessel-attach-target{kind=$kind chip=$chip}"
 [[ -z "$matmul" ]] || replace "tessel-map-matmul-to-gpu" "tessel-map-matmul-to-gpu{$matmul}"
 [[ -z "$tiles" ]] || replace "tessel-map-tiles-to-gpu" "tessel-map-tiles-to-gpu{$tiles}"
 [[ -z "$fuse" ]] || replace "tessel-fuse-producers" "tessel-fuse-producers{$fuse}"

@@ -157,7 +157,12 @@ struct GPUPreset {
 // only with its larger f64 mma shapes, which MLIR 22's WMMA ops do not
 // emit; what m8n8k4 gets there is unmeasured); GA102/AD102 have the
 // instruction (PTX mma .f64 is sm_80+) but publish no rate for it, so 0
-// (f64 stays on the SIMT cores there); AMD 0, as no MFMA kernel is built.
+// (f64 stays on the SIMT cores there); AMD 0, as no f64 MFMA kernel is
+// built. AMD matrix rates: MI210 181 TFLOPS f16 over 104 CUs at 1.7 GHz:
+// 512; MI300X 1307 TFLOPS, 304 CUs, 2.1 GHz: 1024; RX 7900 XTX 123
+// TFLOPS, 96 CUs, 2.5 GHz: 256 (i8 at the same rate on gfx90a and gfx1100;
+// gfx942's i8 instructions are 16x16x32 and 32x32x16, which no kernel
+// here uses).
 // SIMT f32 FMAs are the FP32
 // lanes per SM: 64 on GA100, 128 on GA102, AD102 and GH100; 64 per CU on
 // CDNA2/3 (packed f32 and RDNA3's dual issue, which would double it, are
@@ -209,14 +214,14 @@ static const GPUPreset kGPUPresets[] = {
     {"amdgpu", "gfx90a", "amdgcn-amd-amdhsa", "", 104, 65536, 131072, 64, 1024,
      128, 16 * 1024, 8 * 1024 * 1024, 512, 0, 64, 64, 128, 64, 9, 700,
      "mfma.32x32x8:f16xf16->f32,mfma.16x16x16:f16xf16->f32,"
-     "mfma.32x32x16:i8xi8->i32"},
+     "mfma.32x32x8:i8xi8->i32,mfma.16x16x16:i8xi8->i32"},
     {"amdgpu", "gfx942", "amdgcn-amd-amdhsa", "", 304, 65536, 131072, 64, 1024,
      128, 32 * 1024, 4 * 1024 * 1024, 1024, 0, 64, 64, 128, 64, 8, 700,
      "mfma.32x32x8:f16xf16->f32,mfma.16x16x16:f16xf16->f32,"
-     "mfma.32x32x16:i8xi8->i32"},
+     "mfma.32x32x16:i8xi8->i32,mfma.16x16x32:i8xi8->i32"},
     {"amdgpu", "gfx1100", "amdgcn-amd-amdhsa", "", 96, 65536, 65536, 32, 1024,
      128, 32 * 1024, 6 * 1024 * 1024, 256, 0, 64, 4, 128, 64, 4, 600,
-     "wmma.16x16x16:f16xf16->f32"},
+     "wmma.16x16x16:f16xf16->f32,wmma.16x16x16:i8xi8->i32"},
 };
 // clang-format on
 

@@ -93,6 +93,41 @@ bool mlir::tessel::getWmmaInstruction(int64_t inputBytes, int64_t accBytes,
   return false;
 }
 
+bool mlir::tessel::getAmdMatrixInstruction(llvm::StringRef family,
+                                           int64_t inputBytes, int64_t accBytes,
+                                           MmaInstruction &mma) {
+  mma = MmaInstruction();
+  if (accBytes != 4 || (inputBytes != 2 && inputBytes != 1))
+    return false;
+  if (family == "mfma") {
+    // v_mfma_f32_16x16x16f16 / v_mfma_i32_16x16x16i8 over 64 lanes: four
+    // inputs of A and of B and four accumulators per lane (CDNA ISA,
+    // "Matrix fused multiply-add"). A lane's A values are four consecutive
+    // k of one row: 8 (f16) or 4 (i8) bytes, the row alignment asked.
+    mma.unit = MmaInstruction::Unit::AmdMfma;
+    mma.lanes = 64;
+    mma.abRegisters = inputBytes == 2 ? 2 : 1;
+    mma.cRegisters = 4;
+    mma.abAlignment = 4 * inputBytes;
+    mma.cAlignment = 4;
+    return true;
+  }
+  if (family == "wmma") {
+    // v_wmma_f32_16x16x16_f16 / v_wmma_i32_16x16x16_iu8 over 32 lanes: a
+    // lane holds a whole row of A (column of B), 16 values, duplicated in
+    // lanes 16-31, and 8 accumulators (RDNA3 ISA, "Wave Matrix
+    // Multiply-Accumulate").
+    mma.unit = MmaInstruction::Unit::AmdWmma;
+    mma.lanes = 32;
+    mma.abRegisters = inputBytes == 2 ? 8 : 4;
+    mma.cRegisters = 8;
+    mma.abAlignment = 16;
+    mma.cAlignment = 4;
+    return true;
+  }
+  return false;
+}
+
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t mlir::tessel::tensorCoreRate(const GPUModelParams &g,
@@ -200,9 +235,11 @@ static void planResources(const GPUModelParams &g, const MmaInstruction &mma,
   // (f64), whole fragment rows: A's 8x4 as 8 rows of 4 values (4 rows of 8
   // stored k-major), B's 4x8 as 4 rows of 8 (8 rows of 4 stored n-major),
   // C's as 8 rows of 8.
+  // AMD's matrix instructions read fragments lane by lane (no ldmatrix):
+  // modelled like m8n8k4's, as whole fragment rows.
   auto plan = [&](int64_t rows, int64_t cols, int64_t bytes, int64_t align,
                   int64_t fragRows, int64_t fragCols) {
-    if (!mma.f64)
+    if (!mma.f64 && !mma.amd())
       return planSharedTile(rows, cols, bytes, align);
     return planSharedTile(rows, cols, bytes, align, fragRows, fragCols * bytes);
   };

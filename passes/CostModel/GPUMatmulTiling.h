@@ -14,6 +14,7 @@
 #define TESSEL_PASSES_COSTMODEL_GPUMATMULTILING_H
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
 #include <string>
@@ -93,6 +94,14 @@ struct MmaInstruction {
   /// m16n16k16 one's elements, so its warp tiles take more (8x4 at most:
   /// 8x8 would need 256 accumulator registers).
   int64_t maxFragmentsPerWarp = 4, maxKSteps = 2;
+  /// Which hardware runs it: NVIDIA's WMMA (gpu.subgroup_mma lowered by
+  /// upstream to NVVM), or an AMD matrix instruction that
+  /// tessel-lower-mma-to-amdgpu substitutes for the same ops: CDNA's MFMA
+  /// (64-lane wavefronts) or RDNA3's WMMA (32 lanes).
+  enum class Unit { NvidiaWmma, AmdMfma, AmdWmma } unit = Unit::NvidiaWmma;
+  /// Lanes that execute one instruction together.
+  int64_t lanes = 32;
+  bool amd() const { return unit != Unit::NvidiaWmma; }
 };
 
 /// The WMMA instruction for f16 (2-byte) or i8 (1-byte) inputs and 4- or
@@ -100,6 +109,12 @@ struct MmaInstruction {
 /// there is none.
 bool getWmmaInstruction(int64_t inputBytes, int64_t accBytes,
                         MmaInstruction &mma);
+
+/// The AMD matrix instruction of `family` ("mfma": CDNA, gfx9; "wmma":
+/// RDNA3, gfx11) for f16 x f16 -> f32 or i8 x i8 -> i32 (inputBytes 2 or
+/// 1, accBytes 4), 16x16x16 in either case; false when there is none.
+bool getAmdMatrixInstruction(llvm::StringRef family, int64_t inputBytes,
+                             int64_t accBytes, MmaInstruction &mma);
 
 /// The tensor-core multiply-adds per SM and cycle for `mma`'s inputs (0:
 /// the target gives no rate for them).

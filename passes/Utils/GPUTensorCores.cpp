@@ -8,6 +8,36 @@
 using namespace mlir;
 using namespace mlir::tessel;
 
+llvm::StringRef mlir::tessel::amdMatrixFamily(llvm::StringRef chip) {
+  if (chip == "gfx908" || chip == "gfx90a" || chip.starts_with("gfx94") ||
+      chip == "gfx950")
+    return "mfma";
+  if (chip.starts_with("gfx11"))
+    return "wmma";
+  return {};
+}
+
+std::string mlir::tessel::whyNoAmdMatrixInstruction(llvm::StringRef chip,
+                                                    Type input, Type acc,
+                                                    llvm::StringRef &family) {
+  family = amdMatrixFamily(chip);
+  if (family.empty())
+    return ("no matrix-core kernel is built for " + chip +
+            " (MFMA for gfx908, gfx90a, gfx94x and gfx950, WMMA for gfx11)")
+        .str();
+  if (input.isF16() && acc.isF32())
+    return {};
+  if (input.isInteger(8) && acc.isInteger(32)) {
+    if (family == "wmma" || chip == "gfx908" || chip == "gfx90a")
+      return {};
+    return (chip + " has no 16x16x16 i8 MFMA (its i8 instructions are "
+                   "16x16x32 and 32x32x16, which no kernel here uses)")
+        .str();
+  }
+  return "AMD matrix kernels take f16 x f16 -> f32 and i8 x i8 -> i32 (MFMA "
+         "has no f16 accumulator)";
+}
+
 GPUModelParams mlir::tessel::gpuModelParams(TargetAttr target) {
   GPUModelParams params;
   params.smCount = target.getSmCount();
@@ -87,15 +117,17 @@ std::string mlir::tessel::whyNoGPUProductKernel(TargetAttr target, Type input,
                                                 GPUProductKernel &kernel) {
   if (!target)
     return "the module has no #tessel.target";
-  if (target.getKind() != "nvgpu")
+  bool amd = target.getKind() == "amdgpu";
+  if (target.getKind() != "nvgpu" && !amd)
     return "the target is '" + target.getKind().str() +
-           "', not nvgpu (tessel-map-matmul-to-gpu's kernels)";
+           "', not nvgpu or amdgpu (tessel-map-matmul-to-gpu's kernels)";
   GPUMatmulProblem problem;
   problem.m = m;
   problem.n = n;
   problem.k = k;
-  problem.aSynchronous = aSynchronous;
-  problem.bSynchronous = bSynchronous;
+  // AMD has no cp.async: every copy is a synchronous load.
+  problem.aSynchronous = aSynchronous || amd;
+  problem.bSynchronous = bSynchronous || amd;
   std::string why;
   // f32 stays f32: tensor cores would round the inputs to TF32. f64 takes
   // the faster of its tensor-core and SIMT kernels.
@@ -104,9 +136,10 @@ std::string mlir::tessel::whyNoGPUProductKernel(TargetAttr target, Type input,
     problem.inputBytes = problem.accBytes = f64 ? 8 : 4;
     GPUModelParams params = gpuModelParams(target);
     if (f64) {
-      F64KernelChoice choice =
-          chooseF64Kernel(target.getMma(), target.getWarpSize(), params,
-                          problem, GPUMatmulOverrides{});
+      F64KernelChoice choice = chooseF64Kernel(
+          target.getMma(), target.getWarpSize(), params, problem,
+          GPUMatmulOverrides{},
+          amd ? "no f64 MFMA kernel is built for AMD GPUs" : "");
       if (!choice.any())
         return "f64 tensor cores not used: " + choice.noTensorCores +
                ", and no SIMT kernel fits: " + choice.noSimt;
@@ -123,29 +156,45 @@ std::string mlir::tessel::whyNoGPUProductKernel(TargetAttr target, Type input,
     kernel.estimatedCycles = tiling.estimatedCycles;
     return {};
   }
-  // WMMA fragments: no bf16 in MLIR 22.
-  if (!(input.isF16() && (acc.isF32() || acc.isF16())) &&
-      !(input.isInteger(8) && acc.isInteger(32)))
-    return "tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32, "
-           "and the SIMT kernel f32 -> f32 and f64 -> f64, not " +
-           typeName(input) + " -> " + typeName(acc);
-  std::string shape = "m16n16k16:" + typeName(input) + "x" + typeName(input) +
-                      "->" + typeName(acc);
-  if (!listsShape(target.getMma(), shape))
-    return "the target lists no '" + shape + "' tensor-core shape";
-  if (target.getWarpSize() != 32)
-    return "WMMA needs 32-lane warps; the target says " +
-           std::to_string(target.getWarpSize());
   MmaInstruction mma;
   problem.inputBytes = input.getIntOrFloatBitWidth() / 8;
   problem.accBytes = acc.getIntOrFloatBitWidth() / 8;
-  if (!getWmmaInstruction(problem.inputBytes, problem.accBytes, mma))
-    return "WMMA has no form for these element types";
+  if (amd) {
+    StringRef family;
+    std::string noInstruction =
+        whyNoAmdMatrixInstruction(target.getChip(), input, acc, family);
+    if (!noInstruction.empty())
+      return noInstruction;
+    std::string shape = (family + ".16x16x16:").str() + typeName(input) + "x" +
+                        typeName(input) + "->" + typeName(acc);
+    if (!listsShape(target.getMma(), shape))
+      return "the target lists no '" + shape + "' matrix-core shape";
+    if (!getAmdMatrixInstruction(family, problem.inputBytes, problem.accBytes,
+                                 mma))
+      return "no AMD matrix instruction for these element types";
+  } else {
+    // WMMA fragments: no bf16 in MLIR 22.
+    if (!(input.isF16() && (acc.isF32() || acc.isF16())) &&
+        !(input.isInteger(8) && acc.isInteger(32)))
+      return "tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32, "
+             "and the SIMT kernel f32 -> f32 and f64 -> f64, not " +
+             typeName(input) + " -> " + typeName(acc);
+    std::string shape = "m16n16k16:" + typeName(input) + "x" + typeName(input) +
+                        "->" + typeName(acc);
+    if (!listsShape(target.getMma(), shape))
+      return "the target lists no '" + shape + "' tensor-core shape";
+    if (!getWmmaInstruction(problem.inputBytes, problem.accBytes, mma))
+      return "WMMA has no form for these element types";
+  }
+  if (target.getWarpSize() != mma.lanes)
+    return std::string(amd ? "the matrix instruction" : "WMMA") + " needs " +
+           std::to_string(mma.lanes) + "-lane warps; the target says " +
+           std::to_string(target.getWarpSize());
   GPUMatmulTiling tiling;
   if (!computeGPUMatmulTiling(gpuModelParams(target), mma, problem,
                               GPUMatmulOverrides{}, tiling, why))
     return why;
-  kernel.unit = "tensor cores";
+  kernel.unit = amd ? "matrix cores" : "tensor cores";
   kernel.estimatedCycles = tiling.estimatedCycles;
   return {};
 }

@@ -23,6 +23,20 @@ namespace mlir::tessel {
 /// remarks name element types.
 std::string typeName(Type type);
 
+/// The family of AMD matrix instructions tessel-map-matmul-to-gpu builds
+/// kernels on for `chip`: "mfma" on CDNA (gfx908, gfx90a, gfx94x, gfx950),
+/// "wmma" on RDNA3 (gfx11); empty elsewhere (gfx12's WMMA has another lane
+/// layout, which is not built).
+llvm::StringRef amdMatrixFamily(llvm::StringRef chip);
+
+/// Why `chip` has no 16x16x16 matrix instruction of its family for
+/// `input` x `input` -> `acc` (f16 -> f32 on MFMA and RDNA3 WMMA chips; i8
+/// -> i32 on gfx908, gfx90a and gfx11: gfx94x and gfx950 have only
+/// 16x16x32 and 32x32x16 i8 MFMAs); empty when it has one, and `family`
+/// is then "mfma" or "wmma".
+std::string whyNoAmdMatrixInstruction(llvm::StringRef chip, Type input,
+                                      Type acc, llvm::StringRef &family);
+
 /// The GPU matmul models' figures from `target`.
 GPUModelParams gpuModelParams(TargetAttr target);
 
@@ -75,10 +89,12 @@ struct GPUProductKernel {
 /// aligned and are copied element by element, would not be
 /// mapped to a GPU kernel by tessel-map-matmul-to-gpu with its default
 /// options; empty when it would, with `kernel` describing it. f16 and i8
-/// products go to WMMA tensor cores (the target kind, its `mma` list and
+/// products go to WMMA tensor cores on NVIDIA and to the matrix cores
+/// (MFMA, RDNA3 WMMA) on AMD (the target kind, chip, its `mma` list and
 /// warp size are checked), f32 x f32 -> f32 to the SIMT kernel, f64 x f64
-/// -> f64 to the faster of the f64 tensor-core and SIMT kernels; the
-/// model's figures must be there and a tiling must fit.
+/// -> f64 to the faster of the f64 tensor-core and SIMT kernels (AMD: the
+/// SIMT one); the model's figures must be there and a tiling must fit. On
+/// AMD every copy is a synchronous load, whatever `aSynchronous` says.
 std::string whyNoGPUProductKernel(TargetAttr target, Type input, Type acc,
                                   int64_t m, int64_t n, int64_t k,
                                   bool aSynchronous, bool bSynchronous,

@@ -164,7 +164,7 @@ static int timeout_seconds(void) {
 
 /* --- Warp shuffles --------------------------------------------------------- */
 
-enum { kWarpSize = 32 };
+enum { kWarpSize = 32, kMaxWaveSize = 64 };
 
 typedef struct {
   pthread_mutex_t mutex;
@@ -172,29 +172,38 @@ typedef struct {
   int32_t lanes;      /* threads of the block in this warp */
   int32_t arrived;    /* lanes waiting at the current phase */
   uint64_t phase;     /* completed phases */
-  uint64_t slots[kWarpSize];
+  uint64_t slots[kMaxWaveSize];
+  /* AMD matrix instructions: each lane's A, B and C values. */
+  uintptr_t operands[kMaxWaveSize][3];
 } emu_warp;
 
 typedef struct {
-  int32_t count;
+  int32_t count, size;
   emu_warp warps[];
 } emu_warps;
 
-uintptr_t tessel_emu_warps_create(int32_t threads) {
-  int32_t count = threads > 0 ? (threads + kWarpSize - 1) / kWarpSize : 0;
+uintptr_t tessel_emu_waves_create(int32_t threads, int32_t size) {
+  if (size < 1 || size > kMaxWaveSize)
+    return 0;
+  int32_t count = threads > 0 ? (threads + size - 1) / size : 0;
   emu_warps *all =
       calloc(1, sizeof(emu_warps) + (size_t)count * sizeof(emu_warp));
   if (!all)
     return 0;
   all->count = count;
+  all->size = size;
   for (int32_t w = 0; w < count; ++w) {
     emu_warp *warp = &all->warps[w];
     pthread_mutex_init(&warp->mutex, NULL);
     pthread_cond_init(&warp->changed, NULL);
-    int32_t rest = threads - w * kWarpSize;
-    warp->lanes = rest < kWarpSize ? rest : kWarpSize;
+    int32_t rest = threads - w * size;
+    warp->lanes = rest < size ? rest : size;
   }
   return (uintptr_t)all;
+}
+
+uintptr_t tessel_emu_warps_create(int32_t threads) {
+  return tessel_emu_waves_create(threads, kWarpSize);
 }
 
 void tessel_emu_warps_destroy(uintptr_t handle) {
@@ -225,8 +234,8 @@ static void warp_barrier(emu_warp *warp, int32_t warp_index) {
     if (rc == ETIMEDOUT && warp->phase == phase) {
       fprintf(stderr,
               "tessel-emu: %d of the %d lanes of warp %d reached a shuffle "
-              "and waited %d s for the others (a shuffle in divergent "
-              "code?)\n",
+              "or matrix instruction and waited %d s for the others (one "
+              "in divergent code?)\n",
               warp->arrived, warp->lanes, warp_index, timeout_seconds());
       abort();
     }
@@ -242,9 +251,10 @@ static int32_t source_lane(int32_t lane, int32_t offset, int32_t mode) {
   }
 }
 
-int32_t tessel_emu_shuffle_valid(int32_t thread, int32_t offset,
-                                 int32_t width, int32_t mode) {
-  int32_t lane = thread % kWarpSize;
+int32_t tessel_emu_shuffle_valid(uintptr_t handle, int32_t thread,
+                                 int32_t offset, int32_t width, int32_t mode) {
+  const emu_warps *all = (const emu_warps *)handle;
+  int32_t lane = thread % (all ? all->size : kWarpSize);
   int32_t source = source_lane(lane, offset, mode);
   return lane < width && source >= 0 && source < width;
 }
@@ -252,8 +262,9 @@ int32_t tessel_emu_shuffle_valid(int32_t thread, int32_t offset,
 uint64_t tessel_emu_shuffle(uintptr_t handle, int32_t thread, uint64_t value,
                             int32_t offset, int32_t width, int32_t mode) {
   emu_warps *all = (emu_warps *)handle;
-  int32_t index = thread / kWarpSize, lane = thread % kWarpSize;
-  if (!all || index >= all->count || width < 1 || width > kWarpSize) {
+  int32_t size = all ? all->size : kWarpSize;
+  int32_t index = thread / size, lane = thread % size;
+  if (!all || index >= all->count || width < 1 || width > size) {
     fprintf(stderr,
             "tessel-emu: shuffle of thread %d (width %d) outside the block's "
             "warps\n",
@@ -261,7 +272,7 @@ uint64_t tessel_emu_shuffle(uintptr_t handle, int32_t thread, uint64_t value,
     abort();
   }
   emu_warp *warp = &all->warps[index];
-  int valid = tessel_emu_shuffle_valid(thread, offset, width, mode);
+  int valid = tessel_emu_shuffle_valid(handle, thread, offset, width, mode);
   int32_t source = source_lane(lane, offset, mode);
   if (valid && source >= warp->lanes) {
     fprintf(stderr,
@@ -277,6 +288,114 @@ uint64_t tessel_emu_shuffle(uintptr_t handle, int32_t thread, uint64_t value,
   warp_barrier(warp, index);
   pthread_mutex_unlock(&warp->mutex);
   return result;
+}
+
+/* --- AMD matrix instructions ----------------------------------------------
+ *
+ * MFMA 16x16x16 (64 lanes, 4 values each) and RDNA3 WMMA 16x16x16 (32
+ * lanes; 16 values of A and B, lanes 16-31 repeating lanes 0-15, 8 of C),
+ * with the lane layouts of the CDNA and RDNA3 ISA manuals: lane l's value e
+ * lies at (row, column)
+ *   MFMA  A (l%16, 4(l/16)+e)  B (4(l/16)+e, l%16)  C (4(l/16)+e, l%16)
+ *   WMMA  A (l%16, e)          B (e, l%16)          C (2e+l/16, l%16)
+ * Each lane publishes where its values are, waits for the wave, gathers
+ * the whole A and B, computes its own values of D and waits again before
+ * its values may change. Products and sums are exact (double; i8 products
+ * in 64-bit integers), then rounded to f32 or wrapped to i32 once. */
+
+enum { kMfmaF16 = 0, kMfmaI8 = 1, kWmmaF16 = 2, kWmmaI8 = 3 };
+
+static void matrix_position(int32_t kind, int32_t operand, int32_t lane,
+                            int32_t e, int32_t *row, int32_t *col) {
+  int32_t low = lane % 16, high = lane / 16;
+  int mfma = kind == kMfmaF16 || kind == kMfmaI8;
+  switch (operand) {
+  case 0: /* A */
+    *row = low;
+    *col = mfma ? 4 * high + e : e;
+    return;
+  case 1: /* B */
+    *row = mfma ? 4 * high + e : e;
+    *col = low;
+    return;
+  default: /* C */
+    *row = mfma ? 4 * high + e : 2 * e + high;
+    *col = low;
+    return;
+  }
+}
+
+void tessel_emu_matrix_op(uintptr_t handle, int32_t thread, int32_t kind,
+                          uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d) {
+  emu_warps *all = (emu_warps *)handle;
+  int mfma = kind == kMfmaF16 || kind == kMfmaI8;
+  int integer = kind == kMfmaI8 || kind == kWmmaI8;
+  int32_t size = mfma ? 64 : 32;
+  if (!all || all->size != size || kind < kMfmaF16 || kind > kWmmaI8) {
+    fprintf(stderr,
+            "tessel-emu: matrix instruction kind %d of thread %d on waves of "
+            "%d lanes (it needs %d)\n",
+            kind, thread, all ? all->size : 0, size);
+    abort();
+  }
+  int32_t index = thread / size, lane = thread % size;
+  if (index >= all->count || all->warps[index].lanes != size) {
+    fprintf(stderr,
+            "tessel-emu: thread %d runs a %d-lane matrix instruction in a "
+            "wave the block does not fill\n",
+            thread, size);
+    abort();
+  }
+  emu_warp *wave = &all->warps[index];
+  int32_t abValues = mfma ? 4 : 16, cValues = mfma ? 4 : 8;
+  pthread_mutex_lock(&wave->mutex);
+  wave->operands[lane][0] = a;
+  wave->operands[lane][1] = b;
+  wave->operands[lane][2] = c;
+  warp_barrier(wave, index);
+  /* Every lane's operands are published and stay put until the second
+   * barrier: compute without the mutex, so the lanes run in parallel. */
+  pthread_mutex_unlock(&wave->mutex);
+  double matrix[2][16][16];
+  int seen[2][16][16];
+  memset(seen, 0, sizeof seen);
+  for (int32_t operand = 0; operand < 2; ++operand)
+    for (int32_t l = 0; l < size; ++l)
+      for (int32_t e = 0; e < abValues; ++e) {
+        int32_t row, col;
+        matrix_position(kind, operand, l, e, &row, &col);
+        uintptr_t base = wave->operands[l][operand];
+        double v = integer ? (double)((const int32_t *)base)[e]
+                           : (double)((const float *)base)[e];
+        if (seen[operand][row][col] && matrix[operand][row][col] != v) {
+          pthread_mutex_lock(&wave->mutex);
+          fprintf(stderr,
+                  "tessel-emu: WMMA %c(%d, %d) differs between lanes %d and "
+                  "%d (lanes 16-31 must repeat lanes 0-15)\n",
+                  operand ? 'B' : 'A', row, col, l - 16, l);
+          abort();
+        }
+        seen[operand][row][col] = 1;
+        matrix[operand][row][col] = v;
+      }
+  for (int32_t e = 0; e < cValues; ++e) {
+    int32_t row, col;
+    matrix_position(kind, 2, lane, e, &row, &col);
+    if (integer) {
+      int64_t sum = ((const int32_t *)c)[e];
+      for (int32_t k = 0; k < 16; ++k)
+        sum += (int64_t)matrix[0][row][k] * (int64_t)matrix[1][k][col];
+      ((int32_t *)d)[e] = (int32_t)(uint32_t)(uint64_t)sum;
+    } else {
+      double sum = ((const float *)c)[e];
+      for (int32_t k = 0; k < 16; ++k)
+        sum += matrix[0][row][k] * matrix[1][k][col];
+      ((float *)d)[e] = (float)sum;
+    }
+  }
+  pthread_mutex_lock(&wave->mutex);
+  warp_barrier(wave, index);
+  pthread_mutex_unlock(&wave->mutex);
 }
 
 /* --- Hopper: mbarriers, TMA loads and wgmma ---------------------------------

@@ -110,7 +110,7 @@
 // GFX90A-SAME: registers_per_block = 131072, warp_size = 64,
 // GFX90A-SAME: max_threads_per_block = 1024, mma_fma_per_cycle = 512, simt_fma_per_cycle = 64, simt_f64_fma_per_cycle = 64,
 // GFX90A-SAME: smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 64, dram_bytes_per_cycle = 9, memory_latency = 700,
-// GFX90A-SAME: mma = ["mfma.32x32x8:f16xf16->f32", "mfma.16x16x16:f16xf16->f32", "mfma.32x32x16:i8xi8->i32"]>} {
+// GFX90A-SAME: mma = ["mfma.32x32x8:f16xf16->f32", "mfma.16x16x16:f16xf16->f32", "mfma.32x32x8:i8xi8->i32", "mfma.16x16x16:i8xi8->i32"]>} {
 
 // GFX1100-LABEL: module @m attributes
 // GFX1100-SAME: tessel.target = #tessel.target<kind = "amdgpu",
@@ -120,7 +120,7 @@
 // GFX1100-SAME: registers_per_block = 65536, warp_size = 32,
 // GFX1100-SAME: max_threads_per_block = 1024, mma_fma_per_cycle = 256,
 // GFX1100-SAME: smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 64, dram_bytes_per_cycle = 4, memory_latency = 600,
-// GFX1100-SAME: mma = ["wmma.16x16x16:f16xf16->f32"]>} {
+// GFX1100-SAME: mma = ["wmma.16x16x16:f16xf16->f32", "wmma.16x16x16:i8xi8->i32"]>} {
 
 // GFX1100-OVERRIDE-LABEL: module @m attributes
 // GFX1100-OVERRIDE-SAME: chip = "gfx1100",

@@ -223,7 +223,7 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", mma = ["m16n16k1
 // CHECK-LABEL: func.func @cpu_target(
 // CHECK-NOT: linalg.transpose
 func.func @cpu_target(%x: tensor<1x8x6x6xf16>, %w: tensor<4x8x3x3xf16>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
-  // expected-remark @below {{left in NCHW: the target is 'cpu', not nvgpu (tessel-map-matmul-to-gpu's kernels)}}
+  // expected-remark @below {{left in NCHW: the target is 'cpu', not nvgpu or amdgpu (tessel-map-matmul-to-gpu's kernels)}}
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
      ins(%x, %w : tensor<1x8x6x6xf16>, tensor<4x8x3x3xf16>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %c : tensor<1x4x4x4xf32>
@@ -286,5 +286,56 @@ func.func @f64_tensor_cores(%x: tensor<2x64x42x42xf64>, %w: tensor<128x64x3x3xf6
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
      ins(%x, %w : tensor<2x64x42x42xf64>, tensor<128x64x3x3xf64>) outs(%o : tensor<2x128x40x40xf64>) -> tensor<2x128x40x40xf64>
   return %c : tensor<2x128x40x40xf64>
+}
+}
+
+// -----
+
+// AMD (gfx90a): f16 -> f32 convolutions go to the matrix cores (MFMA) as
+// NHWC implicit GEMMs; the model's copies are synchronous loads there.
+module attributes {tessel.target = #tessel.target<kind = "amdgpu", triple = "amdgcn-amd-amdhsa", chip = "gfx90a", vector_bits = 128, cache_line = 128, l1 = 16384, l2 = 8388608, sm_count = 104, smem_per_block = 65536, registers_per_block = 131072, warp_size = 64, max_threads_per_block = 1024, mma_fma_per_cycle = 512, simt_fma_per_cycle = 64, simt_f64_fma_per_cycle = 64, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 64, dram_bytes_per_cycle = 9, memory_latency = 700, mma = ["mfma.16x16x16:f16xf16->f32", "mfma.16x16x16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @amd_f16(
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK-NOT: conv_2d_nchw_fchw
+func.func @amd_f16(%x: tensor<2x64x60x60xf16>, %w: tensor<32x64x3x3xf16>, %o: tensor<2x32x58x58xf32>) -> tensor<2x32x58x58xf32> {
+  // expected-remark-re @below {{conv_2d_nchw_fchw 2x64x60x60 * 32x64x3x3 as conv_2d_nhwc_hwcf between transposes (matrix cores take NHWC implicit GEMMs): the transposes read and write {{[0-9]+}} bytes (~{{[0-9]+}} cycles) and the kernel takes ~{{[0-9]+}} cycles, against at least ~{{[0-9]+}} cycles for the direct loop nest}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<2x64x60x60xf16>, tensor<32x64x3x3xf16>) outs(%o : tensor<2x32x58x58xf32>) -> tensor<2x32x58x58xf32>
+  return %c : tensor<2x32x58x58xf32>
+}
+
+// f64 goes to the SIMT kernel, whose synchronous copies and f64 rate make
+// the NHWC form no faster here by the model.
+// CHECK-LABEL: func.func @amd_f64(
+// CHECK-NOT: linalg.transpose
+func.func @amd_f64(%x: tensor<2x64x60x60xf64>, %w: tensor<32x64x3x3xf64>, %o: tensor<2x32x58x58xf64>) -> tensor<2x32x58x58xf64> {
+  // expected-remark-re @below {{conv_2d_nchw_fchw 2x64x60x60 * 32x64x3x3 left in NCHW: an NHWC form on SIMT cores is estimated no faster: the transposes read and write 14557184 bytes (~{{[0-9]+}} cycles) and the kernel takes ~{{[0-9]+}} cycles, against at least ~{{[0-9]+}} cycles for the direct loop nest}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<2x64x60x60xf64>, tensor<32x64x3x3xf64>) outs(%o : tensor<2x32x58x58xf64>) -> tensor<2x32x58x58xf64>
+  return %c : tensor<2x32x58x58xf64>
+}
+
+// MFMA has no f16 accumulator: left in NCHW, with the mapping's reason.
+// CHECK-LABEL: func.func @amd_f16_acc(
+// CHECK-NOT: linalg.transpose
+func.func @amd_f16_acc(%x: tensor<1x8x6x6xf16>, %w: tensor<4x8x3x3xf16>, %o: tensor<1x4x4x4xf16>) -> tensor<1x4x4x4xf16> {
+  // expected-remark @below {{left in NCHW: AMD matrix kernels take f16 x f16 -> f32 and i8 x i8 -> i32 (MFMA has no f16 accumulator), so an NHWC form would not be faster}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x8x6x6xf16>, tensor<4x8x3x3xf16>) outs(%o : tensor<1x4x4x4xf16>) -> tensor<1x4x4x4xf16>
+  return %c : tensor<1x4x4x4xf16>
+}
+}
+
+// -----
+
+// gfx942 has no 16x16x16 i8 MFMA: i8 convolutions stay in NCHW there.
+module attributes {tessel.target = #tessel.target<kind = "amdgpu", triple = "amdgcn-amd-amdhsa", chip = "gfx942", vector_bits = 128, cache_line = 128, l1 = 32768, l2 = 4194304, sm_count = 304, smem_per_block = 65536, registers_per_block = 131072, warp_size = 64, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, simt_fma_per_cycle = 64, simt_f64_fma_per_cycle = 64, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 64, dram_bytes_per_cycle = 8, memory_latency = 700, mma = ["mfma.16x16x16:f16xf16->f32", "mfma.16x16x32:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @gfx942_i8(
+// CHECK-NOT: linalg.transpose
+func.func @gfx942_i8(%x: tensor<2x64x60x60xi8>, %w: tensor<32x64x3x3xi8>, %o: tensor<2x32x58x58xi32>) -> tensor<2x32x58x58xi32> {
+  // expected-remark @below {{left in NCHW: gfx942 has no 16x16x16 i8 MFMA (its i8 instructions are 16x16x32 and 32x32x16, which no kernel here uses), so an NHWC form would not be faster}}
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<2x64x60x60xi8>, tensor<32x64x3x3xi8>) outs(%o : tensor<2x32x58x58xi32>) -> tensor<2x32x58x58xi32>
+  return %c : tensor<2x32x58x58xi32>
 }
 }

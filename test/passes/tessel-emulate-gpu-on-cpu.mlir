@@ -114,7 +114,7 @@ func.func @vector_shuffle(%out: memref<32xf32>) {
 // travels as 64 bits, the predicate is asked for where it is used.
 module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_80">} {
 // CHECK-LABEL: func.func @shuffle(
-// CHECK: %[[WARPS:.*]] = call @tessel_emu_warps_create(%{{.*}}) : (i32) -> index
+// CHECK: %[[WARPS:.*]] = call @tessel_emu_waves_create(%{{.*}}, %c32_i32) : (i32, i32) -> index
 // CHECK: omp.parallel num_threads(
 // CHECK: %[[T:.*]] = func.call @omp_get_thread_num()
 // CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
@@ -122,7 +122,7 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", chip = "sm_80"
 // CHECK: %[[R:.*]] = func.call @tessel_emu_shuffle(%[[WARPS]], %{{.*}}, %[[WIDE]], %{{.*}}, %{{.*}}, %c1_i32) : (index, i32, i64, i32, i32, i32) -> i64
 // CHECK: arith.trunci %[[R]] : i64 to i32
 // CHECK: arith.bitcast %{{.*}} : i32 to f32
-// CHECK: func.call @tessel_emu_shuffle_valid(
+// CHECK: func.call @tessel_emu_shuffle_valid(%[[WARPS]], 
 // CHECK: omp.terminator
 // CHECK: call @tessel_emu_warps_destroy(%[[WARPS]]) : (index) -> ()
 func.func @shuffle(%in: memref<64xf32>, %out: memref<64xf32>, %ok: memref<64xi1>) {
@@ -417,4 +417,57 @@ func.func @wgmma_s8_reused(%desc: i64) {
     gpu.terminator
   }
   return
+}
+
+// -----
+
+// AMD matrix instructions are exchanges among a wavefront (64 lanes for
+// MFMA): the lane's operands, widened to f32, go to per-thread scratch
+// made at the team's start, tessel_emu_matrix_op computes the lane's
+// results (kind 0: MFMA f16 -> f32), which are loaded back.
+module attributes {tessel.target = #tessel.target<kind = "amdgpu", chip = "gfx90a", warp_size = 64>} {
+// CHECK-LABEL: func.func @mfma(
+// CHECK: %[[WAVES:.*]] = call @tessel_emu_waves_create(%{{.*}}, %c64_i32) : (i32, i32) -> index
+// CHECK: omp.parallel num_threads(
+// CHECK-COUNT-4: memref.alloca() {alignment = 64 : i64} : memref<16xf32>
+// CHECK: %[[A:.*]] = arith.extf %{{.*}} : vector<4xf16> to vector<4xf32>
+// CHECK: vector.store %[[A]]
+// CHECK: func.call @tessel_emu_matrix_op(%[[WAVES]], %{{.*}}, %c0_i32, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (index, i32, i32, index, index, index, index) -> ()
+// CHECK: vector.load %{{.*}} : memref<16xf32>, vector<4xf32>
+// CHECK: omp.terminator
+// CHECK: call @tessel_emu_warps_destroy(%[[WAVES]]) : (index) -> ()
+// CHECK-NOT: amdgpu.mfma
+func.func @mfma(%a: memref<64x4xf16>, %c: memref<64x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %va = vector.load %a[%tx, %c0] : memref<64x4xf16>, vector<4xf16>
+    %vc = vector.load %c[%tx, %c0] : memref<64x4xf32>, vector<4xf32>
+    %d = amdgpu.mfma 16x16x16 %va * %va + %vc blgp = none : vector<4xf16>, vector<4xf16>, vector<4xf32>
+    vector.store %d, %c[%tx, %c0] : memref<64x4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
+}
+
+// -----
+
+// MFMA's negations are not emulated: an error, not a wrong number.
+module attributes {tessel.target = #tessel.target<kind = "amdgpu", chip = "gfx942", warp_size = 64>} {
+func.func @mfma_negated(%a: memref<64x4xf16>, %c: memref<64x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %va = vector.load %a[%tx, %c0] : memref<64x4xf16>, vector<4xf16>
+    %vc = vector.load %c[%tx, %c0] : memref<64x4xf32>, vector<4xf32>
+    // expected-error @below {{cannot emulate this op on the CPU}}
+    %d = amdgpu.mfma 16x16x16 %va * %va + %vc {reducePrecision} blgp = none : vector<4xf16>, vector<4xf16>, vector<4xf32>
+    vector.store %d, %c[%tx, %c0] : memref<64x4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
 }

@@ -185,14 +185,14 @@ func.func @no_f64_rate(%a: memref<64x64xf64>, %c: memref<64x64xf64>) {
 
 // -----
 
-// AMD: f64 has only the SIMT kernel (no MFMA kernel is built); without the
+// AMD: f64 has only the SIMT kernel (no f64 MFMA kernel is built); without the
 // f64 SIMT rate the product stays on the untiled path, with both reasons.
 module attributes {tessel.target = #tessel.target<kind = "amdgpu", sm_count = 104, smem_per_block = 65536, registers_per_block = 131072, warp_size = 64, max_threads_per_block = 1024, mma_fma_per_cycle = 512, simt_fma_per_cycle = 64, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 64, memory_latency = 700>} {
 // CHECK-LABEL: func.func @amd_no_f64_rate(
 // CHECK-NOT: gpu.launch
 // CHECK: linalg.matmul
 func.func @amd_no_f64_rate(%a: memref<64x64xf64>, %c: memref<64x64xf64>) {
-  // expected-remark @below {{matmul 64x64x64 (f64 x f64 -> f64) not mapped to tensor cores: f64 tensor cores not used: no MFMA kernel is built for AMD GPUs, and no SIMT kernel fits: the target description has no simt_f64_fma_per_cycle}}
+  // expected-remark @below {{matmul 64x64x64 (f64 x f64 -> f64) not mapped to tensor cores: f64 tensor cores not used: no f64 MFMA kernel is built for AMD GPUs, and no SIMT kernel fits: the target description has no simt_f64_fma_per_cycle}}
   linalg.matmul ins(%a, %a : memref<64x64xf64>, memref<64x64xf64>) outs(%c : memref<64x64xf64>)
   return
 }

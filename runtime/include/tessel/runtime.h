@@ -260,7 +260,8 @@ TESSEL_RT_EXPORT void tessel_emu_check_team(int32_t team_size,
                                             int32_t block_threads);
 
 /* Warp shuffles (gpu.shuffle). A block of `threads` threads is cut into
- * warps of 32 in thread order; tessel_emu_warps_create returns the block's
+ * warps of 32 in thread order (tessel_emu_waves_create below: of another
+ * size, up to 64); tessel_emu_warps_create returns the block's
  * exchange state (0 when out of memory), tessel_emu_warps_destroy frees it.
  * tessel_emu_shuffle is called by every thread of a warp alike, `thread`
  * being its index in the block; it returns the `value` of the lane that
@@ -275,9 +276,27 @@ TESSEL_RT_EXPORT void tessel_emu_warps_destroy(uintptr_t warps);
 TESSEL_RT_EXPORT uint64_t tessel_emu_shuffle(uintptr_t warps, int32_t thread,
                                              uint64_t value, int32_t offset,
                                              int32_t width, int32_t mode);
-TESSEL_RT_EXPORT int32_t tessel_emu_shuffle_valid(int32_t thread,
-                                                  int32_t offset,
-                                                  int32_t width, int32_t mode);
+TESSEL_RT_EXPORT int32_t tessel_emu_shuffle_valid(uintptr_t warps,
+                                                  int32_t thread,
+                                                  int32_t offset, int32_t width,
+                                                  int32_t mode);
+
+/* AMD matrix instructions (amdgpu.mfma / amdgpu.wmma 16x16x16).
+ * tessel_emu_waves_create cuts a block into wavefronts of `size` lanes (64
+ * for MFMA, 32 for RDNA3 WMMA; at most 64). tessel_emu_matrix_op is called
+ * by every lane of a wave alike: `kind` 0 MFMA f16 -> f32, 1 MFMA i8 ->
+ * i32, 2 WMMA f16 -> f32, 3 WMMA i8 -> i32; `a`, `b` point to the lane's
+ * values of A and B (4 for MFMA, 16 for WMMA) widened to f32 or i32, `c`
+ * to its accumulators (4 or 8; f32 or i32), `d` to where its results go.
+ * It aborts with a message when the wave is not whole, when WMMA's lanes
+ * 16-31 do not repeat lanes 0-15, or when lanes are missing (as
+ * tessel_emu_shuffle does). */
+TESSEL_RT_EXPORT uintptr_t tessel_emu_waves_create(int32_t threads,
+                                                   int32_t size);
+TESSEL_RT_EXPORT void tessel_emu_matrix_op(uintptr_t waves, int32_t thread,
+                                           int32_t kind, uintptr_t a,
+                                           uintptr_t b, uintptr_t c,
+                                           uintptr_t d);
 
 /* Hopper kernels (TMA, mbarriers, wgmma). tessel_emu_mbarriers_create makes
  * a block's group of `count` mbarriers (aborting when out of memory),
