@@ -566,35 +566,15 @@ struct MapMatmulToGPUPass
     if (match.inputType.isBF16())
       return decline("gpu.subgroup_mma (WMMA) has no bf16 fragments in MLIR "
                      "22");
+    ArrayAttr shapes = target.getMma();
     MmaInstruction mma;
-    std::string shapeName;
-    if (amd && !simt) {
-      StringRef family;
-      std::string noInstruction = whyNoAmdMatrixInstruction(
-          target.getChip(), match.inputType, match.accType, family);
+    if (!simt) {
+      std::string shapeName;
+      std::string noInstruction = whyNoMatrixInstruction(
+          target, match.inputType, match.accType, mma, shapeName);
       if (!noInstruction.empty())
         return decline(noInstruction);
-      if (!getAmdMatrixInstruction(family, inputBytes, accBytes, mma))
-        return decline("no AMD matrix instruction for these element types");
-      shapeName = (family + ".16x16x16:").str();
-    } else {
-      bool typesOk =
-          (match.inputType.isF16() &&
-           (match.accType.isF32() || match.accType.isF16())) ||
-          (match.inputType.isInteger(8) && match.accType.isInteger(32));
-      if (!simt && (!typesOk || !getWmmaInstruction(inputBytes, accBytes, mma)))
-        return decline("WMMA has no form for these element types (f16 x "
-                       "f16 -> f32 or f16, i8 x i8 -> i32)");
-      shapeName = "m16n16k16:";
     }
-    shapeName += typeName(match.inputType) + "x" + typeName(match.inputType) +
-                 "->" + typeName(match.accType);
-    ArrayAttr shapes = target.getMma();
-    if (!simt && (!shapes || !llvm::any_of(shapes, [&](Attribute s) {
-          return cast<StringAttr>(s).getValue() == shapeName;
-        })))
-      return decline("the target lists no '" + shapeName + "' tensor-core "
-                     "shape");
 
     int64_t aAligned =
         widestAlignedBytes(cast<MemRefType>(ops.a.getType()), inputBytes);
@@ -609,11 +589,6 @@ struct MapMatmulToGPUPass
     ops.bCopyElements = bAligned / inputBytes;
     ops.cRowsAligned = cAligned == 16;
 
-    if (!simt && target.getWarpSize() != mma.lanes)
-      return decline(Twine(amd ? "the matrix instruction" : "WMMA") +
-                     " needs " + Twine(mma.lanes) +
-                     "-lane warps; the target says " +
-                     Twine(target.getWarpSize()));
     GPUModelParams params = gpuModelParams(target);
     GPUMatmulProblem problem;
     problem.batch = ops.batch;

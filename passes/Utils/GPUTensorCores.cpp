@@ -110,6 +110,41 @@ std::string mlir::tessel::typeName(Type type) {
   return s;
 }
 
+std::string mlir::tessel::whyNoMatrixInstruction(TargetAttr target, Type input,
+                                                 Type acc, MmaInstruction &mma,
+                                                 std::string &shape) {
+  bool amd = target.getKind() == "amdgpu";
+  int64_t inputBytes = input.getIntOrFloatBitWidth() / 8;
+  int64_t accBytes = acc.getIntOrFloatBitWidth() / 8;
+  std::string types =
+      typeName(input) + "x" + typeName(input) + "->" + typeName(acc);
+  if (amd) {
+    StringRef family;
+    std::string noInstruction =
+        whyNoAmdMatrixInstruction(target.getChip(), input, acc, family);
+    if (!noInstruction.empty())
+      return noInstruction;
+    if (!getAmdMatrixInstruction(family, inputBytes, accBytes, mma))
+      return "no AMD matrix instruction for these element types";
+    shape = (family + ".16x16x16:").str() + types;
+  } else {
+    bool wmmaTypes = (input.isF16() && (acc.isF32() || acc.isF16())) ||
+                     (input.isInteger(8) && acc.isInteger(32));
+    if (!wmmaTypes || !getWmmaInstruction(inputBytes, accBytes, mma))
+      return "WMMA has no form for these element types (f16 x f16 -> f32 or "
+             "f16, i8 x i8 -> i32)";
+    shape = "m16n16k16:" + types;
+  }
+  if (!listsShape(target.getMma(), shape))
+    return "the target lists no '" + shape + "' " +
+           (amd ? "matrix-core" : "tensor-core") + " shape";
+  if (target.getWarpSize() != mma.lanes)
+    return std::string(amd ? "the matrix instruction" : "WMMA") + " needs " +
+           std::to_string(mma.lanes) + "-lane warps; the target says " +
+           std::to_string(target.getWarpSize());
+  return {};
+}
+
 std::string mlir::tessel::whyNoGPUProductKernel(TargetAttr target, Type input,
                                                 Type acc, int64_t m, int64_t n,
                                                 int64_t k, bool aSynchronous,
@@ -156,40 +191,20 @@ std::string mlir::tessel::whyNoGPUProductKernel(TargetAttr target, Type input,
     kernel.estimatedCycles = tiling.estimatedCycles;
     return {};
   }
-  MmaInstruction mma;
+  // WMMA fragments: no bf16 in MLIR 22.
+  if (!amd && !(input.isF16() && (acc.isF32() || acc.isF16())) &&
+      !(input.isInteger(8) && acc.isInteger(32)))
+    return "tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32, "
+           "and the SIMT kernel f32 -> f32 and f64 -> f64, not " +
+           typeName(input) + " -> " + typeName(acc);
   problem.inputBytes = input.getIntOrFloatBitWidth() / 8;
   problem.accBytes = acc.getIntOrFloatBitWidth() / 8;
-  if (amd) {
-    StringRef family;
-    std::string noInstruction =
-        whyNoAmdMatrixInstruction(target.getChip(), input, acc, family);
-    if (!noInstruction.empty())
-      return noInstruction;
-    std::string shape = (family + ".16x16x16:").str() + typeName(input) + "x" +
-                        typeName(input) + "->" + typeName(acc);
-    if (!listsShape(target.getMma(), shape))
-      return "the target lists no '" + shape + "' matrix-core shape";
-    if (!getAmdMatrixInstruction(family, problem.inputBytes, problem.accBytes,
-                                 mma))
-      return "no AMD matrix instruction for these element types";
-  } else {
-    // WMMA fragments: no bf16 in MLIR 22.
-    if (!(input.isF16() && (acc.isF32() || acc.isF16())) &&
-        !(input.isInteger(8) && acc.isInteger(32)))
-      return "tensor cores take f16 x f16 -> f32 or f16 and i8 x i8 -> i32, "
-             "and the SIMT kernel f32 -> f32 and f64 -> f64, not " +
-             typeName(input) + " -> " + typeName(acc);
-    std::string shape = "m16n16k16:" + typeName(input) + "x" + typeName(input) +
-                        "->" + typeName(acc);
-    if (!listsShape(target.getMma(), shape))
-      return "the target lists no '" + shape + "' tensor-core shape";
-    if (!getWmmaInstruction(problem.inputBytes, problem.accBytes, mma))
-      return "WMMA has no form for these element types";
-  }
-  if (target.getWarpSize() != mma.lanes)
-    return std::string(amd ? "the matrix instruction" : "WMMA") + " needs " +
-           std::to_string(mma.lanes) + "-lane warps; the target says " +
-           std::to_string(target.getWarpSize());
+  MmaInstruction mma;
+  std::string shape;
+  std::string noInstruction =
+      whyNoMatrixInstruction(target, input, acc, mma, shape);
+  if (!noInstruction.empty())
+    return noInstruction;
   GPUMatmulTiling tiling;
   if (!computeGPUMatmulTiling(gpuModelParams(target), mma, problem,
                               GPUMatmulOverrides{}, tiling, why))

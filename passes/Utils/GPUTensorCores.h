@@ -74,6 +74,16 @@ F64KernelChoice chooseF64Kernel(ArrayAttr shapes, int64_t warpSize,
                                 const GPUMatmulOverrides &overrides,
                                 StringRef skipTensorCores = {});
 
+/// The matrix instruction tessel-map-matmul-to-gpu's tensor-core kernel
+/// uses for `input` x `input` -> `acc` products on `target` (WMMA 16x16x16
+/// on NVIDIA; MFMA or RDNA3 WMMA 16x16x16 on AMD) and the `mma` shape name
+/// the target must list for it (`m16n16k16:f16xf16->f32`,
+/// `mfma.16x16x16:i8xi8->i32`, ...); a reason when there is none: element
+/// types without a form, a chip without the instruction, a shape the
+/// target does not list, or a warp size the instruction does not take.
+std::string whyNoMatrixInstruction(TargetAttr target, Type input, Type acc,
+                                   MmaInstruction &mma, std::string &shape);
+
 /// The kernel tessel-map-matmul-to-gpu would build for a product.
 struct GPUProductKernel {
   /// What runs it, as remarks name it: "tensor cores" or "SIMT cores".
