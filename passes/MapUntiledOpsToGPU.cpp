@@ -253,7 +253,8 @@ struct MapUntiledOpsToGPUPass
     }
     if (columnsPerThreadOverride < 0 ||
         columnsPerThreadOverride > kMaxColumnsPerThreadOverride) {
-      func.emitError() << "columns-per-thread=" << columnsPerThreadOverride
+      func.emitError() << "columns-per-thread="
+                       << static_cast<int64_t>(columnsPerThreadOverride)
                        << " must be between 0 and "
                        << kMaxColumnsPerThreadOverride;
       return signalPassFailure();

@@ -121,6 +121,9 @@ static int64_t volume(ArrayRef<int64_t> extents) {
 
 static int64_t elementBytes(Value v) {
   Type t = getElementTypeOrSelf(v.getType());
+  // index has no bit width of its own; Tessel's targets store it as i64.
+  if (t.isIndex())
+    return 8;
   return std::max<int64_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8);
 }
 

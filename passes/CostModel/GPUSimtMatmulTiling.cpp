@@ -188,7 +188,7 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
   int64_t mLimit = limit(p.m, 16), nLimit = limit(p.n, 16),
           kLimit = limit(p.k, 8);
 
-  bool found = false, anyWithinProblem = false;
+  bool found = false, anyMatchesOverrides = false, anyWithinProblem = false;
   GPUSimtMatmulTiling best;
   Estimate bestEstimate;
   auto search = [&](llvm::ArrayRef<int64_t> threadCounts) {
@@ -218,6 +218,7 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
                     (o.stages && o.stages != stages) ||
                     (overrideWarps && overrideWarps * g.warpSize != threads))
                   continue;
+                anyMatchesOverrides = true;
                 if ((!o.blockM && t.blockM > mLimit) ||
                     (!o.blockN && t.blockN > nLimit) ||
                     (!o.blockK && t.blockK > kLimit))
@@ -250,6 +251,12 @@ bool mlir::tessel::computeGPUSimtMatmulTiling(const GPUModelParams &g,
   // the estimate does not weigh against more warps per block.
   if (!found)
     search({32});
+  if (!found && !anyMatchesOverrides) {
+    why = "no SIMT block has the given overrides (its blocks have 32 to 256 "
+          "threads of 4x4 to 8x8 accumulators, k tiles of 8, 16 or 32 and 2 "
+          "to 4 stages)";
+    return false;
+  }
   if (!found && !anyWithinProblem) {
     why = "the product is smaller than every SIMT block (at least 32 "
           "threads of 4x4 accumulators), which would mostly compute padding";

@@ -30,6 +30,48 @@
 using namespace mlir;
 using namespace mlir::tessel;
 
+/// Whether vectors of `element` are laid out differently from its memrefs:
+/// LLVM packs a vector of i1 into bits, a memref holds a byte per i1.
+static bool packedInVectors(Type element) {
+  return element.isIntOrFloat() && element.getIntOrFloatBitWidth() % 8 != 0;
+}
+
+/// A `type` vector of consecutive elements of `memref` from `indices`
+/// along its last dimension: one vector load, or element loads where
+/// vectors of the element type are bit-packed.
+static Value loadElements(OpBuilder &b, Location loc, VectorType type,
+                          Value memref, ValueRange indices,
+                          llvm::MaybeAlign align = {}) {
+  if (!packedInVectors(type.getElementType()))
+    return vector::LoadOp::create(b, loc, type, memref, indices, false, align);
+  SmallVector<Value> elements;
+  for (int64_t e = 0; e < type.getNumElements(); ++e) {
+    SmallVector<Value> at(indices);
+    at.back() = arith::AddIOp::create(
+        b, loc, at.back(), arith::ConstantIndexOp::create(b, loc, e));
+    elements.push_back(memref::LoadOp::create(b, loc, memref, at));
+  }
+  return vector::FromElementsOp::create(b, loc, type, elements);
+}
+
+/// Stores `value`, a vector, at consecutive elements of `memref` from
+/// `indices`, as loadElements reads them.
+static void storeElements(OpBuilder &b, Location loc, Value value, Value memref,
+                          ValueRange indices, llvm::MaybeAlign align = {}) {
+  auto type = cast<VectorType>(value.getType());
+  if (!packedInVectors(type.getElementType())) {
+    vector::StoreOp::create(b, loc, value, memref, indices, false, align);
+    return;
+  }
+  for (int64_t e = 0; e < type.getNumElements(); ++e) {
+    SmallVector<Value> at(indices);
+    at.back() = arith::AddIOp::create(
+        b, loc, at.back(), arith::ConstantIndexOp::create(b, loc, e));
+    memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, value, e),
+                            memref, at);
+  }
+}
+
 namespace {
 /// Index arithmetic at the builder's insertion point.
 struct IndexMath {
@@ -430,6 +472,14 @@ struct KernelBuilder {
     unsigned loops = op.getNumLoops();
     SmallVector<Value> position = epiloguePosition(gr, gc);
     auto read = [&](Value memref, AffineMap map) -> Value {
+      // A scalar operand (a rank-0 map over a non-shaped value) is used as
+      // it is; the launch captures it.
+      if (!isa<MemRefType>(memref.getType()))
+        return width ? vector::BroadcastOp::create(
+                           b, loc, VectorType::get({width}, memref.getType()),
+                           memref)
+                           .getResult()
+                     : memref;
       SmallVector<Value> indices;
       // The result that indexes along n, if any.
       std::optional<unsigned> alongN;
@@ -443,7 +493,7 @@ struct KernelBuilder {
       Type element = cast<MemRefType>(memref.getType()).getElementType();
       auto vectorType = VectorType::get({width}, element);
       if (width && alongN == map.getNumResults() - 1)
-        return vector::LoadOp::create(b, loc, vectorType, memref, indices);
+        return loadElements(b, loc, vectorType, memref, indices);
       if (width && alongN) {
         // n indexes a dim followed by broadcast ones (C x 1 x 1): the
         // piece's elements one by one.
@@ -505,12 +555,10 @@ struct KernelBuilder {
           auto resultType = cast<VectorType>(result.getType());
           int64_t bytes =
               v * resultType.getElementType().getIntOrFloatBitWidth() / 8;
-          vector::StoreOp::create(
+          storeElements(
               bb, l, result, ops.epilogue.output, epiloguePosition(gr, gc),
-              false,
-              ops.epilogue.outputRowAlignment >= bytes
-                  ? llvm::MaybeAlign(bytes)
-                  : llvm::MaybeAlign());
+              ops.epilogue.outputRowAlignment >= bytes ? llvm::MaybeAlign(bytes)
+                                                       : llvm::MaybeAlign());
         } else {
           Value val =
               vector::LoadOp::create(bb, l, vecType, ops.c, global, false, align);
@@ -1088,10 +1136,10 @@ mlir::tessel::buildGPUSplitKReduction(RewriterBase &rewriter, Location loc,
       int64_t bytes =
           width * cast<VectorType>(result.getType()).getElementTypeBitWidth() /
           8;
-      vector::StoreOp::create(b, loc, result, ops.epilogue.output, at, false,
-                              ops.epilogue.outputRowAlignment >= bytes
-                                  ? llvm::MaybeAlign(bytes)
-                                  : llvm::MaybeAlign());
+      storeElements(b, loc, result, ops.epilogue.output, at,
+                    ops.epilogue.outputRowAlignment >= bytes
+                        ? llvm::MaybeAlign(bytes)
+                        : llvm::MaybeAlign());
     } else {
       memref::StoreOp::create(b, loc, result, ops.epilogue.output, at);
     }

@@ -63,14 +63,57 @@ def storage(elem: str) -> str:
     return "i8" if elem == "i1" else elem
 
 
+def contiguous(array, dtype=None) -> np.ndarray:
+    """A C-contiguous array of `array` (a view where it already is one).
+    Unlike np.ascontiguousarray, keeps a 0-d array 0-d: a scalar operand
+    must stay rank 0 to broadcast into any result."""
+    return np.asarray(array, dtype=dtype, order="C")
+
+
 def lowest(elem: str):
-    """Identity of max: -inf, or the integer type's minimum."""
+    """Identity of max: -inf, false, or the integer type's minimum."""
+    if elem == "i1":
+        return False
     return -np.inf if is_float(elem) else int(np.iinfo(mlir_to_np_dtype(elem)).min)
 
 
 def highest(elem: str):
-    """Identity of min: +inf, or the integer type's maximum."""
+    """Identity of min: +inf, true, or the integer type's maximum."""
+    if elem == "i1":
+        return True
     return np.inf if is_float(elem) else int(np.iinfo(mlir_to_np_dtype(elem)).max)
+
+
+def max_op(elem: str) -> str:
+    """The arith op of a maximum. Booleans are unsigned: as a signed i1,
+    true is -1."""
+    return "arith.maximumf" if is_float(elem) else "arith.maxui" if elem == "i1" else "arith.maxsi"
+
+
+def min_op(elem: str) -> str:
+    return "arith.minimumf" if is_float(elem) else "arith.minui" if elem == "i1" else "arith.minsi"
+
+
+def int_predicate(pred: str, elem: str) -> str:
+    """An arith.cmpi predicate for `elem`: the signed ones (slt, sge, ...)
+    become unsigned for booleans, which order false < true."""
+    return "u" + pred[1:] if elem == "i1" and pred[0] == "s" else pred
+
+
+def extreme_reduction(kind: str, elem: str) -> tuple:
+    """(init, combining arith op) of a max or min reduction over `elem`:
+    over booleans, any (ori from false) and all (andi from true)."""
+    if elem == "i1":
+        return (False, "arith.ori") if kind == "max" else (True, "arith.andi")
+    if kind == "max":
+        return lowest(elem), max_op(elem)
+    return highest(elem), min_op(elem)
+
+
+def accumulator(elem: str) -> str:
+    """The element type a contraction sums in: f32 for 16-bit floats, as
+    PyTorch, JAX and TensorFlow do (an f16 sum stops growing at 2048)."""
+    return "f32" if elem in ("f16", "bf16") else elem
 
 
 def is_float(elem: str) -> bool:
@@ -240,7 +283,7 @@ class FunctionBuilder:
         return name
 
     def constant(self, array: np.ndarray, elem: str | None = None) -> Value:
-        array = np.ascontiguousarray(array)
+        array = contiguous(array)
         elem = elem or np_dtype_to_mlir(array.dtype)
         array = array.astype(mlir_to_np_dtype(elem), copy=False)
         ty = TensorType(tuple(array.shape), elem)
@@ -319,12 +362,20 @@ class FunctionBuilder:
         return Value(name, init.type)
 
     def _broadcast_map(self, v: Value, out_shape: tuple) -> list:
+        """v's indexing map into out_shape, numpy-broadcast (trailing dims
+        aligned). Leading dims beyond the result's rank must be size 1 (a
+        [1] operand of a 0-d result): they are read at index 0."""
         rank = len(out_shape)
         off = rank - v.rank
         exprs = []
         for j, d in enumerate(v.shape):
             i = j + off
-            exprs.append("0" if (d == 1 and out_shape[i] != 1) else f"d{i}")
+            if i < 0:
+                if d != 1:
+                    raise UnsupportedError(f"{v.type} does not broadcast to shape {out_shape}")
+                exprs.append("0")
+            else:
+                exprs.append("0" if (d == 1 and out_shape[i] != 1) else f"d{i}")
         return exprs
 
     def elementwise(self, inputs: Sequence[Value], out_elem: str,
@@ -500,7 +551,15 @@ class FunctionBuilder:
         dim %= values[0].rank
         shape = list(values[0].shape)
         shape[dim] = sum(v.shape[dim] for v in values)
-        out = self.empty(shape, values[0].elem)
+        elem = values[0].elem
+        if TensorType(tuple(shape), elem).numel == 0:
+            return self.full(shape, 0, elem)
+        # An empty piece has no place to go: an insert_slice at the end
+        # offset would be out of bounds.
+        values = [v for v in values if v.type.numel]
+        if len(values) == 1:
+            return values[0]
+        out = self.empty(shape, elem)
         off = 0
         for v in values:
             offs = [0] * len(shape)
@@ -527,16 +586,25 @@ class FunctionBuilder:
     # -- contractions -------------------------------------------------------------
     def matmul(self, a: Value, b: Value) -> Value:
         """[M,K] x [K,N] or [B,M,K] x [B,K,N]."""
-        elem = a.elem
         if a.rank == 2:
             shape, op = (a.shape[0], b.shape[1]), "linalg.matmul"
         else:
             shape, op = (a.shape[0], a.shape[1], b.shape[2]), "linalg.batch_matmul"
-        init = self.full(shape, 0, elem)
+        return self._contraction(op, "", [a, b], shape)
+
+    def _contraction(self, op: str, attrs: str, inputs: Sequence[Value], shape) -> Value:
+        """A named linalg contraction summing in accumulator(elem): 16-bit
+        float operands are extended by the op itself, the sum is rounded
+        back once, in a following elementwise generic."""
+        elem = inputs[0].elem
+        init = self.full(shape, 0, accumulator(elem))
         name = self.fresh()
-        self.emit(f"{name} = {op} ins({a.name}, {b.name} : {a.type}, {b.type}) "
+        ins = ", ".join(v.name for v in inputs)
+        ins_t = ", ".join(str(v.type) for v in inputs)
+        attrs = f" {attrs}" if attrs else ""
+        self.emit(f"{name} = {op}{attrs} ins({ins} : {ins_t}) "
                   f"outs({init.name} : {init.type}) -> {init.type}")
-        return Value(name, init.type)
+        return self.cast(Value(name, init.type), elem)
 
     def conv2d_nchw(self, x: Value, w: Value, stride, dilation, groups: int) -> Value:
         """x [N,C,H,W] (already padded), w [F,C/groups,KH,KW] -> [N,F,OH,OW]."""
@@ -550,30 +618,28 @@ class FunctionBuilder:
             # Depthwise (one input and one output channel per group, the
             # separable blur is one too): a stencil linalg.generic, the form
             # Tessel's fusion engine fuses and vectorizes.
-            init = self.full((n, f, oh, ow), 0, elem)
+            acc_elem = accumulator(elem)
+            init = self.full((n, f, oh, ow), 0, acc_elem)
             x_map = ["d0", "d1", f"d2 * {sh} + d4 * {dh}", f"d3 * {sw} + d5 * {dw}"]
             w_map = ["d1", "0", "d4", "d5"]
-            return self.generic([x, w], [x_map, w_map], init, ["d0", "d1", "d2", "d3"],
-                                ["parallel"] * 4 + ["reduction"] * 2,
-                                lambda b, a, acc: b.op("arith.addf" if is_float(elem) else "arith.addi",
-                                                       [acc, b.op("arith.mulf" if is_float(elem) else "arith.muli",
-                                                                  [a[0], a[1]], elem)], elem))
+
+            def body(b, a, acc):
+                xs, ws = (convert_scalar(b, v, elem, acc_elem) for v in a)
+                fl = is_float(acc_elem)
+                return b.op("arith.addf" if fl else "arith.addi",
+                            [acc, b.op("arith.mulf" if fl else "arith.muli", [xs, ws], acc_elem)], acc_elem)
+            y = self.generic([x, w], [x_map, w_map], init, ["d0", "d1", "d2", "d3"],
+                             ["parallel"] * 4 + ["reduction"] * 2, body)
+            return self.cast(y, elem)
         attrs = (f"{{dilations = dense<[{dh}, {dw}]> : tensor<2xi64>, "
                  f"strides = dense<[{sh}, {sw}]> : tensor<2xi64>}}")
         if groups == 1:
-            init = self.full((n, f, oh, ow), 0, elem)
-            name = self.fresh()
-            self.emit(f"{name} = linalg.conv_2d_nchw_fchw {attrs} ins({x.name}, {w.name} : {x.type}, {w.type}) "
-                      f"outs({init.name} : {init.type}) -> {init.type}")
-            return Value(name, init.type)
+            return self._contraction("linalg.conv_2d_nchw_fchw", attrs, [x, w], (n, f, oh, ow))
         g = groups
         xg = self.reshape(x, (n, g, c // g, h, wd))
         wg = self.reshape(w, (g, f // g, cg, kh, kw))
-        init = self.full((n, g, f // g, oh, ow), 0, elem)
-        name = self.fresh()
-        self.emit(f"{name} = linalg.conv_2d_ngchw_gfchw {attrs} ins({xg.name}, {wg.name} : {xg.type}, {wg.type}) "
-                  f"outs({init.name} : {init.type}) -> {init.type}")
-        return self.reshape(Value(name, init.type), (n, f, oh, ow))
+        y = self._contraction("linalg.conv_2d_ngchw_gfchw", attrs, [xg, wg], (n, g, f // g, oh, ow))
+        return self.reshape(y, (n, f, oh, ow))
 
     def conv2d_nhwc(self, x: Value, w: Value, stride, dilation) -> Value:
         """x [N,H,W,C] (already padded), w [KH,KW,C,F] -> [N,OH,OW,F]: the
@@ -583,12 +649,9 @@ class FunctionBuilder:
         kh, kw, _, f = w.shape
         (sh, sw), (dh, dw) = stride, dilation
         oh, ow = window_out(h, kh, sh, dh), window_out(wd, kw, sw, dw)
-        init = self.full((n, oh, ow, f), 0, x.elem)
-        name = self.fresh()
-        self.emit(f"{name} = linalg.conv_2d_nhwc_hwcf {{dilations = dense<[{dh}, {dw}]> : tensor<2xi64>, "
-                  f"strides = dense<[{sh}, {sw}]> : tensor<2xi64>}} ins({x.name}, {w.name} : {x.type}, {w.type}) "
-                  f"outs({init.name} : {init.type}) -> {init.type}")
-        return Value(name, init.type)
+        attrs = (f"{{dilations = dense<[{dh}, {dw}]> : tensor<2xi64>, "
+                 f"strides = dense<[{sh}, {sw}]> : tensor<2xi64>}}")
+        return self._contraction("linalg.conv_2d_nhwc_hwcf", attrs, [x, w], (n, oh, ow, f))
 
     def pool2d_nhwc(self, x: Value, kernel, stride, dilation, kind: str) -> Value:
         """kind 'max' or 'sum' over an already padded x [N,H,W,C]."""
@@ -679,7 +742,7 @@ class ModuleBuilder:
 
     def add_resource(self, array: np.ndarray) -> str:
         key = f"tessel_const{len(self._resources)}"
-        self._resources.append((key, np.ascontiguousarray(array)))
+        self._resources.append((key, contiguous(array)))
         return key
 
     def text(self) -> str:

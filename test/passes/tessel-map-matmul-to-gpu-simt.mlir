@@ -1,6 +1,7 @@
 // RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu),canonicalize,cse)' | FileCheck %s
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{block-m=64 block-n=64 block-k=8 warps-m=2 stages=3 split-k=1}),canonicalize,cse)' 2>/dev/null | FileCheck %s --check-prefix=STRUCT
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{block-m=32 block-n=64 block-k=8 stages=3 split-k=1}),canonicalize,cse)' 2>/dev/null | FileCheck %s --check-prefix=F64
+// RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-map-matmul-to-gpu{stages=1}))' 2>&1 >/dev/null | FileCheck %s --check-prefix=STAGES1
 
 // f32 products go to the SIMT kernel (tensor cores would round the inputs
 // to TF32). STRUCT forces 64x64 blocks of 64 threads (8x8 accumulators
@@ -31,6 +32,9 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 108
 // STRUCT: memref.store {{.*}} : memref<64x68xf32, #gpu.address_space<workgroup>>
 // STRUCT: gpu.barrier
 // STRUCT: vector.store {{.*}} : memref<256x192xf32>, vector<4xf32>
+// An override no SIMT block has is named as the reason, not the product's
+// size.
+// STAGES1: matmul 256x192x128 (f32 x f32 -> f32) not mapped to tensor cores: {{.*}}no SIMT block has the given overrides
 func.func @simt(%a: memref<256x128xf32>, %b: memref<128x192xf32>, %c: memref<256x192xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<256x192xf32>)

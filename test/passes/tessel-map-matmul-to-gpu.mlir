@@ -438,6 +438,77 @@ func.func @epilogue_temporary_output(%a: memref<128x64xf16>, %b: memref<64x128xf
 
 // -----
 
+// i1 in an epilogue: LLVM packs a vector<4xi1> into bits, a memref of i1
+// holds one byte per element, so i1 pieces are read and written element by
+// element (a vector store here wrote packed bits over the mask bytes).
+
+#row3 = affine_map<(m, n) -> (m, n)>
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @epilogue_i1(
+// CHECK-SAME: %[[MASK:[a-z0-9]+]]: memref<128x128xi1>, %[[OUT:[a-z0-9]+]]: memref<128x128xi1>
+// CHECK: gpu.launch
+// CHECK-COUNT-4: memref.load %[[MASK]][%{{.*}}, %{{.*}}] : memref<128x128xi1>
+// CHECK: %[[M:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi1>
+// CHECK: %[[S:.*]] = arith.select %[[M]], %{{.*}}, %{{.*}} : vector<4xi1>, vector<4xf32>
+// CHECK: %[[P:.*]] = arith.cmpf ogt, %[[S]], %{{.*}} : vector<4xf32>
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[OUT]][%{{.*}}, %{{.*}}] : memref<128x128xi1>
+// CHECK-NOT: vector.store %{{.*}} vector<4xi1>
+// CHECK-NOT: vector.load %{{.*}} vector<4xi1>
+// CHECK: return
+func.func @epilogue_i1(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %mask: memref<128x128xi1>, %out: memref<128x128xi1>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  // expected-remark @below {{; the elementwise op after it applied to the accumulators before the store}}
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
+  linalg.generic {indexing_maps = [#row3, #row3, #row3], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %mask : memref<128x128xf32>, memref<128x128xi1>) outs(%out : memref<128x128xi1>) {
+  ^bb0(%x: f32, %m: i1, %o: i1):
+    %s = arith.select %m, %x, %zero : f32
+    %p = arith.cmpf ogt, %s, %zero : f32
+    linalg.yield %p : i1
+  }
+  memref.dealloc %c : memref<128x128xf32>
+  return
+}
+}
+
+// -----
+
+// A scalar operand of the epilogue (a function argument, map to ()) is
+// used in the kernel as it is, broadcast to the piece.
+
+#row4 = affine_map<(m, n) -> (m, n)>
+#scalar4 = affine_map<(m, n) -> ()>
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @epilogue_scalar_operand(
+// CHECK-SAME: %[[SCALE:[a-z0-9]+]]: f32, %[[OUT:[a-z0-9]+]]: memref<128x128xf32>
+// CHECK: gpu.launch
+// CHECK: %[[ACC:.*]] = vector.load %{{.*}} : memref<{{.*}}xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: %[[SPLAT:.*]] = vector.broadcast %[[SCALE]] : f32 to vector<4xf32>
+// CHECK: %[[P:.*]] = arith.mulf %[[ACC]], %[[SPLAT]] : vector<4xf32>
+// CHECK: vector.store %[[P]], %[[OUT]]
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @epilogue_scalar_operand(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %scale: f32, %out: memref<128x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  // expected-remark @below {{; the elementwise op after it applied to the accumulators before the store}}
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
+  linalg.generic {indexing_maps = [#row4, #scalar4, #row4], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %scale : memref<128x128xf32>, f32) outs(%out : memref<128x128xf32>) {
+  ^bb0(%x: f32, %s: f32, %o: f32):
+    %m = arith.mulf %x, %s : f32
+    linalg.yield %m : f32
+  }
+  memref.dealloc %c : memref<128x128xf32>
+  return
+}
+}
+
+// -----
+
 // An op after the matmul that the epilogue cannot take stays, with the
 // reason: C is the caller's buffer (someone may read it), is read
 // transposed, or the op writes (a view of) the buffer of A or B, which

@@ -1,4 +1,5 @@
 // RUN: %tessel-opt %s -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-map-untiled-ops-to-gpu{threads=100}))' -o /dev/null
+// RUN: not %tessel-opt %s --pass-pipeline='builtin.module(func.func(tessel-map-untiled-ops-to-gpu{columns-per-thread=1000}))' -o /dev/null 2>&1 | FileCheck %s --check-prefix=COLUMNS
 
 // A block size that is not a whole number of warps is refused, naming the
 // option, and the function is left as it was.
@@ -11,3 +12,6 @@ module attributes {tessel.target = #tessel.target<kind = "nvgpu", sm_count = 132
     return
   }
 }
+
+// The value of a refused option is printed as the number it is.
+// COLUMNS: error: columns-per-thread=1000 must be between 0 and 16

@@ -17,7 +17,8 @@ import torch
 
 from . import registry
 from ..mlir import (FunctionBuilder, ModuleBuilder, TensorType, UnsupportedError,
-                    Value, convert_scalar, highest, is_float, lowest)
+                    Value, convert_scalar, extreme_reduction, int_predicate, is_float,
+                    lowest, max_op, min_op)
 
 aten = torch.ops.aten
 
@@ -171,11 +172,20 @@ def _handler(target):
     return fn
 
 
-def _binary(arith_f, arith_i):
+def _binary(arith_f, arith_i, arith_bool=None):
+    """arith_f on floats, arith_i on integers, and on booleans arith_bool:
+    PyTorch's bool + bool is or, bool * bool is and (not i1's wrapping
+    arithmetic); None where PyTorch rejects booleans."""
     def h(L, node, a, b, alpha=1, **kw):
         if kw.get("rounding_mode") not in (None,):
             raise UnsupportedError(f"{_op_name(node.target)} with rounding_mode is not supported")
+        if L.out_type(node).elem == "i1" and arith_bool is None:
+            raise UnsupportedError(f"{_op_name(node.target)} of booleans is not supported by PyTorch",
+                                   ops=[_op_name(node.target)])
+
         def fn(bb, args, e):
+            if e == "i1":
+                return bb.op(arith_bool, args, e)
             y = args[1]
             if alpha != 1:
                 y = bb.op("arith.mulf" if is_float(e) else "arith.muli", [y, bb.const(alpha, e)], e)
@@ -184,11 +194,16 @@ def _binary(arith_f, arith_i):
     return h
 
 
-_register(aten.add)(_binary("arith.addf", "arith.addi"))
+def _extreme(op_of):
+    """maximum / minimum: op_of(elem) is the arith op (unsigned for booleans)."""
+    return lambda L, node, a, b: L.pointwise(node, [a, b], lambda bb, x, e: bb.op(op_of(e), x, e))
+
+
+_register(aten.add)(_binary("arith.addf", "arith.addi", "arith.ori"))
 _register(aten.sub)(_binary("arith.subf", "arith.subi"))
-_register(aten.mul)(_binary("arith.mulf", "arith.muli"))
-_register(aten.maximum)(_binary("arith.maximumf", "arith.maxsi"))
-_register(aten.minimum)(_binary("arith.minimumf", "arith.minsi"))
+_register(aten.mul)(_binary("arith.mulf", "arith.muli", "arith.andi"))
+_register(aten.maximum)(_extreme(max_op))
+_register(aten.minimum)(_extreme(min_op))
 
 
 @_register(aten.div)
@@ -209,9 +224,9 @@ _register(aten.neg)(_unary(lambda b, x, e: b.op("arith.negf", [x], e) if is_floa
 for _name, _op in [("exp", "math.exp"), ("log", "math.log"), ("sqrt", "math.sqrt"),
                    ("rsqrt", "math.rsqrt"), ("tanh", "math.tanh"), ("erf", "math.erf"),
                    ("sin", "math.sin"), ("cos", "math.cos"), ("floor", "math.floor"),
-                   ("ceil", "math.ceil"), ("expm1", "math.expm1"), ("log1p", "math.log1p"),
-                   ("abs", "math.absf")]:
+                   ("ceil", "math.ceil"), ("expm1", "math.expm1"), ("log1p", "math.log1p")]:
     _register(getattr(aten, _name))(_unary(lambda b, x, e, _op=_op: b.op(_op, [x], e)))
+_register(aten.abs)(_unary(lambda b, x, e: b.op("math.absf" if is_float(e) else "math.absi", [x], e)))
 _register(aten.reciprocal)(_unary(lambda b, x, e: b.op("arith.divf", [b.const(1.0, e), x], e)))
 _register(aten.sigmoid)(_unary(lambda b, x, e: b.op(
     "arith.divf", [b.const(1.0, e), b.op("arith.addf", [b.const(1.0, e),
@@ -243,6 +258,8 @@ def _gelu(L, node, a, approximate="none"):
 
 @_register(aten.pow)
 def _pow(L, node, a, b):
+    if not is_float(L.out_type(node).elem):
+        return _int_pow(L, node, a, b)
     if isinstance(b, (int, float)) and float(b) == 2.0:
         return L.pointwise(node, [a], lambda bb, x, e: bb.op("arith.mulf", [x[0], x[0]], e))
     if isinstance(b, (int, float)) and float(b) == 0.5:
@@ -250,13 +267,29 @@ def _pow(L, node, a, b):
     return L.pointwise(node, [a, b], lambda bb, x, e: bb.op("math.powf", x, e))
 
 
+def _int_pow(L, node, a, b):
+    """An integer power: repeated multiplies by a constant exponent (math.powf
+    takes floats only, and nothing lowers math.ipowi everywhere)."""
+    if isinstance(b, bool) or not isinstance(b, int) or b < 0 or not isinstance(a, torch.fx.Node):
+        raise UnsupportedError(f"{_op_name(node.target)} of integers is supported with a constant "
+                               f"non-negative integer exponent only ({node.format_node()})",
+                               ops=[_op_name(node.target)])
+
+    def fn(bb, x, e):
+        r = bb.const(1, e)
+        for _ in range(b):
+            r = bb.op("arith.muli", [r, x[0]], e)
+        return r
+    return L.pointwise(node, [a], fn)
+
+
 def _clamp_body(lo, hi):
     def fn(b, x, e):
         y = x[0]
         if lo is not None:
-            y = b.op("arith.maximumf" if is_float(e) else "arith.maxsi", [y, b.const(lo, e)], e)
+            y = b.op(max_op(e), [y, b.const(lo, e)], e)
         if hi is not None:
-            y = b.op("arith.minimumf" if is_float(e) else "arith.minsi", [y, b.const(hi, e)], e)
+            y = b.op(min_op(e), [y, b.const(hi, e)], e)
         return y
     return fn
 
@@ -284,7 +317,7 @@ def _compare_emit(L, node, operands, ce, pred_f, pred_i):
     def body(b, args):
         cargs = [convert_scalar(b, a, v.elem, ce) for a, v in zip(args, vals)]
         return b.op("arith.cmpf" if is_float(ce) else "arith.cmpi", cargs, ce,
-                    attrs=pred_f if is_float(ce) else pred_i)
+                    attrs=pred_f if is_float(ce) else int_predicate(pred_i, ce))
     return L.f.elementwise(vals, "i1", body, out_shape=out.shape)
 
 
@@ -602,11 +635,7 @@ def _minmax(kind):
     def h(L, node, a, dim=None, keepdim=False):
         v = L.value(a)
         out = L.out_type(node)
-        e = v.elem
-        if kind == "max":
-            init, op = lowest(e), ("arith.maximumf" if is_float(e) else "arith.maxsi")
-        else:
-            init, op = highest(e), ("arith.minimumf" if is_float(e) else "arith.minsi")
+        init, op = extreme_reduction(kind, v.elem)
         return L.f.reshape(L.f.reduce(v, _dims(v, dim), init, op), out.shape)
     return h
 
