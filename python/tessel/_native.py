@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .mlir import mlir_to_np_dtype
+from .mlir import contiguous, mlir_to_np_dtype
 
 __all__ = ["CompileError", "library_dir", "run_compiler", "CompiledFunction", "aligned_empty"]
 
@@ -265,7 +265,7 @@ class CompiledFunction:
 
     def __call__(self, *arrays):
         """numpy convenience: returns new numpy results."""
-        args = [np.ascontiguousarray(a, dtype=mlir_to_np_dtype(t.elem))
+        args = [contiguous(a, mlir_to_np_dtype(t.elem))
                 for a, t in zip(arrays, self.arg_types)]
         for a, t in zip(args, self.arg_types):
             if tuple(a.shape) != t.shape:

@@ -694,3 +694,23 @@ func.func @cpu_few_long_rows(%x: tensor<4x200003xf32>) -> tensor<4xf32> {
   return %r : tensor<4xf32>
 }
 }
+
+// -----
+
+// Tensors of index elements are sized as 8-byte ones (index has no bit
+// width of its own; asking for one crashed the pass).
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @index_elements(
+// CHECK: scf.forall {{.*}} = (0) to (512) step (256)
+func.func @index_elements(%a: tensor<512x1024xi64>) -> tensor<512x1024xindex> {
+  %e = tensor.empty() : tensor<512x1024xindex>
+  // expected-remark @below {{tiled alone (no fusable producer): tile 256x1024 (2 tiles over 2 cores), intermediates 0 B per tile (budget L2/2 = 524288 B), working set 2097152 B beyond L1}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<512x1024xi64>) outs(%e : tensor<512x1024xindex>) {
+  ^bb0(%x: i64, %o: index):
+    %c = arith.index_cast %x : i64 to index
+    linalg.yield %c : index
+  } -> tensor<512x1024xindex>
+  return %r : tensor<512x1024xindex>
+}
+}

@@ -7,14 +7,16 @@ function closes over become constants (dense resources).
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
 from . import registry, static_key
 from .._native import aligned_empty
 from ..compiler import CompileOptions, compile_module
-from ..mlir import (FunctionBuilder, ModuleBuilder, UnsupportedError, convert_scalar,
-                    highest, is_float, lowest, mlir_to_np_dtype, np_dtype_to_mlir)
+from ..mlir import (FunctionBuilder, ModuleBuilder, UnsupportedError, contiguous, convert_scalar,
+                    extreme_reduction, int_predicate, is_float, lowest, max_op, min_op,
+                    mlir_to_np_dtype, np_dtype_to_mlir)
 
 
 def _elem(aval) -> str:
@@ -108,15 +110,17 @@ rule("add", "add_any")(_bin("arith.addf", "arith.addi"))
 rule("sub")(_bin("arith.subf", "arith.subi"))
 rule("mul")(_bin("arith.mulf", "arith.muli"))
 rule("div")(_bin("arith.divf", "arith.divsi"))
-rule("max")(_bin("arith.maximumf", "arith.maxsi"))
-rule("min")(_bin("arith.minimumf", "arith.minsi"))
+rule("max")(lambda L, eqn, x, y, **p: _pointwise(L, eqn, [x, y], lambda b, a, e: b.op(max_op(e), a, e)))
+rule("min")(lambda L, eqn, x, y, **p: _pointwise(L, eqn, [x, y], lambda b, a, e: b.op(min_op(e), a, e)))
 rule("pow")(_bin("math.powf", "math.ipowi"))
 
 for _n, _m in [("exp", "math.exp"), ("log", "math.log"), ("sqrt", "math.sqrt"), ("rsqrt", "math.rsqrt"),
                ("tanh", "math.tanh"), ("erf", "math.erf"), ("erfc", "math.erfc"), ("sin", "math.sin"), ("cos", "math.cos"),
-               ("floor", "math.floor"), ("ceil", "math.ceil"), ("abs", "math.absf"),
+               ("floor", "math.floor"), ("ceil", "math.ceil"),
                ("log1p", "math.log1p"), ("expm1", "math.expm1")]:
     rule(_n)(lambda L, eqn, x, _m=_m, **p: _pointwise(L, eqn, [x], lambda b, a, e: b.op(_m, a, e)))
+rule("abs")(lambda L, eqn, x, **p: _pointwise(L, eqn, [x], lambda b, a, e: b.op(
+    "math.absf" if is_float(e) else "math.absi", a, e)))
 rule("neg")(lambda L, eqn, x, **p: _pointwise(L, eqn, [x], lambda b, a, e: b.op("arith.negf", a, e)
                                               if is_float(e) else b.op("arith.subi", [b.const(0, e), a[0]], e)))
 rule("logistic")(lambda L, eqn, x, **p: _pointwise(L, eqn, [x], lambda b, a, e: b.op(
@@ -128,6 +132,10 @@ rule("square")(lambda L, eqn, x, **p: _pointwise(L, eqn, [x], lambda b, a, e: b.
 
 @rule("integer_pow")
 def _ipow(L, eqn, x, y):
+    if y < 0 and not is_float(x.elem):
+        raise UnsupportedError(f"integer_pow of {x.elem} to the negative power {y} is not supported",
+                               ops=["integer_pow"])
+
     def fn(b, a, e):
         mul = "arith.mulf" if is_float(e) else "arith.muli"
         r = b.const(1, e)
@@ -141,8 +149,8 @@ def _cmp(pf, pi):
     def h(L, eqn, x, y, **p):
         ce = x.elem
         return L.f.elementwise([x, y], "i1", lambda b, a: b.op(
-            "arith.cmpf" if is_float(ce) else "arith.cmpi", a, ce, attrs=pf if is_float(ce) else pi),
-            out_shape=_out(eqn)[0])
+            "arith.cmpf" if is_float(ce) else "arith.cmpi", a, ce,
+            attrs=pf if is_float(ce) else int_predicate(pi, ce)), out_shape=_out(eqn)[0])
     return h
 
 
@@ -217,17 +225,25 @@ def _pad(L, eqn, x, padding_value, padding_config):
     return L.f.pad(x, [c[0] for c in padding_config], [c[1] for c in padding_config], v)
 
 
-def _reduce(init, fop, iop):
+def _reduce(kind):
+    """kind: 'sum', 'max' or 'min'; over booleans max is any, min is all
+    (reduce_or and reduce_and, jnp.any and jnp.all, are those)."""
     def h(L, eqn, x, axes, **p):
         shape, elem = _out(eqn)
-        i = init(elem)
-        return L.f.reshape(L.f.reduce(x, list(axes), i, fop if is_float(elem) else iop), shape)
+        if eqn.primitive.name in ("reduce_or", "reduce_and") and elem != "i1":
+            raise UnsupportedError(f"{eqn.primitive.name} of {elem} (bitwise) is not supported",
+                                   ops=[eqn.primitive.name])
+        if kind == "sum":
+            init, op = 0, "arith.addf" if is_float(elem) else "arith.addi"
+        else:
+            init, op = extreme_reduction(kind, elem)
+        return L.f.reshape(L.f.reduce(x, list(axes), init, op), shape)
     return h
 
 
-rule("reduce_sum")(_reduce(lambda e: 0, "arith.addf", "arith.addi"))
-rule("reduce_max")(_reduce(lowest, "arith.maximumf", "arith.maxsi"))
-rule("reduce_min")(_reduce(highest, "arith.minimumf", "arith.minsi"))
+rule("reduce_sum")(_reduce("sum"))
+rule("reduce_max", "reduce_or")(_reduce("max"))
+rule("reduce_min", "reduce_and")(_reduce("min"))
 
 
 def _arg(largest):
@@ -348,6 +364,28 @@ def _call_static(fn, static_argnums, args, *dyn):
     return fn(*full)
 
 
+def _positional(f, args, kwargs) -> tuple:
+    """The call's arguments in positional order: keyword arguments bound
+    to their parameters' positions (static_argnums count positions), a
+    parameter left out before one given by keyword taking its default."""
+    if not kwargs:
+        return tuple(args)
+    name = getattr(f, "__name__", "function")
+    try:
+        sig = inspect.signature(f)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: tessel.jit_jax cannot bind keyword arguments without the "
+                        "function's signature; pass them positionally") from None
+    bound = sig.bind(*args, **kwargs)  # the user's TypeError for a wrong call
+    params = list(sig.parameters.values())
+    others = sorted(set(kwargs) - {p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD})
+    if others:
+        raise TypeError(f"{name}: tessel.jit_jax passes arguments positionally; keyword-only "
+                        f"arguments ({', '.join(others)}) are not supported")
+    last = max(i for i, p in enumerate(params) if p.name in bound.arguments)
+    return tuple(bound.arguments.get(p.name, p.default) for p in params[:last + 1])
+
+
 def jit_jax(fn=None, *, compile_options=None):
     options = CompileOptions.from_dict(compile_options, "jax")
 
@@ -360,7 +398,8 @@ def jit_jax(fn=None, *, compile_options=None):
         compiled = {}
 
         @functools.wraps(f)
-        def call(*args):
+        def call(*args, **kwargs):
+            args = _positional(f, args, kwargs)
             static = options.static_argnums
             key_parts = []
             for i, a in enumerate(args):
@@ -377,7 +416,7 @@ def jit_jax(fn=None, *, compile_options=None):
                 entry = compiled[key] = (fn_c, out_tree)
             fn_c, out_tree = entry
             leaves = jax.tree_util.tree_leaves(_dyn(args, static))
-            ins = [np.ascontiguousarray(np.asarray(l), dtype=mlir_to_np_dtype(t.elem))
+            ins = [contiguous(l, mlir_to_np_dtype(t.elem))
                    for l, t in zip(leaves, fn_c.arg_types)]
             outs = [aligned_empty(t.shape, mlir_to_np_dtype(t.elem)) for t in fn_c.result_types]
             fn_c.call_pointers([a.ctypes.data for a in ins] + [o.ctypes.data for o in outs])

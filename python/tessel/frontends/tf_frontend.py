@@ -19,8 +19,9 @@ import numpy as np
 from .._native import aligned_empty
 from ..compiler import CompileOptions, compile_module
 from . import registry, static_key
-from ..mlir import (UnsupportedError, ModuleBuilder, convert_scalar, highest, is_float, lowest,
-                    mlir_to_np_dtype, np_dtype_to_mlir)
+from ..mlir import (UnsupportedError, ModuleBuilder, contiguous, convert_scalar, extreme_reduction,
+                    int_predicate, is_float, lowest, max_op, min_op, mlir_to_np_dtype,
+                    np_dtype_to_mlir)
 
 
 def _elem(dtype) -> str:
@@ -207,19 +208,22 @@ def _pointwise(L, op, operands, fn, out_elem=None):
 
 
 def _binary(fop, iop):
+    """fop on floats, iop on integers: an op name, or a function of the
+    element type (max/min: unsigned for booleans)."""
     def h(L, op):
         a, b = L.value(op.inputs[0]), L.value(op.inputs[1])
         if iop is None and not is_float(a.elem):
             raise UnsupportedError(f"TF op {op.type} on {a.elem} is not supported", ops=[op.type])
-        return _pointwise(L, op, [a, b], lambda bb, x, e: bb.op(fop if is_float(e) else iop, x, e))
+        name = lambda e: fop if is_float(e) else iop(e) if callable(iop) else iop
+        return _pointwise(L, op, [a, b], lambda bb, x, e: bb.op(name(e), x, e))
     return h
 
 
 for _n, _f, _i in [("AddV2", "arith.addf", "arith.addi"), ("Add", "arith.addf", "arith.addi"),
                    ("Sub", "arith.subf", "arith.subi"), ("Mul", "arith.mulf", "arith.muli"),
                    ("RealDiv", "arith.divf", None), ("Div", "arith.divf", None),
-                   ("Maximum", "arith.maximumf", "arith.maxsi"),
-                   ("Minimum", "arith.minimumf", "arith.minsi"), ("Pow", "math.powf", None)]:
+                   ("Maximum", "arith.maximumf", max_op), ("Minimum", "arith.minimumf", min_op),
+                   ("Pow", "math.powf", None)]:
     rule(_n)(_binary(_f, _i))
 
 
@@ -329,8 +333,8 @@ def _compare(pf, pi):
         a, b = L.value(op.inputs[0]), L.value(op.inputs[1])
         ce = a.elem
         return L.f.elementwise([a, b], "i1", lambda bb, x: bb.op(
-            "arith.cmpf" if is_float(ce) else "arith.cmpi", x, ce, attrs=pf if is_float(ce) else pi),
-            out_shape=_static_shape(op.outputs[0]))
+            "arith.cmpf" if is_float(ce) else "arith.cmpi", x, ce,
+            attrs=pf if is_float(ce) else int_predicate(pi, ce)), out_shape=_static_shape(op.outputs[0]))
     return h
 
 
@@ -489,11 +493,13 @@ def _reduction(kind):
                 raise UnsupportedError(f"TF op Mean on {e} is not supported", ops=["Mean"])
             r = L.f.mean(x, axes)
         else:
-            init, fop, iop = {"sum": (0, "arith.addf", "arith.addi"),
-                              "max": (lowest(e), "arith.maximumf", "arith.maxsi"),
-                              "min": (highest(e), "arith.minimumf", "arith.minsi"),
-                              "prod": (1, "arith.mulf", "arith.muli")}[kind]
-            r = L.f.reduce(x, axes, init, fop if is_float(e) else iop)
+            if kind in ("max", "min"):
+                init, combine = extreme_reduction(kind, e)
+            else:
+                init, fop, iop = {"sum": (0, "arith.addf", "arith.addi"),
+                                  "prod": (1, "arith.mulf", "arith.muli")}[kind]
+                combine = fop if is_float(e) else iop
+            r = L.f.reduce(x, axes, init, combine)
         return L.f.reshape(r, out_shape) if keep or r.shape != out_shape else r
     return h
 
@@ -766,7 +772,7 @@ def _as_host_array(x, elem):
     import tensorflow as tf
     if isinstance(x, tf.Variable):
         x = x.value()
-    return np.ascontiguousarray(np.asarray(x), dtype=mlir_to_np_dtype(elem))
+    return contiguous(x, mlir_to_np_dtype(elem))
 
 
 def _is_tensor(x) -> bool:
