@@ -299,9 +299,13 @@ struct FuseProducersPass
     TargetAttr target = TargetAttr::lookup(func);
     SmallVector<linalg::LinalgOp> candidates;
     for (Operation &op : func.getBody().getOps())
-      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
         if (unfusableReason(linalgOp).empty())
           candidates.push_back(linalgOp);
+        else if (std::string why = untileableAccessReason(linalgOp);
+                 !why.empty())
+          op.emitRemark() << "not tiled: " << why;
+      }
     if (candidates.empty())
       return;
     // CPU tiles run on cores; NVIDIA GPU tiles are thread blocks, which

@@ -39,6 +39,24 @@ std::string mlir::tessel::unfusableReason(linalg::LinalgOp op) {
   for (OpOperand &init : op.getDpsInitsMutable())
     if (!op.getMatchingIndexingMap(&init).isProjectedPermutation())
       return "an output is not written through a projected permutation";
+  return untileableAccessReason(op);
+}
+
+std::string mlir::tessel::untileableAccessReason(linalg::LinalgOp op) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<ShapedType>(operand.get().getType()))
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (isNonDecreasingAccess(map))
+      continue;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "operand " << operand.getOperandNumber() << " is accessed through "
+       << map
+       << ", which decreases or wraps (tiling slices operands only through "
+          "non-decreasing maps)";
+    return text;
+  }
   return {};
 }
 
@@ -121,10 +139,15 @@ static int64_t volume(ArrayRef<int64_t> extents) {
 
 static int64_t elementBytes(Value v) {
   Type t = getElementTypeOrSelf(v.getType());
+  int64_t parts = 1;
+  if (auto complex = dyn_cast<ComplexType>(t)) {
+    t = complex.getElementType();
+    parts = 2;
+  }
   // index has no bit width of its own; Tessel's targets store it as i64.
-  if (t.isIndex())
-    return 8;
-  return std::max<int64_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8);
+  if (!t.isIntOrFloat())
+    return 8 * parts;
+  return parts * std::max<int64_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8);
 }
 
 static int64_t volume(const IndexBox &box) { return volume(box.extents); }

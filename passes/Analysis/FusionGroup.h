@@ -28,6 +28,12 @@ constexpr int64_t kMaxStencilWindow = 64;
 /// contraction or convolution (those become kernels of their own).
 std::string unfusableReason(linalg::LinalgOp op);
 
+/// Why `op` cannot be tiled through its indexing maps (an operand read or
+/// written through a map that decreases somewhere, isNonDecreasingAccess),
+/// or empty: part of unfusableReason, which tessel-fuse-producers names in
+/// a remark since nothing else would tile such an op.
+std::string untileableAccessReason(linalg::LinalgOp op);
+
 /// The linalg.generic ops of `func`'s body that pass unfusableReason, in
 /// program order: what the passes that merge ops before tiling consider.
 SmallVector<linalg::GenericOp> fusableGenerics(func::FuncOp func);

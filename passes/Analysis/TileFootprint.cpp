@@ -111,3 +111,37 @@ mlir::tessel::iterationBoxForResult(AffineMap outputMap, const IndexBox &result,
   }
   return box;
 }
+
+static bool isNonDecreasing(AffineExpr e) {
+  switch (e.getKind()) {
+  case AffineExprKind::DimId:
+  case AffineExprKind::SymbolId:
+  case AffineExprKind::Constant:
+    return true;
+  case AffineExprKind::Add: {
+    auto sum = cast<AffineBinaryOpExpr>(e);
+    return isNonDecreasing(sum.getLHS()) && isNonDecreasing(sum.getRHS());
+  }
+  case AffineExprKind::Mul: {
+    // Simplified products have their constant factor on the right.
+    auto product = cast<AffineBinaryOpExpr>(e);
+    auto factor = dyn_cast<AffineConstantExpr>(product.getRHS());
+    return factor && factor.getValue() >= 0 &&
+           isNonDecreasing(product.getLHS());
+  }
+  case AffineExprKind::FloorDiv:
+  case AffineExprKind::CeilDiv: {
+    auto quotient = cast<AffineBinaryOpExpr>(e);
+    auto divisor = dyn_cast<AffineConstantExpr>(quotient.getRHS());
+    return divisor && divisor.getValue() > 0 &&
+           isNonDecreasing(quotient.getLHS());
+  }
+  case AffineExprKind::Mod:
+    return false;
+  }
+  return false;
+}
+
+bool mlir::tessel::isNonDecreasingAccess(AffineMap map) {
+  return llvm::all_of(map.getResults(), isNonDecreasing);
+}

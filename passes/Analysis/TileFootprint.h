@@ -46,6 +46,14 @@ IndexBox boundingBox(const IndexBox &a, const IndexBox &b);
 std::optional<IndexBox> tiledSliceOfAccess(AffineMap map,
                                            const IndexBox &loops);
 
+/// Whether no result of `map` decreases as a dimension grows: sums of
+/// dimensions with non-negative coefficients and constants, and floor or
+/// ceil divisions of those by positive constants. Upstream's tiling takes
+/// an operand's slice from the map at a tile's first and last indices,
+/// which is right only for such accesses: a reversed read (36 - i) would
+/// get a slice of the wrong place, and a mod one the wrong extent.
+bool isNonDecreasingAccess(AffineMap map);
+
 /// The box of loops of an op whose output access `outputMap` (a projected
 /// permutation) must cover `result`; loops the map does not use range over
 /// all of `fullExtents` (reductions). std::nullopt when the map is not a

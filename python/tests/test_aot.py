@@ -48,3 +48,23 @@ def test_aot_library_is_callable_from_c(tmp_path, framework):
     subprocess.run([cc, "-O1", str(tmp_path / "main.c"), "-I", str(tmp_path), str(so), "-lm",
                     f"-Wl,-rpath,{tmp_path}", "-o", str(exe)], check=True)
     assert subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout == "ok\n"
+
+
+def test_aot_zero_d_numpy_input(tmp_path):
+    # A numpy scalar traces as a 0-d array, and the literal beside it as a
+    # rank-0 constant.
+    import ctypes
+    pytest.importorskip("jax")
+
+    def double_plus_one(x):
+        return x * 2 + 1
+    so, header = tessel.aot_compile(double_plus_one, (np.float32(0),), output=tmp_path / "d.so")
+    assert "tessel_memref_f32_0d *arg0" in header.read_text()
+
+    class Memref0d(ctypes.Structure):
+        _fields_ = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+                    ("offset", ctypes.c_int64)]
+    x, y = np.array(3.0, np.float32), np.zeros((), np.float32)
+    descs = [Memref0d(a.ctypes.data, a.ctypes.data, 0) for a in (x, y)]
+    ctypes.CDLL(str(so))._mlir_ciface_double_plus_one(*(ctypes.byref(d) for d in descs))
+    assert y == double_plus_one(x)

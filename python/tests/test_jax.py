@@ -100,3 +100,66 @@ def test_argmax_argmin_first_occurrence_and_nan():
     for got, want in zip(tessel.jit_jax(fn)(x), fn(x)):
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_zero_d_arrays_with_literals():
+    # Literals are rank-0 operands; the mean of an empty array divides by a
+    # 0-d zero.
+    f = lambda a, e: (a * 2 + 1, jnp.maximum(a, 0.5), e.mean())
+    args = np.float32(3), np.zeros(0, np.float32)
+    for got, want in zip(tessel.jit_jax(f)(*args), f(*args)):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_float16_dot_accumulates_in_float32():
+    a = np.ones((4, 8192), np.float16)
+    f = lambda x, y: (x @ y, jnp.einsum("bmk,bkn->bmn", x[None], y[None]))
+    for got, want in zip(tessel.jit_jax(f)(a, a.T), f(a, a.T)):
+        assert got.dtype == want.dtype == np.float16
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        assert float(got.reshape(-1)[0]) == 8192.0
+
+
+def test_booleans_compare_and_reduce_as_false_below_true():
+    def fn(a, b):
+        return (a < b, a >= b, jnp.maximum(a, b), jnp.minimum(a, b), jnp.max(a), jnp.min(a),
+                jnp.max(jnp.stack([a, b]), 0), jnp.any(a), jnp.all(b))
+    a = np.array([True, False, True, False])
+    b = np.array([True, True, False, False])
+    for got, want in zip(tessel.jit_jax(fn)(a, b), fn(a, b)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_integer_abs_and_integer_pow():
+    fn = lambda x: (jnp.abs(x), x ** 3, jax.lax.integer_pow(x, 0))
+    x = np.array([-3, 5, 0, -7], np.int32)
+    for got, want in zip(tessel.jit_jax(fn)(x), fn(x)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_concatenate_skips_zero_size_pieces():
+    fn = lambda a, b, c: (jnp.concatenate([a, b], 1), jnp.concatenate([b, a, b, c], 1),
+                          jnp.concatenate([b, b], 1).sum(1))
+    args = (np.random.rand(2, 3).astype(np.float32), np.zeros((2, 0), np.float32),
+            np.random.rand(2, 1).astype(np.float32))
+    for got, want in zip(tessel.jit_jax(fn)(*args), fn(*args)):
+        close(got, want)
+
+
+def test_keyword_arguments(stats):
+    def f(a, n=2, b=1.0):
+        return a * b + n
+    g = tessel.jit_jax(f, compile_options={"static_argnums": (1,)})
+    a, b = np.ones(3, np.float32), np.float32(3)
+    close(g(a, b=b), f(a, b=b))
+    close(g(a, 4, b=b), f(a, 4, b=b))
+    n = stats.compilations
+    g(a, 4, b=b)
+    g(a, n=4, b=b)
+    assert stats.compilations == n, "a keyword argument is its parameter's position"
+    with pytest.raises(TypeError, match="unexpected keyword argument 'c'"):
+        g(a, c=b)
+    with pytest.raises(TypeError, match="keyword-only"):
+        tessel.jit_jax(lambda a, *, s: a * s)(a, s=b)

@@ -220,3 +220,34 @@ def test_argmax_argmin():
     got = f(x)
     np.testing.assert_array_equal(np.asarray(got[0]), np.argmax(x > 700, 1))
     np.testing.assert_array_equal(np.asarray(got[1]), np.argmin(x > 700, 0))
+
+
+def test_zero_d_tensors_with_constants():
+    f = lambda a: (a * 2.0, tf.maximum(a, 5.0) - 1.0, tf.reduce_mean(a))
+    a = np.float32(3)
+    for got, want in zip(tessel.jit_tf(f)(a), f(tf.constant(a))):
+        close(got, want)
+
+
+def test_float16_matmul_accumulates_in_float32():
+    a = np.ones((4, 8192), np.float16)
+    f = lambda x, y: (tf.matmul(x, y), tf.linalg.matmul(x[None], y[None]))
+    for got, want in zip(tessel.jit_tf(f)(a, a.T), f(tf.constant(a), tf.constant(a.T))):
+        assert got.dtype == want.dtype == tf.float16
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_boolean_extremes_and_integer_abs():
+    def f(x, y):
+        a, b = x > 0, y > 0
+        return (tf.equal(a, b), tf.abs(x), tf.reduce_max(x), tf.maximum(x, y))
+    x, y = np.array([-3, 5, 0, -7], np.int32), np.array([1, -1, 2, 0], np.int32)
+    for got, want in zip(tessel.jit_tf(f)(x, y), f(tf.constant(x), tf.constant(y))):
+        close(got, want)
+
+
+def test_concat_skips_zero_size_pieces():
+    f = lambda a, b: (tf.concat([a, b], 1), tf.concat([b, a, b], 1))
+    a, b = np.random.rand(2, 3).astype(np.float32), np.zeros((2, 0), np.float32)
+    for got, want in zip(tessel.jit_tf(f)(a, b), f(tf.constant(a), tf.constant(b))):
+        close(got, want)

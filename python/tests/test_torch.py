@@ -175,3 +175,61 @@ def test_argmax_of_booleans_rejected_as_in_eager():
     f = tessel.jit_torch(lambda t: torch.argmax(t > 0, 1))
     with pytest.raises(tessel.UnsupportedError, match="argmax.*booleans"):
         f(torch.randn(3, 5))
+
+
+def test_zero_d_tensor_with_scalar_literals():
+    # A Python scalar is a rank-0 operand: it broadcasts into a 0-d result.
+    f = tessel.jit_torch(lambda a: (a + 1, a * 2.5 - 3, torch.where(a > 2, a, 0.0)))
+    a = torch.tensor(3.0)
+    for got, want in zip(f(a), f.__wrapped__(a)):
+        close(got, want)
+
+
+@pytest.mark.parametrize("op", ["mm", "bmm", "linear", "conv2d", "depthwise"])
+def test_float16_contractions_accumulate_in_float32(op):
+    # 8192 ones: an f16 sum stops growing at 2048; PyTorch sums in f32.
+    k = 8192
+    h = dict(dtype=torch.float16)
+    fn, args = {
+        "mm": (lambda a, b: a @ b, (torch.ones(4, k, **h), torch.ones(k, 4, **h))),
+        "bmm": (torch.bmm, (torch.ones(2, 3, k, **h), torch.ones(2, k, 3, **h))),
+        "linear": (F.linear, (torch.ones(2, k, **h), torch.ones(3, k, **h), torch.ones(3, **h))),
+        "conv2d": (F.conv2d, (torch.ones(1, k // 4, 2, 2, **h), torch.ones(3, k // 4, 2, 2, **h))),
+        "depthwise": (lambda x, w: F.conv2d(x, w, groups=2),
+                      (torch.ones(1, 2, 64, 128, **h), torch.ones(2, 1, 64, 128, **h))),
+    }[op]
+    got = tessel.jit_torch(fn)(*args)
+    want = fn(*(a.float() for a in args)).half()
+    assert got.dtype == torch.float16 and torch.equal(got, want), (got.flatten()[:4], want.flatten()[:4])
+    if op == "mm":
+        assert torch.equal(got, fn(*args))
+
+
+def test_boolean_compares_extremes_and_arithmetic():
+    # false < true (not i1's signed order, where true is -1); bool + bool is
+    # or and bool * bool is and, as in PyTorch.
+    def fn(a, b):
+        return (a < b, a <= b, a > b, a >= b, torch.maximum(a, b), torch.minimum(a, b),
+                a + b, a * b, a.amax(), a.amin(), torch.amax(torch.stack([a, b]), 0))
+    a = torch.tensor([True, False, True, False])
+    b = torch.tensor([True, True, False, False])
+    for got, want in zip(tessel.jit_torch(fn)(a, b), fn(a, b)):
+        assert got.dtype == want.dtype and torch.equal(got, want), (got, want)
+
+
+def test_integer_abs_and_pow():
+    def fn(x):
+        return x.abs(), x ** 2, x ** 3, x ** 0, torch.pow(x, 1)
+    x = torch.tensor([-3, 5, 0, -7])
+    for got, want in zip(tessel.jit_torch(fn)(x), fn(x)):
+        assert got.dtype == want.dtype and torch.equal(got, want), (got, want)
+    with pytest.raises(tessel.UnsupportedError, match="aten.pow"):
+        tessel.jit_torch(lambda x, y: x ** y)(x, x.abs())
+
+
+def test_cat_skips_zero_size_pieces():
+    def fn(a, b, c):
+        return torch.cat([a, b], 1), torch.cat([b, a, b, c], 1)
+    args = torch.randn(2, 3), torch.randn(2, 0), torch.randn(2, 1)
+    for got, want in zip(tessel.jit_torch(fn)(*args), fn(*args)):
+        close(got, want)

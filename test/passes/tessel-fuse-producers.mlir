@@ -714,3 +714,32 @@ func.func @index_elements(%a: tensor<512x1024xi64>) -> tensor<512x1024xindex> {
   return %r : tensor<512x1024xindex>
 }
 }
+
+// -----
+
+// A read through a decreasing map (a reversal) is not tiled: upstream's
+// tiling would slice the operand from the map at a tile's first and last
+// indices, the wrong place (producer and consumer were fused on wrong
+// slices). The op is left alone with a remark.
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @reversed_read(
+// CHECK: %[[X:.*]] = scf.forall
+// CHECK: linalg.exp
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %{{.*}} : tensor<600x700xf32>, tensor<600x700xf32>)
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func @reversed_read(%a: tensor<600x700xf32>) -> tensor<600x700xf32> {
+  %e = tensor.empty() : tensor<600x700xf32>
+  // expected-remark @below {{tiled alone (no fusable producer)}}
+  %x = linalg.exp ins(%a : tensor<600x700xf32>) outs(%e : tensor<600x700xf32>) -> tensor<600x700xf32>
+  %e2 = tensor.empty() : tensor<600x700xf32>
+  // expected-remark @below {{not tiled: operand 0 is accessed through (d0, d1) -> (-d0 + 599, -d1 + 699), which decreases or wraps (tiling slices operands only through non-decreasing maps)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (599 - i, 699 - j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %a : tensor<600x700xf32>, tensor<600x700xf32>) outs(%e2 : tensor<600x700xf32>) {
+  ^bb0(%v: f32, %w: f32, %o: f32):
+    %s = arith.subf %v, %w : f32
+    linalg.yield %s : f32
+  } -> tensor<600x700xf32>
+  return %r : tensor<600x700xf32>
+}
+}

@@ -376,7 +376,10 @@ def _positional(f, args, kwargs) -> tuple:
     except (TypeError, ValueError):
         raise TypeError(f"{name}: tessel.jit_jax cannot bind keyword arguments without the "
                         "function's signature; pass them positionally") from None
-    bound = sig.bind(*args, **kwargs)  # the user's TypeError for a wrong call
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as e:  # a call the function itself would refuse
+        raise TypeError(f"{name}(): {e}") from None
     params = list(sig.parameters.values())
     others = sorted(set(kwargs) - {p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD})
     if others:
