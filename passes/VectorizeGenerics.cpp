@@ -88,6 +88,9 @@ static std::string unsupportedReason(linalg::LinalgOp op) {
       return "an operand holds elements narrower than a byte (i1): vector "
              "accesses would pack them into bits";
   }
+  // Upstream's tiling divides by the loop ranges.
+  if (llvm::is_contained(op.getStaticLoopRanges(), 0))
+    return "a loop has no iterations (a dimension is 0)";
   return {};
 }
 

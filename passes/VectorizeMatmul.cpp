@@ -49,6 +49,9 @@ static std::string unsupportedReason(linalg::MatmulOp op) {
   if (reason.empty() && op.hasUserDefinedMaps())
     reason = "it has user-defined indexing maps (transposed or broadcast "
              "operands)";
+  if (reason.empty() && llvm::is_contained(op.getStaticLoopRanges(), 0))
+    reason = "a dimension is 0 (nothing to multiply: its loops run no "
+             "iterations)";
   return reason;
 }
 
@@ -1302,6 +1305,18 @@ struct VectorizeMatmulPass
       emitError(func.getLoc()) << "tessel-vectorize-matmul: parallel must be "
                                   "m, n or none, not '" << parallel << "'";
       return signalPassFailure();
+    }
+
+    for (auto [name, value] :
+         {std::pair("mr", int64_t(mr)), std::pair("nr", int64_t(nr)),
+          std::pair("kr", int64_t(kr)), std::pair("mc", int64_t(mc)),
+          std::pair("nc", int64_t(nc)), std::pair("kc", int64_t(kc))}) {
+      if (value < 0) {
+        emitError(func.getLoc())
+            << "tessel-vectorize-matmul: " << name << "=" << value
+            << " must be 0 (the model's choice) or positive";
+        return signalPassFailure();
+      }
     }
 
     char packAOverride = 0, packBOverride = 0;

@@ -383,8 +383,8 @@ class FunctionBuilder:
                     out_shape: tuple | None = None) -> Value:
         """Pointwise op over numpy-broadcast inputs."""
         shape = broadcast_shapes(*(v.shape for v in inputs)) if out_shape is None else tuple(out_shape)
-        init = self.empty(shape, out_elem)
         maps = [self._broadcast_map(v, shape) for v in inputs]
+        init = self.empty(shape, out_elem)
         out_map = [f"d{i}" for i in range(len(shape))]
         return self.generic(inputs, maps, init, out_map, ["parallel"] * len(shape),
                             lambda b, args, acc: fn(b, args))

@@ -98,3 +98,20 @@ def test_disable_passes_leaves_out_every_run_and_empty_nestings(target, tmp_path
     if target != "cpu":
         pipeline = o.pipeline_without(["tessel-contract-multiply-adds"])
         assert "gpu.module(" in pipeline
+
+
+def test_unit_dims_broadcast_into_a_lower_rank_result(stats):
+    # A [1, 1] operand of a 0-d result (numpy drops its size-1 dims), and
+    # 0-d numpy arguments through CompiledFunction's numpy call.
+    m = ModuleBuilder()
+    f = m.function("add")
+    a, b = f.add_argument((), "f32"), f.add_argument((1, 1), "f32")
+    f.set_results([f.elementwise([a, b], "f32", lambda bb, x: bb.op("arith.addf", x, "f32"),
+                                 out_shape=())])
+    g = ModuleBuilder().function("wrong")
+    with pytest.raises(tessel.UnsupportedError, match="does not broadcast"):
+        g.elementwise([g.add_argument((2,), "f32")], "f32", lambda bb, x: x[0], out_shape=())
+    fn = compiler.compile_module(m.text(), "add", [a.type, b.type], [r.type for r in f.results],
+                                 tessel.CompileOptions())
+    out = fn(np.float32(2), np.full((1, 1), 3, np.float32))
+    assert out.shape == () and out == 5

@@ -355,3 +355,22 @@ func.func @strided_pool(%x: tensor<1x9x9x64xf32>, %init: tensor<1x4x4x64xf32>) -
   return %r : tensor<1x4x4x64xf32>
 }
 }
+
+// -----
+
+// An op over a zero-size dimension runs no iterations: left alone
+// (upstream's tiling divides by the loop ranges).
+module attributes {tessel.target = #tessel.target<kind = "cpu", features = "+avx512f,+fma", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @zero_columns(
+// CHECK: linalg.fill
+// CHECK-NOT: scf.for
+// SEQ-LABEL: func.func @zero_columns(
+// SEPARATE-LABEL: func.func @zero_columns(
+func.func @zero_columns() -> tensor<8x0xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x0xf32>
+  // expected-remark @below {{not vectorized here: a loop has no iterations (a dimension is 0)}}
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<8x0xf32>) -> tensor<8x0xf32>
+  return %c : tensor<8x0xf32>
+}
+}

@@ -18,6 +18,7 @@
 // the REMARK check):
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{nr=32}))' 2>/dev/null | FileCheck %s --check-prefix=PADSKIP
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{nr=32 skip-padding=false}))' 2>&1 | FileCheck %s --check-prefix=NOSKIP
+// RUN: not %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-vectorize-matmul{nr=-8}))' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADOPT
 
 // An AVX-512 machine: 32 x 512-bit registers, 32 KiB L1, 1 MiB L2, 32 MiB L3.
 // The model picks an 8 x 32 register tile (16 accumulators), k unrolled by
@@ -830,4 +831,25 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 51
         ins(%a, %b : tensor<392x4608xf32>, tensor<4608x512xf32>) outs(%c : tensor<392x512xf32>) -> tensor<392x512xf32>
     return %r : tensor<392x512xf32>
   }
+}
+
+// -----
+
+// A product with a zero dimension has nothing to multiply: left alone (its
+// loops run no iterations) instead of dividing by the dimension. A
+// negative block size is refused by name.
+// BADOPT: error: tessel-vectorize-matmul: nr=-8 must be 0 (the model's choice) or positive
+module attributes {tessel.target = #tessel.target<kind = "cpu", vector_bits = 512, vector_registers = 32, cache_line = 64, l1 = 32768, l2 = 1048576, l3 = 33554432, cores = 2>} {
+// CHECK-LABEL: func.func @zero_k(
+// CHECK: linalg.matmul
+// OVERRIDE-LABEL: func.func @zero_k(
+// NONE-LABEL: func.func @zero_k(
+func.func @zero_k(%a: tensor<8x0xf32>, %b: tensor<0x16xf32>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  // expected-remark @below {{not vectorized: a dimension is 0 (nothing to multiply: its loops run no iterations)}}
+  %r = linalg.matmul ins(%a, %b : tensor<8x0xf32>, tensor<0x16xf32>) outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
 }
