@@ -34,6 +34,7 @@
 #include "llvm-c/BitWriter.h"
 #include "llvm-c/Core.h"
 #include "llvm-c/Error.h"
+#include "llvm-c/Support.h"
 #include "llvm-c/Target.h"
 #include "llvm-c/TargetMachine.h"
 #include "llvm-c/Transforms/PassBuilder.h"
@@ -55,6 +56,23 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* LLVM 22's X86 "avoid store-forwarding blocks" pass aborts ("Cannot
+ * implicitly convert a scalable size to a fixed-width size") on some
+ * functions with masked vector loads and stores (the matmul kernel of a
+ * 31x45x33 product accumulating into its argument: test/driver/
+ * x86_backend_workaround.test). It only splits copies that follow narrower
+ * stores to the same bytes, so turning it off costs little. LLVM parses its
+ * options once per process; the compiler may run many times in one (Python). */
+static void disableAvoidStoreForwardingBlocks(void) {
+  const char *args[] = {"tessel-compile", "-x86-disable-avoid-SFB"};
+  LLVMParseCommandLineOptions(2, args, NULL);
+}
+
+static void disableBrokenBackendPasses(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, disableAvoidStoreForwardingBlocks);
+}
 
 extern char **environ;
 
@@ -1873,6 +1891,7 @@ static int driverMain(int argc, char **argv) {
     static const LLVMCodeGenOptLevel levels[] = {
         LLVMCodeGenLevelNone, LLVMCodeGenLevelLess, LLVMCodeGenLevelDefault,
         LLVMCodeGenLevelAggressive};
+    disableBrokenBackendPasses();
     LLVMTargetMachineRef tm = LLVMCreateTargetMachine(
         llTarget, triple, cpu, features, levels[o.optLevel], LLVMRelocPIC,
         LLVMCodeModelDefault);
