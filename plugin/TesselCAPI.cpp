@@ -78,6 +78,8 @@ const char *tesselGetPipelineStage(const char *target, int index) {
 }
 
 MlirAttribute tesselModuleGetTarget(MlirModule module) {
+  if (mlirModuleIsNull(module))
+    return wrap(Attribute());
   return wrap(Attribute(TargetAttr::lookup(unwrap(module))));
 }
 
@@ -86,23 +88,29 @@ bool tesselAttributeIsATarget(MlirAttribute attr) {
 }
 
 MlirStringRef tesselTargetGetKind(MlirAttribute target) {
-  return wrap(cast<TargetAttr>(unwrap(target)).getKind());
+  auto t = dyn_cast_or_null<TargetAttr>(unwrap(target));
+  return t ? wrap(t.getKind()) : MlirStringRef{"", 0};
 }
 
 MlirStringRef tesselTargetGetTriple(MlirAttribute target) {
-  return wrap(cast<TargetAttr>(unwrap(target)).getTriple());
+  auto t = dyn_cast_or_null<TargetAttr>(unwrap(target));
+  return t ? wrap(t.getTriple()) : MlirStringRef{"", 0};
 }
 
 MlirStringRef tesselTargetGetChip(MlirAttribute target) {
-  return wrap(cast<TargetAttr>(unwrap(target)).getChip());
+  auto t = dyn_cast_or_null<TargetAttr>(unwrap(target));
+  return t ? wrap(t.getChip()) : MlirStringRef{"", 0};
 }
 
 MlirStringRef tesselTargetGetFeatures(MlirAttribute target) {
-  return wrap(cast<TargetAttr>(unwrap(target)).getFeatures());
+  auto t = dyn_cast_or_null<TargetAttr>(unwrap(target));
+  return t ? wrap(t.getFeatures()) : MlirStringRef{"", 0};
 }
 
 int64_t tesselTargetGetInt(MlirAttribute attr, const char *field) {
-  auto target = cast<TargetAttr>(unwrap(attr));
+  auto target = dyn_cast_or_null<TargetAttr>(unwrap(attr));
+  if (!target || !field)
+    return -1;
   return llvm::StringSwitch<int64_t>(field)
       .Case("vector_bits", target.getVectorBits())
       .Case("vector_registers", target.getVectorRegisters())

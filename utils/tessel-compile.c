@@ -69,6 +69,14 @@ static void disableAvoidStoreForwardingBlocks(void) {
   LLVMParseCommandLineOptions(2, args, NULL);
 }
 
+/* Whether paths `a` and `b` name one existing file (also through links
+ * or different spellings). */
+static bool sameFile(const char *a, const char *b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
 static void disableBrokenBackendPasses(void) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, disableAvoidStoreForwardingBlocks);
@@ -1696,6 +1704,13 @@ static int driverMain(int argc, char **argv) {
     if (!probe)
       fatal("cannot open input file '%s': %s", o.input, strerror(errno));
     fclose(probe);
+    if (sameFile(o.input, o.output))
+      fatal("the output path '%s' is the input file; choose another -o",
+            o.output);
+    if (headerPath && sameFile(o.input, headerPath))
+      fatal("the header path '%s' is the input file; use --header=<other path> "
+            "or --no-header",
+            headerPath);
   }
   if (o.dumpDir && !makeDirs(o.dumpDir))
     fatal("cannot create dump directory '%s': %s", o.dumpDir, strerror(errno));
@@ -1957,8 +1972,8 @@ static int driverMain(int argc, char **argv) {
                                       kind == OUT_ASM ? LLVMAssemblyFile
                                                       : LLVMObjectFile,
                                       &err)) {
-        errorf("code generation for %s (cpu '%s') failed: %s", triple, cpu,
-               err ? err : "");
+        errorf("code generation for %s (cpu '%s') into '%s' failed: %s", triple,
+               cpu, objectPath, err ? err : "");
         ok = false;
       }
       double c1 = nowSeconds();

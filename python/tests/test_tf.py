@@ -240,7 +240,8 @@ def test_float16_matmul_accumulates_in_float32():
 def test_boolean_extremes_and_integer_abs():
     def f(x, y):
         a, b = x > 0, y > 0
-        return (tf.equal(a, b), tf.abs(x), tf.reduce_max(x), tf.maximum(x, y))
+        return (tf.equal(a, b), tf.abs(x), tf.reduce_max(x), tf.maximum(x, y),
+                tf.reduce_any(a), tf.reduce_all(a), tf.reduce_any(tf.logical_and(a, b)))
     x, y = np.array([-3, 5, 0, -7], np.int32), np.array([1, -1, 2, 0], np.int32)
     for got, want in zip(tessel.jit_tf(f)(x, y), f(tf.constant(x), tf.constant(y))):
         close(got, want)

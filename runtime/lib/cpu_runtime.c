@@ -76,8 +76,9 @@ double tessel_median(const double *values, size_t count) {
     return NAN;
   memcpy(sorted, values, count * sizeof(double));
   qsort(sorted, count, sizeof(double), compare_doubles);
-  double median = (count % 2) ? sorted[count / 2]
-                              : 0.5 * (sorted[count / 2 - 1] + sorted[count / 2]);
+  /* low + (high - low) / 2: the sum of two large values would overflow. */
+  double low = sorted[(count - 1) / 2], high = sorted[count / 2];
+  double median = (count % 2) ? high : low + 0.5 * (high - low);
   free(sorted);
   return median;
 }

@@ -7,6 +7,7 @@
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 #include "tessel-c/Passes.h"
+#include "tessel-c/Tessel.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -73,6 +74,20 @@ int main(void) {
       printToFile, stdout);
   printf("\nparse unregistered pass: %s\n",
          mlirLogicalResultIsSuccess(unknown) ? "ok" : "failed");
+
+  /* Target accessors on a module without a target (a null attribute) and
+   * on an attribute that is not a target answer "nothing", not garbage. */
+  MlirAttribute none = tesselModuleGetTarget(module);
+  MlirAttribute integer =
+      mlirAttributeParseGet(ctx, mlirStringRefCreateFromCString("42 : i32"));
+  printf("null target: is %d, kind length %zu, cores %lld\n",
+         tesselAttributeIsATarget(none), tesselTargetGetKind(none).length,
+         (long long)tesselTargetGetInt(none, "cores"));
+  printf("integer target: is %d, kind length %zu, chip length %zu, cores "
+         "%lld\n",
+         tesselAttributeIsATarget(integer), tesselTargetGetKind(integer).length,
+         tesselTargetGetChip(integer).length,
+         (long long)tesselTargetGetInt(integer, "cores"));
 
   mlirOperationPrint(mlirModuleGetOperation(module), printToFile, stdout);
   printf("\n");

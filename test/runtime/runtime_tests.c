@@ -226,6 +226,9 @@ static void test_median_and_timing(void) {
   const double single[1] = {2.5};
   check(tessel_median(odd, 5) == 5.0, "median of an odd count");
   check(tessel_median(even, 4) == 2.5, "median of an even count averages");
+  const double huge[] = {1e308, 1e308};
+  check(tessel_median(huge, 2) == 1e308,
+        "median of large values does not overflow");
   check(tessel_median(single, 1) == 2.5 && isnan(tessel_median(odd, 0)),
         "median of one value, NaN for none");
   check(odd[0] == 9.0 && odd[1] == 1.0 && odd[4] == 7.0,

@@ -22,7 +22,10 @@ MLIR_CAPI_EXPORTED void tesselRegisterDialect(MlirDialectRegistry registry);
 
 /* Registers every Tessel pass and the named pipelines (tessel-cpu-pipeline,
  * tessel-nvgpu-pipeline, tessel-amdgpu-pipeline) in the global registry so
- * that mlirParsePassPipeline finds them. Idempotent. */
+ * that mlirParsePassPipeline finds them. Idempotent. The pipelines also run
+ * MLIR's own passes: an embedder parsing a whole pipeline registers those
+ * too (mlirRegisterAllPasses, mlir-c/RegisterEverything.h); a single Tessel
+ * pass needs only this call. */
 MLIR_CAPI_EXPORTED void tesselRegisterPassesAndPipelines(void);
 
 /* The textual pass pipeline for a target ("cpu", "nvgpu", "amdgpu"), as one
@@ -49,7 +52,9 @@ MLIR_CAPI_EXPORTED const char *tesselGetPipelineStage(const char *target,
  * return references into the context; integer fields (vector_bits,
  * vector_registers, cache_line, l1, l2, l3, cores, sm_count, smem_per_block,
  * registers_per_block, warp_size, max_threads_per_block) return -1 for an
- * unknown name. */
+ * unknown name. Given a null attribute or one that is not a
+ * #tessel.target, string accessors return an empty string and
+ * tesselTargetGetInt -1. */
 MLIR_CAPI_EXPORTED MlirAttribute tesselModuleGetTarget(MlirModule module);
 MLIR_CAPI_EXPORTED bool tesselAttributeIsATarget(MlirAttribute attr);
 MLIR_CAPI_EXPORTED MlirStringRef tesselTargetGetKind(MlirAttribute target);

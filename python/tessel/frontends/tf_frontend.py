@@ -506,8 +506,8 @@ def _reduction(kind):
 
 rule("Sum")(_reduction("sum"))
 rule("Mean")(_reduction("mean"))
-rule("Max")(_reduction("max"))
-rule("Min")(_reduction("min"))
+rule("Max", "Any")(_reduction("max"))  # Any and All take booleans: or and and
+rule("Min", "All")(_reduction("min"))
 rule("Prod")(_reduction("prod"))
 
 
