@@ -229,7 +229,7 @@ def test_integer_abs_and_pow():
 
 def test_cat_skips_zero_size_pieces():
     def fn(a, b, c):
-        return torch.cat([a, b], 1), torch.cat([b, a, b, c], 1)
+        return torch.cat([a, b], 1), torch.cat([b, a, b, c], 1), torch.cat([b, b], 1) * 2
     args = torch.randn(2, 3), torch.randn(2, 0), torch.randn(2, 1)
     for got, want in zip(tessel.jit_torch(fn)(*args), fn(*args)):
         close(got, want)

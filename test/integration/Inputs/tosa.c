@@ -46,9 +46,34 @@ static void run_matmul(void) {
   harness_free(a); harness_free(b); harness_free(bias); harness_free(y); harness_free(ref);
 }
 
+static void run_rescale(void) {
+  enum { N = 64 };
+  int8_t *a = harness_alloc(N, 1), *y = harness_alloc(N, 1);
+  double got[N], ref[N];
+  for (int i = 0; i < N; ++i) {
+    /* -128, -124, ..., 124, and odd values to test the rounding. */
+    a[i] = (int8_t)(-128 + 4 * i + (i % 3 == 0));
+    y[i] = 0x55;
+    /* floor(x / 2 + 1/2) + 3, clamped to i8. */
+    double v = floor((double)a[i] / 2.0 + 0.5) + 3.0;
+    ref[i] = v < -128 ? -128 : v > 127 ? 127 : v;
+  }
+  tessel_memref_i8_1d da, dy;
+  tessel_memref_i8_init_1d(&da, a, N);
+  tessel_memref_i8_init_1d(&dy, y, N);
+  _mlir_ciface_rescale_half(&da, &dy);
+  for (int i = 0; i < N; ++i)
+    got[i] = y[i];
+  check_f64("tosa.rescale", "64xi8 by 0.5, zero point 3", got, ref, N, 0.0,
+            0.0);
+  harness_free(a);
+  harness_free(y);
+}
+
 int main(int argc, char **argv) {
   harness_init(argc, argv);
   run_add();
   run_matmul();
+  run_rescale();
   return harness_finish();
 }

@@ -16,3 +16,15 @@ func.func @matmul_bias_relu(%a: tensor<2x9x11xf32>, %b: tensor<2x11x6xf32>,
   %r = tosa.clamp %s {min_val = 0.0 : f32, max_val = 3.4028235e+38 : f32} : (tensor<2x9x6xf32>) -> tensor<2x9x6xf32>
   return %r : tensor<2x9x6xf32>
 }
+
+// Requantization: tosa.rescale of i8 by 2^30 / 2^31 = 0.5 (scale32, single
+// rounding: (x * 2^30 + 2^30) >> 31), output zero point 3. Its
+// tosa.apply_scale needs tosa-to-arith{include-apply-rescale}.
+func.func @rescale_half(%a: tensor<64xi8>) -> tensor<64xi8> {
+  %m = "tosa.const"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s = "tosa.const"() <{values = dense<31> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %ozp = "tosa.const"() <{values = dense<3> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = tosa.rescale %a, %m, %s, %izp, %ozp {scale32 = true, rounding_mode = SINGLE_ROUND, per_channel = false, input_unsigned = false, output_unsigned = false} : (tensor<64xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<64xi8>
+  return %r : tensor<64xi8>
+}
