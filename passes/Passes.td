@@ -153,7 +153,11 @@ def DecomposeAggregatesPass
     sequence of `linalg.generic`/named ops. This pass applies that
     decomposition (upstream's `decomposeOperation`) so that everything after
     it (fusion, tiling, lowering) sees only structured ops. An op whose
-    decomposition fails is an error at the op.
+    decomposition fails is an error at the op. Upstream decomposes the
+    tensor forms only; an op on buffers is decomposed on tensor views of
+    them (`bufferization.to_tensor restrict`), its results written back
+    with `bufferization.materialize_in_destination`, for one-shot-bufferize
+    to turn into buffers again.
 
     ```mlir
     %r = linalg.softmax dimension(1) ins(%x : tensor<2x16xf32>) outs(%e : tensor<2x16xf32>) -> tensor<2x16xf32>
@@ -162,6 +166,7 @@ def DecomposeAggregatesPass
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::tensor::TensorDialect"];
 }

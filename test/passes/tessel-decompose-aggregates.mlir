@@ -34,3 +34,23 @@ func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf32>)
   %r = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) outs(%c : tensor<4x2xf32>) -> tensor<4x2xf32>
   return %r : tensor<4x2xf32>
 }
+
+// -----
+
+// On buffers (upstream decomposes tensor forms only, and mixing the two in
+// one op is invalid IR): the decomposition runs on tensor views of the
+// buffers and its result is written to the output buffer, which
+// one-shot-bufferize turns back into buffer ops.
+// CHECK-LABEL: func.func @softmax_on_buffers(
+// CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<7x13xf32>, %[[OUT:[a-z0-9]+]]: memref<7x13xf32>
+// CHECK-DAG: %[[X:.*]] = bufferization.to_tensor %[[IN]] restrict : memref<7x13xf32> to tensor<7x13xf32>
+// CHECK-DAG: bufferization.to_tensor %[[OUT]] restrict writable : memref<7x13xf32> to tensor<7x13xf32>
+// CHECK: linalg.generic
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK: bufferization.materialize_in_destination %{{.*}} in restrict writable %[[OUT]] : (tensor<7x13xf32>, memref<7x13xf32>) -> ()
+// CHECK-NOT: linalg.softmax
+func.func @softmax_on_buffers(%x: memref<7x13xf32>, %y: memref<7x13xf32>) {
+  linalg.softmax dimension(1) ins(%x : memref<7x13xf32>) outs(%y : memref<7x13xf32>)
+  return
+}
