@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -57,6 +58,20 @@ struct ExpandBF16ConversionsPass
     func::FuncOp func = getOperation();
     if (!always && convertsBF16Natively(tessel::TargetAttr::lookup(func)))
       return;
+    // Rewriting the scalar bodies of linalg ops would break the named ones
+    // (a matmul's body must stay its multiply-add): the pass runs once
+    // they are loops.
+    linalg::LinalgOp structured;
+    func.walk([&](linalg::LinalgOp op) {
+      structured = op;
+      return WalkResult::interrupt();
+    });
+    if (structured) {
+      structured->emitRemark()
+          << "bf16 conversions not expanded: linalg ops are not lowered to "
+             "loops yet (run this pass after tessel-lower-linalg-to-affine)";
+      return;
+    }
     MLIRContext *context = &getContext();
     // bf16 arithmetic (arith, math, vector reductions and contractions) in
     // f32 between explicit conversions: LLVM would do the same, with calls.

@@ -1,5 +1,6 @@
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-expand-bf16-conversions))' | FileCheck %s
 // RUN: %tessel-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tessel-expand-bf16-conversions{always=true}))' | FileCheck %s --check-prefix=ALWAYS
+// RUN: %tessel-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tessel-expand-bf16-conversions{always=true}))' -o /dev/null
 
 // An x86 CPU without AVX512-BF16 (a Zen 4 guest whose hypervisor hides
 // AVX-512): f32 -> bf16 becomes round-to-nearest-even integer arithmetic,
@@ -116,4 +117,16 @@ func.func @bf16_arithmetic(%x: vector<8xbf16>, %y: vector<8xbf16>) -> (vector<8x
   %m = vector.reduction <maximumf>, %e : vector<8xbf16> into bf16
   return %e, %m : vector<8xbf16>, bf16
 }
+}
+
+// -----
+
+// Before linalg is lowered to loops the pass leaves the function alone: a
+// named op's body (this matmul's extf and multiply-add) must keep its form.
+// ALWAYS-LABEL: func.func @named_op_bodies(
+// ALWAYS: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x24xbf16>, tensor<24x8xbf16>)
+func.func @named_op_bodies(%a: tensor<16x24xbf16>, %b: tensor<24x8xbf16>, %c: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-remark @below {{bf16 conversions not expanded: linalg ops are not lowered to loops yet (run this pass after tessel-lower-linalg-to-affine)}}
+  %r = linalg.matmul ins(%a, %b : tensor<16x24xbf16>, tensor<24x8xbf16>) outs(%c : tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %r : tensor<16x8xf32>
 }
