@@ -77,6 +77,25 @@ static bool sameFile(const char *a, const char *b) {
          sa.st_ino == sb.st_ino;
 }
 
+/* A shared library exports only the ABI's entry points, _mlir_ciface_<name>:
+ * the functions behind them keep their source names (an entry point named
+ * malloc or free would otherwise interpose the C library's for the whole
+ * process) and stay callable inside the library. */
+static void hideInternalFunctions(LLVMModuleRef module) {
+  static const char kEntryPrefix[] = "_mlir_ciface_";
+  for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn;
+       fn = LLVMGetNextFunction(fn)) {
+    if (LLVMIsDeclaration(fn) || LLVMGetLinkage(fn) != LLVMExternalLinkage)
+      continue;
+    size_t length = 0;
+    const char *name = LLVMGetValueName2(fn, &length);
+    if (length >= sizeof kEntryPrefix - 1 &&
+        !strncmp(name, kEntryPrefix, sizeof kEntryPrefix - 1))
+      continue;
+    LLVMSetVisibility(fn, LLVMHiddenVisibility);
+  }
+}
+
 static void disableBrokenBackendPasses(void) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, disableAvoidStoreForwardingBlocks);
@@ -1954,6 +1973,7 @@ static int driverMain(int argc, char **argv) {
     } else {
       const char *objectPath = o.output;
       if (kind == OUT_SHARED) {
+        hideInternalFunctions(llmod);
         const char *tmpdir = getenv("TMPDIR");
         StrBuf tmpl = {0};
         sbPrintf(&tmpl, "%s/tessel-compile-XXXXXX.o",
