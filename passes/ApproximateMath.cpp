@@ -2,6 +2,7 @@
 #include "passes/Passes.h"
 #include "passes/Utils/ErfApproximation.h"
 #include "passes/Utils/KernelSupport.h"
+#include "passes/Utils/SubnormalLogs.h"
 #include "passes/Utils/X86MathApproximations.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -34,6 +35,11 @@ struct ApproximateMathPass
     });
     if (mathOps.empty())
       return;
+    // Subnormal inputs of log and log2 first: the approximation clamps them.
+    OpBuilder builder(&getContext());
+    for (Operation *&op : mathOps)
+      if (Operation *log = tessel::rescaleSubnormalLogInput(builder, op))
+        op = log;
     RewritePatternSet patterns(&getContext());
     if (targetInstructions &&
         tessel::targetHasAVX512Feature(

@@ -196,3 +196,28 @@ module attributes {tessel.target = #tessel.target<kind = "cpu", triple = "x86_64
     return %0 : vector<16xf32>
   }
 }
+
+// -----
+
+// Subnormal inputs of log: upstream's approximation clamps its input to
+// the smallest normal float, so they are scaled by 2^23 first and
+// 23 log(2) is subtracted from their result (log(1e-45) was -87.34, not
+// -103.28).
+// CHECK-LABEL: func.func @log_subnormal(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: vector<16xf32>
+// CHECK: %[[MIN:.*]] = arith.constant dense<1.17549435E-38> : vector<16xf32>
+// CHECK: %[[SUB:.*]] = arith.cmpf olt, %[[X]], %[[MIN]] : vector<16xf32>
+// CHECK: %[[SCALE:.*]] = arith.constant dense<0x4B000000> : vector<16xf32>
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[X]], %[[SCALE]] : vector<16xf32>
+// CHECK: arith.select %[[SUB]], %[[SCALED]], %[[X]] : vector<16xi1>, vector<16xf32>
+// CHECK-NOT: math.log
+// CHECK: %[[LOG_SCALE:.*]] = arith.constant dense<15.9423847> : vector<16xf32>
+// CHECK-NOT: math.log
+// CHECK: %[[CORRECTED:.*]] = arith.subf %[[LOG:.*]], %[[LOG_SCALE]] : vector<16xf32>
+// CHECK: %[[R:.*]] = arith.select %[[SUB]], %[[CORRECTED]], %[[LOG]] : vector<16xi1>, vector<16xf32>
+// CHECK: return %[[R]]
+// PORTABLE-LABEL: func.func @log_subnormal(
+func.func @log_subnormal(%x: vector<16xf32>) -> vector<16xf32> {
+  %r = math.log %x : vector<16xf32>
+  return %r : vector<16xf32>
+}
