@@ -2,6 +2,9 @@
 #include "dialects/Tessel/TargetDescription.h"
 #include "passes/Passes.h"
 
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/TargetParser/X86TargetParser.h"
+
 #define DEBUG_TYPE "tessel-attach-target"
 
 namespace mlir::tessel {
@@ -107,6 +110,16 @@ struct AttachTargetPass
       return signalPassFailure();
     }
     applyOverrides(*desc);
+    // LLVM would only warn ("not a recognized processor") and schedule for
+    // a generic CPU: a misspelt or GPU chip name is an error here.
+    if (desc->kind == "cpu" && llvm::Triple(desc->triple).isX86() &&
+        llvm::X86::parseArchX86(desc->chip, /*Only64Bit=*/true) ==
+            llvm::X86::CK_None) {
+      module.emitError() << "unknown x86-64 cpu chip '" << desc->chip
+                         << "' (LLVM's names: znver4, sapphirerapids, "
+                            "skylake-avx512, x86-64-v4, ...)";
+      return signalPassFailure();
+    }
     TargetAttr target =
         desc->toAttr(&getContext(), [&] { return module.emitError(); });
     if (!target)

@@ -110,6 +110,13 @@ struct ValidateInputPass
         valid = false;
         return;
       }
+      if (isa<ModuleOp>(op)) {
+        op->emitOpError() << "is nested in the input module; Tessel compiles "
+                             "the functions of one module (move them to the "
+                             "top level)";
+        valid = false;
+        return;
+      }
       if (isa<memref::DeallocOp>(op)) {
         op->emitOpError() << "frees a buffer in the input; Tessel places "
                              "deallocations itself, so remove explicit "
@@ -130,6 +137,12 @@ struct ValidateInputPass
       auto func = dyn_cast<func::FuncOp>(op);
       if (!func)
         return;
+      if (func.getSymName().starts_with("_mlir_ciface_")) {
+        op->emitOpError() << "is named '" << func.getSymName()
+                          << "': the prefix _mlir_ciface_ is reserved for "
+                             "the C entry points Tessel generates";
+        valid = false;
+      }
       FunctionType type = func.getFunctionType();
       if (func.isExternal())
         for (auto [index, input] : llvm::enumerate(type.getInputs()))

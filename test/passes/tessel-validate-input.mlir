@@ -180,3 +180,30 @@ func.func @frees(%out: memref<4xf32>) {
   memref.dealloc %tmp : memref<4xf32>
   return
 }
+
+// -----
+
+// Functions of a nested module would not be compiled: rejected at the
+// module.
+
+module {
+  // expected-error @+1 {{'builtin.module' op is nested in the input module; Tessel compiles the functions of one module (move them to the top level)}}
+  module @inner {
+    func.func @nested(%a: tensor<4xf32>) -> tensor<4xf32> {
+      return %a : tensor<4xf32>
+    }
+  }
+}
+
+// -----
+
+// _mlir_ciface_<name> is the C wrapper Tessel generates for @<name>; a
+// function of that name would clash with it late, in the LLVM lowering.
+
+func.func @g(%a: memref<4xf32>) {
+  return
+}
+// expected-error @+1 {{'func.func' op is named '_mlir_ciface_g': the prefix _mlir_ciface_ is reserved for the C entry points Tessel generates}}
+func.func @_mlir_ciface_g(%a: memref<4xf32>) {
+  return
+}
