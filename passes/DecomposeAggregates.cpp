@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
@@ -19,33 +20,45 @@ using namespace mlir;
 
 /// Upstream decomposes aggregates on tensors only (on memrefs it would mix
 /// tensor and buffer operands in one op). `op` on buffers is decomposed on
-/// tensor views of its operands (bufferization.to_tensor, restrict: the
-/// function's buffers do not alias here) whose results are written back to
-/// its outputs (materialize_in_destination); one-shot-bufferize turns the
-/// whole back into buffers.
+/// tensor views of its inputs (bufferization.to_tensor restrict) into
+/// fresh output tensors (aggregates overwrite their outputs without
+/// reading them), whose values are then written to the output buffers
+/// (materialize_in_destination); one-shot-bufferize turns the whole back
+/// into buffer ops. An output that is also an input is read through the
+/// input's view, which the writes follow.
 static LogicalResult decomposeOnBuffers(RewriterBase &rewriter,
                                         DestinationStyleOpInterface op) {
   Location loc = op.getLoc();
-  IRMapping map;
-  for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type)
-      continue;
-    Value tensor = bufferization::ToTensorOp::create(
-        rewriter, loc, memref::getTensorTypeFromMemRefType(type), operand.get(),
-        /*restrict=*/true, /*writable=*/op.isDpsInit(&operand));
-    map.map(operand.get(), tensor);
-  }
-  // The same op on the tensors, with a result per output (buffer forms
-  // have none). Aggregates have no regions.
   if (op->getNumRegions() != 0)
     return op->emitOpError() << "on buffers, with a region, is not "
                                 "decomposed (write it on tensors)";
+  IRMapping map;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<MemRefType>(input->get().getType());
+    if (!type || map.contains(input->get()))
+      continue;
+    map.map(input->get(),
+            bufferization::ToTensorOp::create(
+                rewriter, loc, memref::getTensorTypeFromMemRefType(type),
+                input->get(), /*restrict=*/true, /*writable=*/false));
+  }
+  SmallVector<Value> outputs;
+  for (Value init : op.getDpsInits()) {
+    auto type = cast<MemRefType>(init.getType());
+    outputs.push_back(tensor::EmptyOp::create(
+        rewriter, loc, memref::getMixedSizes(rewriter, loc, init),
+        type.getElementType()));
+  }
+  // The same op on the tensors, with a result per output (buffer forms
+  // have none).
   OperationState state(loc, op->getName());
-  for (Value operand : op->getOperands())
-    state.operands.push_back(map.lookupOrDefault(operand));
-  for (Value init : op.getDpsInits())
-    state.types.push_back(map.lookup(init).getType());
+  unsigned outputIndex = 0;
+  for (OpOperand &operand : op->getOpOperands())
+    state.operands.push_back(op.isDpsInit(&operand)
+                                 ? outputs[outputIndex++]
+                                 : map.lookupOrDefault(operand.get()));
+  for (Value output : outputs)
+    state.types.push_back(output.getType());
   state.addAttributes(op->getAttrs());
   Operation *onTensors = rewriter.create(state);
   FailureOr<SmallVector<Value>> results =

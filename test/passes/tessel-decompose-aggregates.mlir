@@ -38,13 +38,13 @@ func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf32>)
 // -----
 
 // On buffers (upstream decomposes tensor forms only, and mixing the two in
-// one op is invalid IR): the decomposition runs on tensor views of the
-// buffers and its result is written to the output buffer, which
-// one-shot-bufferize turns back into buffer ops.
+// one op is invalid IR): the decomposition runs on a tensor view of the
+// input into a fresh tensor, whose value is written to the output buffer;
+// one-shot-bufferize turns it all back into buffer ops.
 // CHECK-LABEL: func.func @softmax_on_buffers(
 // CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<7x13xf32>, %[[OUT:[a-z0-9]+]]: memref<7x13xf32>
 // CHECK-DAG: %[[X:.*]] = bufferization.to_tensor %[[IN]] restrict : memref<7x13xf32> to tensor<7x13xf32>
-// CHECK-DAG: bufferization.to_tensor %[[OUT]] restrict writable : memref<7x13xf32> to tensor<7x13xf32>
+// CHECK-DAG: tensor.empty() : tensor<7x13xf32>
 // CHECK: linalg.generic
 // CHECK: math.exp
 // CHECK: arith.divf
@@ -52,5 +52,19 @@ func.func @matmul(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>, %c: tensor<4x2xf32>)
 // CHECK-NOT: linalg.softmax
 func.func @softmax_on_buffers(%x: memref<7x13xf32>, %y: memref<7x13xf32>) {
   linalg.softmax dimension(1) ins(%x : memref<7x13xf32>) outs(%y : memref<7x13xf32>)
+  return
+}
+
+// -----
+
+// In place (the input is the output): one view of the buffer, read by the
+// decomposition before the write.
+// CHECK-LABEL: func.func @softmax_in_place(
+// CHECK-SAME: %[[BUF:[a-z0-9]+]]: memref<7x13xf32>
+// CHECK: bufferization.to_tensor %[[BUF]] restrict : memref<7x13xf32> to tensor<7x13xf32>
+// CHECK-NOT: bufferization.to_tensor
+// CHECK: bufferization.materialize_in_destination %{{.*}} in restrict writable %[[BUF]]
+func.func @softmax_in_place(%x: memref<7x13xf32>) {
+  linalg.softmax dimension(1) ins(%x : memref<7x13xf32>) outs(%x : memref<7x13xf32>)
   return
 }
