@@ -112,10 +112,12 @@ struct AttachTargetPass
     applyOverrides(*desc);
     // LLVM would only warn ("not a recognized processor") and schedule for
     // a generic CPU: a misspelt or GPU chip name is an error here.
-    if (desc->kind == "cpu" && llvm::Triple(desc->triple).isX86() &&
-        llvm::X86::parseArchX86(desc->chip, /*Only64Bit=*/true) ==
+    // "generic" is what LLVM names a host CPU it does not know.
+    llvm::Triple triple(desc->triple);
+    if (desc->kind == "cpu" && triple.isX86() && desc->chip != "generic" &&
+        llvm::X86::parseArchX86(desc->chip, triple.isArch64Bit()) ==
             llvm::X86::CK_None) {
-      module.emitError() << "unknown x86-64 cpu chip '" << desc->chip
+      module.emitError() << "unknown x86 cpu chip '" << desc->chip
                          << "' (LLVM's names: znver4, sapphirerapids, "
                             "skylake-avx512, x86-64-v4, ...)";
       return signalPassFailure();

@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -71,7 +72,14 @@ static LogicalResult decomposeOnBuffers(RewriterBase &rewriter,
   for (auto [init, value] : llvm::zip(op.getDpsInits(), *results)) {
     auto write = bufferization::MaterializeInDestinationOp::create(
         rewriter, loc, value, init);
-    write.setRestrict(true);
+    // restrict promises no other tensor view of the buffer: not so when
+    // the output is also read (in place); one-shot-bufferize then copies.
+    auto buffer = memref::skipViewLikeOps(cast<MemrefValue>(init));
+    bool alsoRead = llvm::any_of(op.getDpsInputs(), [&](Value input) {
+      auto in = dyn_cast<MemrefValue>(input);
+      return in && memref::skipViewLikeOps(in) == buffer;
+    });
+    write.setRestrict(!alsoRead);
     write.setWritable(true);
   }
   rewriter.eraseOp(onTensors);

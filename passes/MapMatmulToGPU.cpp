@@ -351,6 +351,14 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp matmul, Value c,
     return reject("its output is not another buffer of C's shape");
   if (llvm::count(op.getDpsInputs(), c) != 1)
     return reject("it reads C twice");
+  // The kernel is built where the product is: what the epilogue reads must
+  // exist there (the output's allocation is moved up separately).
+  for (Value input : op.getDpsInputs()) {
+    Operation *def = input.getDefiningOp();
+    if (input != c && def && def->getBlock() == matmul->getBlock() &&
+        matmul->isBeforeInBlock(def))
+      return reject("an operand of it is computed after the product");
+  }
   // Sequentially, the op may write a buffer the product has finished
   // reading (bufferization reuses a dead operand's buffer). Fused, blocks
   // that are done store into it while others still read it.

@@ -1809,6 +1809,32 @@ def SinkStreamFencesPass
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def CheckAllocationsPass
+    : Pass<"tessel-check-allocations", "::mlir::func::FuncOp"> {
+  let summary = "Stop with a message when a heap allocation returns null";
+  let description = [{
+    `memref.alloc` becomes a `malloc` whose result nothing checks: a
+    temporary larger than the machine's memory made the compiled function
+    segfault at its first store. After every heap allocation (except
+    statically empty ones) this pass checks the aligned pointer and, when
+    it is null, stops the program with a message naming the function, the
+    buffer type and its size (`cf.assert`, which prints and aborts). One
+    compare and branch per allocation.
+
+    ```mlir
+    %t = memref.alloc() : memref<1048576x1048576xf32>
+    // becomes
+    %t = memref.alloc() : memref<1048576x1048576xf32>
+    %p = memref.extract_aligned_pointer_as_index %t : memref<1048576x1048576xf32> -> index
+    %ok = arith.cmpi ne, %p, %c0 : index
+    cf.assert %ok, "tessel: out of memory: @f could not allocate a memref<1048576x1048576xf32> (4398046511104 bytes)"
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def LowerFloatMinMaxPass
     : Pass<"tessel-lower-float-minmax", "::mlir::func::FuncOp"> {
   let summary = "IEEE float maximum / minimum on AVX-512DQ as vrange";

@@ -137,7 +137,8 @@ struct ValidateInputPass
       auto func = dyn_cast<func::FuncOp>(op);
       if (!func)
         return;
-      if (func.getSymName().starts_with("_mlir_ciface_")) {
+      if (!func.isExternal() &&
+          func.getSymName().starts_with("_mlir_ciface_")) {
         op->emitOpError() << "is named '" << func.getSymName()
                           << "': the prefix _mlir_ciface_ is reserved for "
                              "the C entry points Tessel generates";

@@ -62,8 +62,9 @@
  * functions with masked vector loads and stores (the matmul kernel of a
  * 31x45x33 product accumulating into its argument: test/driver/
  * x86_backend_workaround.test). It only splits copies that follow narrower
- * stores to the same bytes, so turning it off costs little. LLVM parses its
- * options once per process; the compiler may run many times in one (Python). */
+ * stores to the same bytes, so turning it off costs little. The option may
+ * be given once per process, and the compiler may run many times in one
+ * (Python): parsed on the first x86 compilation only. */
 static void disableAvoidStoreForwardingBlocks(void) {
   const char *args[] = {"tessel-compile", "-x86-disable-avoid-SFB"};
   LLVMParseCommandLineOptions(2, args, NULL);
@@ -78,9 +79,10 @@ static bool sameFile(const char *a, const char *b) {
 }
 
 /* A shared library exports only the ABI's entry points, _mlir_ciface_<name>:
- * the functions behind them keep their source names (an entry point named
- * malloc or free would otherwise interpose the C library's for the whole
- * process) and stay callable inside the library. */
+ * the functions behind them are hidden and renamed __tessel_<name>. Under
+ * their source names, an entry point named malloc would interpose the C
+ * library's for the whole process, and one named exp would receive the
+ * library's own calls to libm's exp (LLVM lowers llvm.exp to them). */
 static void hideInternalFunctions(LLVMModuleRef module) {
   static const char kEntryPrefix[] = "_mlir_ciface_";
   for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn;
@@ -93,6 +95,16 @@ static void hideInternalFunctions(LLVMModuleRef module) {
         !strncmp(name, kEntryPrefix, sizeof kEntryPrefix - 1))
       continue;
     LLVMSetVisibility(fn, LLVMHiddenVisibility);
+    static const char kHiddenPrefix[] = "__tessel_";
+    size_t renamedLength = sizeof kHiddenPrefix - 1 + length;
+    char *renamed = malloc(renamedLength + 1);
+    if (!renamed)
+      continue;
+    memcpy(renamed, kHiddenPrefix, sizeof kHiddenPrefix - 1);
+    memcpy(renamed + sizeof kHiddenPrefix - 1, name, length);
+    renamed[renamedLength] = '\0';
+    LLVMSetValueName2(fn, renamed, renamedLength);
+    free(renamed);
   }
 }
 
@@ -1925,7 +1937,9 @@ static int driverMain(int argc, char **argv) {
     static const LLVMCodeGenOptLevel levels[] = {
         LLVMCodeGenLevelNone, LLVMCodeGenLevelLess, LLVMCodeGenLevelDefault,
         LLVMCodeGenLevelAggressive};
-    disableBrokenBackendPasses();
+    if (!strncmp(triple, "x86_64", 6) || !strncmp(triple, "i686", 4) ||
+        !strncmp(triple, "i386", 4))
+      disableBrokenBackendPasses();
     LLVMTargetMachineRef tm = LLVMCreateTargetMachine(
         llTarget, triple, cpu, features, levels[o.optLevel], LLVMRelocPIC,
         LLVMCodeModelDefault);

@@ -129,13 +129,11 @@ static bool isNonDecreasing(AffineExpr e) {
     return factor && factor.getValue() >= 0 &&
            isNonDecreasing(product.getLHS());
   }
+  // Divisions never decrease, but upstream's slice keeps the map over the
+  // tile's local indices, and (lb + i) floordiv 2 is not lb floordiv 2 +
+  // i floordiv 2 for odd lb: wrong slices too.
   case AffineExprKind::FloorDiv:
-  case AffineExprKind::CeilDiv: {
-    auto quotient = cast<AffineBinaryOpExpr>(e);
-    auto divisor = dyn_cast<AffineConstantExpr>(quotient.getRHS());
-    return divisor && divisor.getValue() > 0 &&
-           isNonDecreasing(quotient.getLHS());
-  }
+  case AffineExprKind::CeilDiv:
   case AffineExprKind::Mod:
     return false;
   }

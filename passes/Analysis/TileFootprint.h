@@ -46,12 +46,12 @@ IndexBox boundingBox(const IndexBox &a, const IndexBox &b);
 std::optional<IndexBox> tiledSliceOfAccess(AffineMap map,
                                            const IndexBox &loops);
 
-/// Whether no result of `map` decreases as a dimension grows: sums of
-/// dimensions with non-negative coefficients and constants, and floor or
-/// ceil divisions of those by positive constants. Upstream's tiling takes
-/// an operand's slice from the map at a tile's first and last indices,
-/// which is right only for such accesses: a reversed read (36 - i) would
-/// get a slice of the wrong place, and a mod one the wrong extent.
+/// Whether `map` is one upstream's tiling slices right: every result a sum
+/// of dimensions with non-negative coefficients plus a constant. Tiling
+/// takes an operand's slice at the map of the tile's first indices, of the
+/// map of the tile sizes minus one plus one, and keeps the map over the
+/// tile's local indices: a reversed read (36 - i) gets a slice of the wrong
+/// place, and a division or mod the wrong elements.
 bool isNonDecreasingAccess(AffineMap map);
 
 /// The box of loops of an op whose output access `outputMap` (a projected

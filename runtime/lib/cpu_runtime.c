@@ -76,9 +76,9 @@ double tessel_median(const double *values, size_t count) {
     return NAN;
   memcpy(sorted, values, count * sizeof(double));
   qsort(sorted, count, sizeof(double), compare_doubles);
-  /* low + (high - low) / 2: the sum of two large values would overflow. */
+  /* Halves first: the sum of two large values would overflow. */
   double low = sorted[(count - 1) / 2], high = sorted[count / 2];
-  double median = (count % 2) ? high : low + 0.5 * (high - low);
+  double median = (count % 2) ? high : 0.5 * low + 0.5 * high;
   free(sorted);
   return median;
 }

@@ -475,6 +475,35 @@ func.func @epilogue_i1(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %mask: me
 
 // -----
 
+// An epilogue operand computed after the product does not exist where the
+// kernel is built: the op is not fused (it used not to dominate its use).
+
+#row5 = affine_map<(m, n) -> (m, n)>
+#scalar5 = affine_map<(m, n) -> ()>
+module attributes {tessel.target = #tessel.target<kind = "nvgpu", triple = "nvptx64-nvidia-cuda", chip = "sm_80", features = "+ptx70", vector_bits = 128, cache_line = 128, l1 = 28672, l2 = 41943040, sm_count = 108, smem_per_block = 166912, registers_per_block = 65536, warp_size = 32, max_threads_per_block = 1024, mma_fma_per_cycle = 1024, smem_bytes_per_cycle = 128, l2_bytes_per_cycle = 48, memory_latency = 600, mma = ["m16n16k16:f16xf16->f32", "m16n16k16:f16xf16->f16", "m16n16k16:i8xi8->i32"]>} {
+// CHECK-LABEL: func.func @epilogue_operand_after_product(
+// CHECK: gpu.launch
+// CHECK: linalg.generic
+func.func @epilogue_operand_after_product(%a: memref<128x64xf16>, %b: memref<64x128xf16>, %scale: f32, %out: memref<128x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<128x128xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+  // expected-remark @below {{epilogue not fused: an operand of it is computed after the product}}
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x128xf16>) outs(%c : memref<128x128xf32>)
+  %twice = arith.addf %scale, %scale : f32
+  linalg.generic {indexing_maps = [#row5, #scalar5, #row5], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %twice : memref<128x128xf32>, f32) outs(%out : memref<128x128xf32>) {
+  ^bb0(%x: f32, %s: f32, %o: f32):
+    %m = arith.mulf %x, %s : f32
+    linalg.yield %m : f32
+  }
+  memref.dealloc %c : memref<128x128xf32>
+  return
+}
+}
+
+// -----
+
 // A scalar operand of the epilogue (a function argument, map to ()) is
 // used in the kernel as it is, broadcast to the piece.
 
