@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
+#include "dialects/Tessel/TargetDescription.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -31,12 +33,9 @@ static std::string outOfMemoryMessage(func::FuncOp func,
   MemRefType type = alloc.getType();
   os << "tessel: out of memory: @" << func.getSymName()
      << " could not allocate a " << type;
-  if (type.hasStaticShape() && type.getElementType().isIntOrIndexOrFloat()) {
-    unsigned bits = type.getElementType().isIndex()
-                        ? 64
-                        : type.getElementType().getIntOrFloatBitWidth();
-    os << " (" << type.getNumElements() * int64_t((bits + 7) / 8) << " bytes)";
-  }
+  if (int64_t bytes = tessel::storageBytes(type.getElementType());
+      bytes && type.hasStaticShape())
+    os << " (" << type.getNumElements() * bytes << " bytes)";
   return text;
 }
 

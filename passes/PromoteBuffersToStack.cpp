@@ -13,6 +13,7 @@
 // rest in program order while the budget lasts.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/Tessel/TargetDescription.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -37,10 +38,7 @@ std::optional<int64_t> staticBytes(memref::AllocOp alloc, unsigned maxRank) {
   if (!type.hasStaticShape() || type.getRank() > maxRank ||
       !type.getElementType().isIntOrIndexOrFloat())
     return std::nullopt;
-  unsigned bits = type.getElementType().isIndex()
-                      ? 64
-                      : type.getElementType().getIntOrFloatBitWidth();
-  return type.getNumElements() * static_cast<int64_t>((bits + 7) / 8);
+  return type.getNumElements() * tessel::storageBytes(type.getElementType());
 }
 
 /// The innermost loop around `op` in `func`, or null.

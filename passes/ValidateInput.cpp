@@ -4,6 +4,7 @@
 // types, foreign ops, non-identity ABI layouts) with a diagnostic at the op.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/Tessel/TargetDescription.h"
 #include "passes/Passes.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -56,10 +57,7 @@ static std::string checkType(Type type) {
             "i64, index, f16, bf16, f32, f64)";
       return reason;
     }
-    int64_t bytes = std::max<int64_t>(
-        1, llvm::divideCeil(element.isIndex() ? 64
-                                              : element.getIntOrFloatBitWidth(),
-                            8));
+    int64_t bytes = storageBytes(element);
     for (int64_t dim : shaped.getShape()) {
       if (dim != 0 && bytes > kMaxBufferBytes / dim) {
         os << "has type " << type

@@ -287,3 +287,17 @@ mlir::tessel::getTargetPreset(StringRef kind, StringRef chip,
               .str();
   return failure();
 }
+
+int64_t mlir::tessel::storageBytes(Type element) {
+  int64_t parts = 1;
+  if (auto complex = dyn_cast<ComplexType>(element)) {
+    element = complex.getElementType();
+    parts = 2;
+  }
+  if (element.isIndex())
+    return 8 * parts;
+  if (!element.isIntOrFloat())
+    return 0;
+  return parts *
+         std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8);
+}

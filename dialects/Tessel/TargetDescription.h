@@ -48,6 +48,11 @@ TargetDescription detectHostCPU();
 FailureOr<TargetDescription> getTargetPreset(StringRef kind, StringRef chip,
                                              std::string &error);
 
+/// Bytes one `element` takes in memory on Tessel's targets: index as i64
+/// (they are 64-bit), i1 a whole byte, complex<T> two T; 0 for types
+/// without a memory layout here.
+int64_t storageBytes(Type element);
+
 } // namespace mlir::tessel
 
 #endif // TESSEL_DIALECT_TARGETDESCRIPTION_H

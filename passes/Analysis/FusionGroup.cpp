@@ -1,5 +1,6 @@
 //===- FusionGroup.cpp - Producers fused into a consumer's tiles ----------===//
 #include "passes/Analysis/FusionGroup.h"
+#include "dialects/Tessel/TargetDescription.h"
 #include "passes/Analysis/TileFootprint.h"
 #include "passes/Utils/TileAndFuse.h"
 
@@ -138,16 +139,8 @@ static int64_t volume(ArrayRef<int64_t> extents) {
 }
 
 static int64_t elementBytes(Value v) {
-  Type t = getElementTypeOrSelf(v.getType());
-  int64_t parts = 1;
-  if (auto complex = dyn_cast<ComplexType>(t)) {
-    t = complex.getElementType();
-    parts = 2;
-  }
-  // index has no bit width of its own; Tessel's targets store it as i64.
-  if (!t.isIntOrFloat())
-    return 8 * parts;
-  return parts * std::max<int64_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8);
+  int64_t bytes = storageBytes(getElementTypeOrSelf(v.getType()));
+  return bytes ? bytes : 8;
 }
 
 static int64_t volume(const IndexBox &box) { return volume(box.extents); }
